@@ -1,0 +1,44 @@
+# Thin front door: every target installs what it needs, then defers to CMake.
+# `make run` and `make test` are the two commands the README promises.
+
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+RELEASE := build/release
+TEST    := build/test
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps release test run bench fuzz eval clean
+
+all: release
+
+deps:
+	@.ci/deps
+
+release: deps
+	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(RELEASE) -j $(JOBS)
+
+# Sanitized build with clang (libFuzzer needs it); CTest prints the summary.
+test: deps
+	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
+		-DCASTLS_SANITIZE=ON >/dev/null
+	@cmake --build $(TEST) -j $(JOBS)
+	@tests/corpus/fetch build/corpus
+	@cd $(TEST) && ctest --output-on-failure -j $(JOBS)
+
+run: release
+	@./$(RELEASE)/castls chunk chunker/chunker.c --format text
+
+bench: release
+	@tests/corpus/fetch build/corpus
+	@tests/bench/run $(RELEASE) build/corpus
+
+fuzz: deps
+	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
+		-DCASTLS_SANITIZE=ON >/dev/null
+	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker
+	@mkdir -p build/fuzz-corpus
+	@./$(TEST)/tests/fuzz_chunker -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=65536 build/fuzz-corpus tests/fixtures
+
+clean:
+	rm -rf build

@@ -1,0 +1,349 @@
+/*
+ * base.c: errors, allocation, buffers, hashing and text helpers.
+ */
+#include "base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tree_sitter/api.h>
+
+/* ---------------------------------------------------------------------- *
+ * Errors
+ * ---------------------------------------------------------------------- */
+
+static const char *const error_text[] = {
+	"success",
+#define X(name, text) text,
+	CASTLS_ERRORS(X)
+#undef X
+};
+
+const char *castls_strerror(int code)
+{
+	size_t i = code <= 0 ? (size_t)-(long)code : 0;
+
+	if (code > 0 || i >= sizeof(error_text) / sizeof(error_text[0]))
+		return "unknown error";
+	return error_text[i];
+}
+
+int castls_from_errno(int errnum)
+{
+	switch (errnum) {
+	case ENOENT:
+	case ENOTDIR:
+		return CASTLS_ENOENT;
+	case EACCES:
+	case EPERM:
+		return CASTLS_EACCES;
+	case ENOSPC:
+	case EDQUOT:
+		return CASTLS_ENOSPC;
+	case EFBIG:
+		return CASTLS_ETOOBIG;
+	case EROFS:
+		return CASTLS_EREADONLY;
+	default:
+		return CASTLS_EIO;
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Memory
+ * ---------------------------------------------------------------------- */
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "castls: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(count * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+void xfree(void *p) { free(p); }
+
+void castls_init_allocators(void)
+{
+	ts_set_allocator(xmalloc, xcalloc, xrealloc, xfree);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Buffers
+ * ---------------------------------------------------------------------- */
+
+static void buf_reserve(Buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (need <= b->cap)
+		return;
+	b->cap = b->cap ? b->cap : 64;
+	while (b->cap < need)
+		b->cap *= 2;
+	b->data = xrealloc(b->data, b->cap);
+}
+
+void buf_append(Buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(Buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_valid_len(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2, c = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		len = 3, c = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		len = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3F);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10FFFF)))
+		return 0;
+	return len;
+}
+
+void buf_json_string(Buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	buf_reserve(b, n + 2);
+	buf_append(b, "\"", 1);
+	while (i < n) {
+		unsigned char c = p[i];
+		size_t len = c < 0x80 ? 1 : utf8_valid_len(p + i, n - i);
+
+		if (c >= 0x20 && c != '"' && c != '\\' && len) {
+			i += len;
+			run += len;
+			continue;
+		}
+		buf_append(b, p + i - run, run);
+		run = 0;
+		if (!len) {
+			buf_append(b, "\xEF\xBF\xBD", 3);
+		} else if (c == '"' || c == '\\') {
+			char esc[2] = {'\\', (char)c};
+			buf_append(b, esc, 2);
+		} else if (c == '\n') {
+			buf_append(b, "\\n", 2);
+		} else if (c == '\t') {
+			buf_append(b, "\\t", 2);
+		} else if (c == '\r') {
+			buf_append(b, "\\r", 2);
+		} else {
+			buf_printf(b, "\\u%04x", c);
+		}
+		i++;
+	}
+	buf_append(b, p + i - run, run);
+	buf_append(b, "\"", 1);
+}
+
+char *buf_take(Buf *b)
+{
+	char *p = b->data ? b->data : xstrdup("");
+
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void buf_free(Buf *b)
+{
+	xfree(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Hashing: 8 bytes at a time, multiply-xorshift mixing (our own; the
+ * constants are odd 64-bit numbers with well-spread bits).
+ * ---------------------------------------------------------------------- */
+
+static inline uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+uint64_t castls_hash(const void *data, size_t n, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
+	uint64_t w;
+
+	while (n >= 8) {
+		memcpy(&w, p, 8);
+		h = mix64(h ^ w) + 0x632be59bd9b4e019ULL;
+		p += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	return mix64(h ^ w ^ 0xff51afd7ed558ccdULL);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Text
+ * ---------------------------------------------------------------------- */
+
+bool castls_is_binary(const char *text, size_t n)
+{
+	size_t i, ctrl = 0, probe = n < 8192 ? n : 8192;
+
+	for (i = 0; i < probe; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == 0)
+			return true;
+		if (c < 0x20 && !is_space_byte(c) && c != 0x1B)
+			ctrl++;
+	}
+	/* Text with a stray control byte is still text; one in ten is not. */
+	return probe && ctrl * 10 > probe;
+}
+
+size_t castls_count_nonspace(const char *text, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += utf8_is_lead(p[i]) && !is_space_byte(p[i]);
+	return count;
+}
+
+int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
+{
+	struct stat st;
+	size_t size, got = 0;
+	char *data;
+	int fd, err = 0;
+
+	*out = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return castls_from_errno(errno);
+	if (fstat(fd, &st) < 0) {
+		err = castls_from_errno(errno);
+		goto close_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = CASTLS_EINVAL;
+		goto close_fd;
+	}
+	size = (size_t)st.st_size;
+	if (limit && size > limit) {
+		err = CASTLS_ETOOBIG;
+		goto close_fd;
+	}
+	data = xmalloc(size + 1);
+	/* The file may shrink or grow while we read: stop at EOF or size. */
+	while (got < size) {
+		ssize_t r = read(fd, data + got, size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = castls_from_errno(errno);
+			xfree(data);
+			goto close_fd;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	data[got] = '\0';
+	*out = data;
+	*len = got;
+close_fd:
+	close(fd);
+	return err;
+}

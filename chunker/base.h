@@ -1,0 +1,123 @@
+/*
+ * base.h: what every castls module shares: the one error space, the one
+ * allocation policy, a content hash and UTF-8 helpers. Part of chunker/
+ * because chunker/ is the lowest module we own; index/ and lsp/ reach it
+ * through chunker.h.
+ */
+#ifndef CASTLS_BASE_H
+#define CASTLS_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------- *
+ * Errors: fallible functions return 0 or one of these negative codes.
+ * ---------------------------------------------------------------------- */
+
+#define CASTLS_ERRORS(X)                                               \
+	X(INVAL, "invalid argument")                                   \
+	X(IO, "input/output error")                                    \
+	X(NOENT, "no such file or directory")                          \
+	X(ACCES, "permission denied")                                  \
+	X(NOSPC, "no space left on device")                            \
+	X(TOOBIG, "file exceeds the size limit")                       \
+	X(BINARY, "binary file")                                       \
+	X(NOLANG, "no supported language for this file")               \
+	X(PARSE, "parser gave up")                                     \
+	X(LIMIT, "input exceeds a limit")                              \
+	X(DB, "database error")                                        \
+	X(CORRUPT, "database is corrupt")                              \
+	X(BUSY, "database is locked by another process")               \
+	X(READONLY, "database is read-only")                           \
+	X(CANCELED, "operation canceled")
+
+/* Positions in the table; the codes themselves are their negatives. */
+enum {
+	CASTLS_ERRIDX_OK_ = 0,
+#define X(name, text) CASTLS_ERRIDX_##name,
+	CASTLS_ERRORS(X)
+#undef X
+};
+
+enum {
+	CASTLS_OK = 0,
+#define X(name, text) CASTLS_E##name = -CASTLS_ERRIDX_##name,
+	CASTLS_ERRORS(X)
+#undef X
+};
+
+/* A static description of code (0 or negative); never NULL. */
+const char *castls_strerror(int code);
+
+/* Maps an errno value to the nearest castls code. */
+int castls_from_errno(int errnum);
+
+/* ---------------------------------------------------------------------- *
+ * Memory: allocation never fails. Out of memory prints a message and
+ * aborts rather than limping on with half-built state.
+ * ---------------------------------------------------------------------- */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void xfree(void *p);
+
+/* Routes tree-sitter's allocations through the functions above. Called
+ * once at start-up, before any parser exists. */
+void castls_init_allocators(void);
+
+/* A growable byte buffer. Zero-initialise, then append; `data` is always
+ * NUL-terminated when len > 0. */
+typedef struct {
+	char *data;
+	size_t len, cap;
+} Buf;
+
+void buf_append(Buf *b, const void *p, size_t n);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Appends s as a JSON string literal, quotes included. Invalid UTF-8 is
+ * replaced by U+FFFD so the output is always valid JSON. */
+void buf_json_string(Buf *b, const char *s, size_t n);
+/* Gives the buffer's memory to the caller (NUL-terminated, possibly an
+ * empty string) and resets b. */
+char *buf_take(Buf *b);
+void buf_free(Buf *b);
+
+/* ---------------------------------------------------------------------- *
+ * Hashing and text
+ * ---------------------------------------------------------------------- */
+
+/* A 64-bit non-cryptographic hash of n bytes, stable across runs and
+ * machines (stored in the index). */
+uint64_t castls_hash(const void *p, size_t n, uint64_t seed);
+
+/* True when the n bytes look like a binary file: a NUL byte, or too many
+ * control characters, in the first few KiB. */
+bool castls_is_binary(const char *text, size_t n);
+
+/* True when byte b starts a UTF-8 character (anything but 10xxxxxx). */
+static inline bool utf8_is_lead(unsigned char b) { return (b & 0xC0) != 0x80; }
+
+/* True for the ASCII whitespace that chunk sizes ignore. */
+static inline bool is_space_byte(unsigned char b)
+{
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' ||
+	       b == '\f';
+}
+
+/* Non-whitespace characters in [p, p+n): lead bytes that are not ASCII
+ * whitespace. Invalid UTF-8 still gives a definite count. */
+size_t castls_count_nonspace(const char *p, size_t n);
+
+/* Reads a whole file into a NUL-terminated heap buffer. Fails with
+ * CASTLS_ETOOBIG when the file is larger than limit bytes (0: no limit).
+ * On success *out is the caller's to xfree. */
+int castls_read_file(const char *path, size_t limit, char **out,
+		     size_t *len);
+
+#endif

@@ -1,0 +1,590 @@
+/*
+ * chunker.c: cAST, split-then-merge chunking over a syntax tree.
+ *
+ * 1. Atomize. Walk the tree from the root. A node whose size fits in
+ *    max_size is an atom; a larger node is replaced by its children; a
+ *    larger node without children (a giant string or comment) is cut at
+ *    line ends, and a line still too large at UTF-8 character boundaries.
+ *    Nothing is ever dropped.
+ * 2. Choose cut candidates between neighbouring atoms. The text between
+ *    two atoms (whitespace) is split after its first line break: the rest
+ *    of the previous atom's line stays with it, blank lines go with the
+ *    next atom. With no line break in between, the cut is at the start of
+ *    the next atom. So chunks start at line starts wherever syntax allows.
+ * 3. Pack greedily: atoms join the current chunk while it stays within
+ *    max_size. Two rules refine the greedy cut. A chunk always starts at an
+ *    oversized definition that had to be split (its header begins its
+ *    first part, as in the cAST paper; other oversized nodes such as a
+ *    class body do not force a cut, or a header would be cut off its
+ *    body); the pieces after it merge with whatever follows, at every
+ *    level. And comments stick to their code: a comment
+ *    alone on the lines right above an atom, or trailing on the line of
+ *    the atom before it, is not separated from it unless that atom and its
+ *    comments cannot share a chunk.
+ *
+ * Sizes are non-whitespace characters, read in O(1) from a prefix table.
+ */
+#include "chunker_int.h"
+#include "spans_int.h"
+
+#include <string.h>
+
+#define CHECKPOINT 64 /* bytes between prefix-count checkpoints */
+
+enum {
+	ATOM_COMMENT = ROLE_COMMENT,
+	ATOM_IMPORT = ROLE_IMPORT,
+	ATOM_DEF = ROLE_DEF, /* only while walking: never stored on atoms */
+	ATOM_BREAK = 8,      /* a chunk must start here */
+};
+
+typedef struct {
+	uint32_t start, end;
+	uint8_t flags;
+} Atom;
+
+struct Chunker {
+	uint32_t max_size;
+	TSParser *parsers[LANG_COUNT];
+	SpanRules rules[LANG_COUNT];
+	bool rules_ready[LANG_COUNT];
+};
+
+/* Per-run state. */
+typedef struct {
+	const Chunker *ch;
+	const char *text;
+	uint32_t len;
+	uint32_t *prefix;      /* non-space count before each checkpoint */
+	uint32_t *line_starts; /* byte offset of each line */
+	uint32_t nlines;
+	Atom *atoms;
+	uint32_t natoms, acap;
+	uint32_t *cuts;        /* cuts[k]: where atom k's chunk may start */
+	uint8_t pending;       /* flags for the next atom */
+	uint32_t covered;      /* end of the last atom */
+} Run;
+
+/* ---------------------------------------------------------------------- *
+ * Sizes and lines
+ * ---------------------------------------------------------------------- */
+
+static void build_tables(Run *r)
+{
+	uint32_t i, nck = r->len / CHECKPOINT + 1, count = 0, lcap = 64;
+	const unsigned char *p = (const unsigned char *)r->text;
+
+	r->prefix = xmalloc(nck * sizeof(*r->prefix));
+	r->line_starts = xmalloc(lcap * sizeof(*r->line_starts));
+	r->line_starts[0] = 0;
+	r->nlines = 1;
+	for (i = 0; i < r->len; i++) {
+		if (i % CHECKPOINT == 0)
+			r->prefix[i / CHECKPOINT] = count;
+		count += utf8_is_lead(p[i]) && !is_space_byte(p[i]);
+		if (p[i] == '\n' && i + 1 < r->len) {
+			if (r->nlines == lcap) {
+				lcap *= 2;
+				r->line_starts = xrealloc(
+					r->line_starts,
+					lcap * sizeof(*r->line_starts));
+			}
+			r->line_starts[r->nlines++] = i + 1;
+		}
+	}
+	if (r->len % CHECKPOINT == 0)
+		r->prefix[r->len / CHECKPOINT] = count;
+}
+
+/* Non-space characters in [0, off). */
+static uint32_t upto(const Run *r, uint32_t off)
+{
+	uint32_t ck = off / CHECKPOINT, base = ck * CHECKPOINT;
+
+	return r->prefix[ck] +
+	       (uint32_t)castls_count_nonspace(r->text + base, off - base);
+}
+
+static uint32_t size_of(const Run *r, uint32_t a, uint32_t b)
+{
+	return upto(r, b) - upto(r, a);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Atoms
+ * ---------------------------------------------------------------------- */
+
+static void push_atom(Run *r, uint32_t start, uint32_t end, uint8_t flags)
+{
+	if (start >= end)
+		return; /* missing nodes inserted by error recovery */
+	if (r->natoms == r->acap) {
+		r->acap = r->acap ? r->acap * 2 : 256;
+		r->atoms = xrealloc(r->atoms, r->acap * sizeof(*r->atoms));
+	}
+	flags &= (uint8_t)~ATOM_DEF;
+	r->atoms[r->natoms++] = (Atom){start, end, flags | r->pending};
+	r->pending = 0;
+	r->covered = end;
+}
+
+/* One atom per line of [start, end), and lines over the limit in pieces of
+ * max_size characters, each cut before a UTF-8 lead byte. */
+static void push_lines(Run *r, uint32_t start, uint32_t end, uint8_t flags)
+{
+	const char *t = r->text;
+	uint32_t max = r->ch->max_size;
+
+	while (start < end) {
+		const char *nl = memchr(t + start, '\n', end - start);
+		uint32_t eol = nl ? (uint32_t)(nl - t) + 1 : end;
+
+		while (size_of(r, start, eol) > max) {
+			uint32_t p = start, n = 0;
+
+			while (p < eol && (n < max || !utf8_is_lead(t[p]))) {
+				n += utf8_is_lead(t[p]) &&
+				     !is_space_byte((unsigned char)t[p]);
+				p++;
+			}
+			push_atom(r, start, p, flags);
+			start = p;
+		}
+		push_atom(r, start, eol, flags);
+		start = eol;
+	}
+}
+
+/* Text that no child node covers (a string's content between its escape
+ * sequences, say) still needs atoms, or chunks would grow past the limit
+ * with it: non-whitespace before `upto` becomes line atoms. */
+static void fill_to(Run *r, uint32_t upto)
+{
+	if (upto > r->covered && size_of(r, r->covered, upto) > 0)
+		push_lines(r, r->covered, upto, 0);
+}
+
+static void add_atom(Run *r, uint32_t start, uint32_t end, uint8_t flags)
+{
+	fill_to(r, start);
+	push_atom(r, start, end, flags);
+}
+
+/* An indivisible range over the limit is cut at line ends. */
+static void split_leaf(Run *r, uint32_t start, uint32_t end, uint8_t flags)
+{
+	fill_to(r, start);
+	push_lines(r, start, end, flags);
+}
+
+/*
+ * A cursor over either a tree-sitter tree or a SynTree, so one atomizer
+ * serves both. Only the few moves the atomizer needs.
+ */
+typedef struct {
+	TSTreeCursor ts;
+	const SpanRules *rules;
+	const SynTree *syn;
+	int32_t *path; /* SynTree: node indices from the root */
+	uint32_t depth, cap;
+} Walk;
+
+static int32_t syn_at(const Walk *w) { return w->path[w->depth]; }
+
+static bool walk_down(Walk *w)
+{
+	int32_t c;
+
+	if (!w->syn)
+		return ts_tree_cursor_goto_first_child(&w->ts);
+	if ((c = w->syn->nodes[syn_at(w)].first_child) < 0)
+		return false;
+	if (++w->depth == w->cap) {
+		w->cap *= 2;
+		w->path = xrealloc(w->path, w->cap * sizeof(*w->path));
+	}
+	w->path[w->depth] = c;
+	return true;
+}
+
+static bool walk_next(Walk *w)
+{
+	int32_t s;
+
+	if (!w->syn)
+		return ts_tree_cursor_goto_next_sibling(&w->ts);
+	if ((s = w->syn->nodes[syn_at(w)].next_sibling) < 0)
+		return false;
+	w->path[w->depth] = s;
+	return true;
+}
+
+static void walk_up(Walk *w)
+{
+	if (!w->syn)
+		ts_tree_cursor_goto_parent(&w->ts);
+	else
+		w->depth--;
+}
+
+static ByteRange walk_range(const Walk *w, uint8_t *flags)
+{
+	TSNode n;
+
+	if (w->syn) {
+		const SynNode *sn = &w->syn->nodes[syn_at(w)];
+
+		/* Markdown: a node with children is a section. */
+		*flags = sn->first_child >= 0 ? ATOM_DEF : 0;
+		return sn->bytes;
+	}
+	n = ts_tree_cursor_current_node(&w->ts);
+	*flags = w->rules->role[ts_node_symbol(n)];
+	return (ByteRange){ts_node_start_byte(n), ts_node_end_byte(n)};
+}
+
+static void atomize(Run *r, Walk *w)
+{
+	uint32_t depth = 0;
+
+	if (!walk_down(w)) {
+		split_leaf(r, 0, r->len, 0);
+		return;
+	}
+	depth = 1;
+	for (;;) {
+		uint8_t flags;
+		ByteRange b = walk_range(w, &flags);
+
+		if (b.end > r->len)
+			b.end = r->len;
+		if (b.start >= b.end) {
+			/* zero width: nothing to place */
+		} else if (size_of(r, b.start, b.end) <= r->ch->max_size) {
+			add_atom(r, b.start, b.end, flags);
+		} else if (walk_down(w)) {
+			if (flags & ATOM_DEF)
+				r->pending |= ATOM_BREAK;
+			depth++;
+			continue;
+		} else {
+			split_leaf(r, b.start, b.end, flags);
+		}
+		while (!walk_next(w)) {
+			if (--depth == 0) {
+				fill_to(r, r->len);
+				return;
+			}
+			walk_up(w);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Cuts and packing
+ * ---------------------------------------------------------------------- */
+
+static bool has_newline(const char *p, uint32_t a, uint32_t b)
+{
+	return a < b && memchr(p + a, '\n', b - a) != NULL;
+}
+
+/* Fills cuts[0..natoms]; returns a bitmap-free answer through glued[]:
+ * glued[k] is true when a cut before atom k would separate a comment from
+ * the code it belongs to. */
+static void place_cuts(Run *r, bool *glued)
+{
+	const char *t = r->text;
+	uint32_t k;
+
+	r->cuts = xmalloc((r->natoms + 1) * sizeof(*r->cuts));
+	r->cuts[0] = 0;
+	r->cuts[r->natoms] = r->len;
+	glued[0] = false;
+	for (k = 1; k < r->natoms; k++) {
+		const Atom *a = &r->atoms[k - 1], *b = &r->atoms[k];
+		const char *nl = memchr(t + a->end, '\n', b->start - a->end);
+		bool alone, blank;
+
+		r->cuts[k] = nl ? (uint32_t)(nl - t) + 1 : b->start;
+		/* A trailing comment on the previous atom's line. */
+		glued[k] = (b->flags & ATOM_COMMENT) && !nl;
+		/* A comment alone on its line(s), right above atom b. */
+		alone = k < 2 || has_newline(t, r->atoms[k - 2].end, a->start);
+		blank = nl && memchr(nl + 1, '\n', b->start - r->cuts[k]);
+		if ((a->flags & ATOM_COMMENT) && !(b->flags & ATOM_COMMENT) &&
+		    alone && nl && !blank)
+			glued[k] = true;
+		if ((a->flags & ATOM_COMMENT) && (b->flags & ATOM_COMMENT) &&
+		    nl && !blank)
+			glued[k] = true; /* one comment block */
+	}
+}
+
+static void emit_chunk(Run *r, Chunking *out, uint32_t *cap, uint32_t first,
+		       uint32_t last)
+{
+	Chunk *c;
+	uint32_t a = r->cuts[first], b = r->cuts[last + 1];
+
+	if (out->nchunks == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		out->chunks = xrealloc(out->chunks, *cap * sizeof(*out->chunks));
+	}
+	c = &out->chunks[out->nchunks++];
+	memset(c, 0, sizeof(*c));
+	c->bytes = (ByteRange){a, b};
+	c->size = size_of(r, a, b);
+	c->lines.start = line_of(r->line_starts, r->nlines, a);
+	c->lines.end = line_of(r->line_starts, r->nlines, b > a ? b - 1 : a);
+	if (c->size > r->ch->max_size)
+		out->oversized++;
+	/* Stash the atom range for classify(); overwritten there. */
+	c->span = (int32_t)first;
+	c->kind = (ChunkKind)last;
+}
+
+static void pack(Run *r, Chunking *out)
+{
+	uint32_t k, start = 0, cap = 0, max = r->ch->max_size;
+	bool *glued = xmalloc(r->natoms + 1);
+
+	place_cuts(r, glued);
+	for (k = 1; k < r->natoms; k++) {
+		uint32_t j = k;
+
+		if (!(r->atoms[k].flags & ATOM_BREAK) &&
+		    size_of(r, r->cuts[start], r->cuts[k + 1]) <= max)
+			continue;
+		/* Step back over glued cuts while what moves still fits. */
+		while (j > start + 1 && glued[j] &&
+		       size_of(r, r->cuts[j - 1], r->cuts[k + 1]) <= max)
+			j--;
+		if (glued[j])
+			j = k;
+		emit_chunk(r, out, &cap, start, j - 1);
+		start = j;
+	}
+	if (r->natoms)
+		emit_chunk(r, out, &cap, start, r->natoms - 1);
+	xfree(glued);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Classifying chunks against the spans
+ * ---------------------------------------------------------------------- */
+
+/* The deepest span containing [a, b), or -1. */
+static int32_t innermost(const Chunking *c, uint32_t a, uint32_t b)
+{
+	uint32_t lo = 0, hi = c->nspans;
+	int32_t s;
+
+	while (lo < hi) { /* first span starting after a */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->spans[mid].bytes.start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = (int32_t)lo - 1;
+	while (s >= 0 && !(c->spans[s].bytes.start <= a &&
+			   b <= c->spans[s].bytes.end))
+		s = c->spans[s].parent;
+	return s;
+}
+
+/* The child of span `parent` (or top-level span) that contains atom a
+ * and lies inside [lo, hi); -1 if none. */
+static int32_t whole_child(const Chunking *c, int32_t parent, const Atom *a,
+			   uint32_t lo, uint32_t hi)
+{
+	int32_t s = innermost(c, a->start, a->end);
+
+	while (s >= 0 && c->spans[s].parent != parent)
+		s = c->spans[s].parent;
+	if (s < 0 || c->spans[s].bytes.start < lo || c->spans[s].bytes.end > hi)
+		return -1;
+	return s;
+}
+
+/*
+ * A chunk that is exactly one definition (with its comments) is a
+ * definition chunk and points at that span; whole sibling definitions
+ * make a definitions chunk; otherwise it is a part of its innermost span,
+ * or, at top level, imports or statements.
+ */
+static void classify(const Run *r, Chunking *out, Chunk *c)
+{
+	uint32_t first = (uint32_t)c->span, last = (uint32_t)c->kind, k;
+	uint32_t lo = r->atoms[first].start, hi = r->atoms[last].end;
+	int32_t s = innermost(out, lo, hi), only = -1;
+	bool imports = true, defs = true;
+	int ndefs = 0;
+
+	c->span = s;
+	if (out->lang == LANG_MARKDOWN) {
+		c->kind = CHUNK_SECTION;
+		return;
+	}
+	if (s >= 0 && out->spans[s].bytes.start >= lo &&
+	    out->spans[s].bytes.end <= hi) {
+		c->kind = CHUNK_DEFINITION;
+		return;
+	}
+	for (k = first; k <= last; k++) {
+		const Atom *a = &r->atoms[k];
+		int32_t d;
+
+		if (a->flags & ATOM_COMMENT)
+			continue;
+		imports &= (a->flags & ATOM_IMPORT) != 0;
+		d = whole_child(out, s, a, lo, hi);
+		defs &= d >= 0;
+		if (d >= 0 && d != only)
+			ndefs++, only = d;
+	}
+	if (ndefs == 1 && defs) {
+		c->kind = CHUNK_DEFINITION;
+		c->span = only;
+	} else if (ndefs > 1 && defs) {
+		c->kind = CHUNK_DEFINITIONS;
+	} else if (s >= 0) {
+		SpanKind sk = out->spans[s].kind;
+
+		c->kind = sk == SPAN_FUNCTION || sk == SPAN_METHOD
+				  ? CHUNK_FUNCTION_PART
+				  : CHUNK_CLASS_PART;
+	} else {
+		c->kind = imports ? CHUNK_IMPORTS : CHUNK_STATEMENTS;
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * The public interface
+ * ---------------------------------------------------------------------- */
+
+Chunker *chunker_new(uint32_t max_size)
+{
+	Chunker *ch = xcalloc(1, sizeof(*ch));
+
+	ch->max_size = max_size ? max_size : CHUNKER_DEFAULT_MAX_SIZE;
+	return ch;
+}
+
+void chunker_delete(Chunker *ch)
+{
+	int i;
+
+	if (!ch)
+		return;
+	for (i = 0; i < LANG_COUNT; i++) {
+		if (ch->parsers[i])
+			ts_parser_delete(ch->parsers[i]);
+		if (ch->rules_ready[i])
+			span_rules_free(&ch->rules[i]);
+	}
+	xfree(ch);
+}
+
+uint32_t chunker_max_size(const Chunker *ch) { return ch->max_size; }
+
+TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
+		      uint32_t len, const TSTree *old)
+{
+	const TSLanguage *tl = chunker_language(lang);
+
+	if (!tl)
+		return NULL;
+	if (!ch->parsers[lang]) {
+		ch->parsers[lang] = ts_parser_new();
+		ts_parser_set_language(ch->parsers[lang], tl);
+	}
+	return ts_parser_parse_string(ch->parsers[lang], old, text, len);
+}
+
+static const SpanRules *rules_for(Chunker *ch, Lang lang)
+{
+	if (!ch->rules_ready[lang]) {
+		span_rules_init(&ch->rules[lang], lang);
+		ch->rules_ready[lang] = true;
+	}
+	return &ch->rules[lang];
+}
+
+/* Spans and atoms from the syntax tree (or the Markdown section tree). */
+static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
+{
+	uint32_t span_cap = 0;
+	SynTree syn = {0};
+	Walk w = {0};
+	bool fits = size_of(r, 0, r->len) <= ch->max_size;
+
+	if (out->lang == LANG_MARKDOWN) {
+		markdown_build(r->text, r->len, &syn, out, &span_cap);
+		w.syn = &syn;
+		w.cap = 16;
+		w.path = xmalloc(w.cap * sizeof(*w.path));
+		w.path[0] = 0;
+		if (fits)
+			add_atom(r, 0, r->len, 0);
+		else
+			atomize(r, &w);
+		xfree(w.path);
+		syntree_free(&syn);
+		return;
+	}
+	w.rules = rules_for(ch, out->lang);
+	spans_collect(w.rules, ts_tree_root_node(tree), r->text, out,
+		      &span_cap);
+	out->had_errors = ts_node_has_error(ts_tree_root_node(tree));
+	if (fits) {
+		add_atom(r, 0, r->len, 0);
+		return;
+	}
+	w.ts = ts_tree_cursor_new(ts_tree_root_node(tree));
+	atomize(r, &w);
+	ts_tree_cursor_delete(&w.ts);
+}
+
+int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		const TSTree *tree, Chunking *out)
+{
+	Run r = {.ch = ch, .text = text, .len = len};
+	TSTree *own = NULL;
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->lang = lang;
+	if (lang == LANG_NONE || lang >= LANG_COUNT)
+		return CASTLS_ENOLANG;
+	if (len > CHUNKER_MAX_INPUT)
+		return CASTLS_ELIMIT;
+	if (castls_is_binary(text, len))
+		return CASTLS_EBINARY;
+	if (len == 0)
+		return 0;
+	if (lang != LANG_MARKDOWN && !tree) {
+		own = chunker_parse(ch, lang, text, len, NULL);
+		if (!own)
+			return CASTLS_EPARSE;
+		tree = own;
+	}
+	build_tables(&r);
+	collect(ch, &r, tree, out);
+	spans_set_lines(out, r.line_starts, r.nlines);
+	if (r.natoms) {
+		r.cuts = NULL;
+		pack(&r, out);
+		for (i = 0; i < out->nchunks; i++)
+			classify(&r, out, &out->chunks[i]);
+	}
+	xfree(r.cuts);
+	xfree(r.atoms);
+	xfree(r.prefix);
+	xfree(r.line_starts);
+	if (own)
+		ts_tree_delete(own);
+	return 0;
+}

@@ -1,0 +1,388 @@
+/*
+ * spans.c: definition spans. Walks a syntax tree once, depth first with an
+ * explicit stack (deeply nested input cannot overflow the C stack), and
+ * records every node the language table calls a definition.
+ */
+#include "chunker_int.h"
+#include "lang_int.h"
+#include "spans_int.h"
+
+#include <string.h>
+
+/* Headers of definitions without a body (type aliases, signatures) stop
+ * after this many bytes, at a line end. */
+#define HEADER_MAX 400
+
+static const char *const span_kinds[SPAN_KIND_COUNT] = {
+	"class", "function", "method", "interface",
+	"enum", "type", "namespace", "section",
+};
+
+static const char *const chunk_kinds[CHUNK_KIND_COUNT] = {
+	"definition", "definitions", "function_part", "class_part",
+	"statements", "imports", "section",
+};
+
+const char *span_kind_name(SpanKind k)
+{
+	return (unsigned)k < SPAN_KIND_COUNT ? span_kinds[k] : "?";
+}
+
+const char *chunk_kind_name(ChunkKind k)
+{
+	return (unsigned)k < CHUNK_KIND_COUNT ? chunk_kinds[k] : "?";
+}
+
+/* ---------------------------------------------------------------------- *
+ * Shared helpers
+ * ---------------------------------------------------------------------- */
+
+uint32_t line_of(const uint32_t *starts, uint32_t n, uint32_t off)
+{
+	uint32_t lo = 0, hi = n;
+
+	/* The last line whose start is <= off. */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int32_t syntree_add(SynTree *t, uint32_t start, uint32_t end)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->nodes = xrealloc(t->nodes, t->cap * sizeof(*t->nodes));
+	}
+	t->nodes[t->n] = (SynNode){{start, end}, -1, -1};
+	return (int32_t)t->n++;
+}
+
+void syntree_free(SynTree *t)
+{
+	xfree(t->nodes);
+	memset(t, 0, sizeof(*t));
+}
+
+static char *rtrim_dup(const char *p, size_t n)
+{
+	while (n && is_space_byte((unsigned char)p[n - 1]))
+		n--;
+	return xstrndup(p, n);
+}
+
+int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
+		  ByteRange bytes, uint32_t body_start, const char *text,
+		  const char *name, size_t name_len, const char *qsep,
+		  const char *doc, size_t doc_len)
+{
+	Span *s;
+	Buf q = {0};
+	uint32_t hend = body_start;
+
+	if (c->nspans == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		c->spans = xrealloc(c->spans, *cap * sizeof(*c->spans));
+	}
+	s = &c->spans[c->nspans];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->parent = parent;
+	s->bytes = bytes;
+	s->body_start = body_start;
+	s->name = xstrndup(name, name_len);
+	if (parent >= 0) {
+		buf_puts(&q, c->spans[parent].qualname);
+		buf_puts(&q, qsep);
+	}
+	buf_append(&q, name, name_len);
+	s->qualname = buf_take(&q);
+	/* Without a body, the header is the definition itself, cut short at
+	 * a line end when long. */
+	if (hend >= bytes.end && hend - bytes.start > HEADER_MAX) {
+		hend = bytes.start + HEADER_MAX;
+		while (hend > bytes.start && text[hend - 1] != '\n')
+			hend--;
+		if (hend == bytes.start)
+			hend = bytes.start + HEADER_MAX;
+	}
+	s->header = rtrim_dup(text + bytes.start, hend - bytes.start);
+	s->doc = xstrndup(doc ? doc : "", doc ? doc_len : 0);
+	return (int32_t)c->nspans++;
+}
+
+void chunking_close(Chunking *c)
+{
+	uint32_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nspans; i++) {
+		xfree(c->spans[i].name);
+		xfree(c->spans[i].qualname);
+		xfree(c->spans[i].header);
+		xfree(c->spans[i].doc);
+	}
+	xfree(c->spans);
+	xfree(c->chunks);
+	memset(c, 0, sizeof(*c));
+}
+
+void chunking_span_path(const Chunking *c, int32_t span, const char *sep,
+			Buf *b)
+{
+	int32_t path[64];
+	int n = 0;
+
+	while (span >= 0 && n < 64) {
+		path[n++] = span;
+		span = c->spans[span].parent;
+	}
+	while (n-- > 0) {
+		buf_puts(b, c->spans[path[n]].name);
+		if (n)
+			buf_puts(b, sep);
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Tree-sitter spans
+ * ---------------------------------------------------------------------- */
+
+static bool node_is(TSNode n, const char *list)
+{
+	return word_in_list(list, ts_node_type(n));
+}
+
+/* The rule matching node n, or NULL. */
+static const DefRule *match_rule(const SpanRules *r, TSNode n)
+{
+	TSSymbol sym = ts_node_symbol(n);
+	int16_t i;
+	const DefRule *d;
+	TSNode value;
+
+	if (sym >= r->nsymbols || (i = r->rule_of[sym]) < 0)
+		return NULL;
+	d = &r->spec->defs[i];
+	if (!d->value_types)
+		return d;
+	value = ts_node_child_by_field_name(n, "value", 5);
+	return !ts_node_is_null(value) && node_is(value, d->value_types) ? d
+									  : NULL;
+}
+
+void span_rules_init(SpanRules *r, Lang lang)
+{
+	const TSLanguage *tl = chunker_language(lang);
+	uint32_t s, i;
+
+	r->spec = lang_spec(lang);
+	r->nsymbols = tl ? ts_language_symbol_count(tl) : 0;
+	r->rule_of = xmalloc((r->nsymbols + 1) * sizeof(*r->rule_of));
+	r->role = xcalloc(r->nsymbols + 1, 1);
+	for (s = 0; s < r->nsymbols; s++) {
+		const char *name = ts_language_symbol_name(tl, (TSSymbol)s);
+
+		r->rule_of[s] = -1;
+		if (name && word_in_list(r->spec->comments, name))
+			r->role[s] |= ROLE_COMMENT;
+		if (name && word_in_list(r->spec->imports, name))
+			r->role[s] |= ROLE_IMPORT;
+		if (name && word_in_list(r->spec->wrappers, name))
+			r->role[s] |= ROLE_DEF;
+		if (!name ||
+		    ts_language_symbol_type(tl, (TSSymbol)s) !=
+			    TSSymbolTypeRegular)
+			continue;
+		for (i = 0; r->spec->defs[i].type; i++)
+			if (strcmp(r->spec->defs[i].type, name) == 0) {
+				r->rule_of[s] = (int16_t)i;
+				r->role[s] |= ROLE_DEF;
+			}
+	}
+}
+
+void span_rules_free(SpanRules *r)
+{
+	xfree(r->rule_of);
+	xfree(r->role);
+	r->rule_of = NULL;
+	r->role = NULL;
+}
+
+/* Python docstring: the first statement of the body is a lone string. */
+static void body_docstring(TSNode body, const char *text, const char **doc,
+			   size_t *len)
+{
+	TSNode first, str;
+	uint32_t a, b;
+
+	if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0)
+		return;
+	first = ts_node_named_child(body, 0);
+	if (strcmp(ts_node_type(first), "expression_statement") != 0 ||
+	    ts_node_named_child_count(first) != 1)
+		return;
+	str = ts_node_named_child(first, 0);
+	if (strcmp(ts_node_type(str), "string") != 0)
+		return;
+	a = ts_node_start_byte(str);
+	b = ts_node_end_byte(str);
+	/* Strip the prefix letters and the quotes, whichever kind. */
+	while (a < b && strchr("rRbBuUfF", text[a]))
+		a++;
+	while (a < b && (text[a] == '"' || text[a] == '\''))
+		a++;
+	while (b > a && (text[b - 1] == '"' || text[b - 1] == '\''))
+		b--;
+	*doc = text + a;
+	*len = b - a;
+}
+
+/* Comments on the lines right above node n (no blank line between). */
+static void leading_comment(TSNode n, const SpanRules *r, const char *text,
+			    const char **doc, size_t *len)
+{
+	TSNode prev = ts_node_prev_sibling(n), first = n;
+	uint32_t row = ts_node_start_point(n).row;
+
+	while (!ts_node_is_null(prev) && node_is(prev, r->spec->comments) &&
+	       ts_node_end_point(prev).row + 1 >= row) {
+		first = prev;
+		row = ts_node_start_point(prev).row;
+		prev = ts_node_prev_sibling(prev);
+	}
+	if (ts_node_eq(first, n))
+		return;
+	*doc = text + ts_node_start_byte(first);
+	*len = ts_node_end_byte(ts_node_prev_sibling(n)) -
+	       ts_node_start_byte(first);
+}
+
+/* True when wrapper w holds one thing besides decorators and comments,
+ * so its extent is that one definition's. */
+static bool wraps_one(TSNode w, const SpanRules *r)
+{
+	uint32_t i, n = ts_node_named_child_count(w), held = 0;
+
+	for (i = 0; i < n; i++) {
+		TSNode c = ts_node_named_child(w, i);
+
+		held += !node_is(c, r->spec->comments) &&
+			strcmp(ts_node_type(c), "decorator") != 0;
+	}
+	return held == 1;
+}
+
+/* One entry of the explicit DFS stack. */
+typedef struct {
+	TSNode node;
+	int32_t span; /* span opened at this node, or -1 */
+} Frame;
+
+/* Records the span for definition node n at stack depth d. */
+static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
+		    const DefRule *rule, Frame *stack, int d,
+		    const char *text)
+{
+	TSNode n = stack[d].node, outer = n, body, name, holder;
+	int32_t parent = -1;
+	int i;
+	SpanKind kind = rule->kind;
+	const char *doc = NULL;
+	size_t doc_len = 0;
+	uint32_t body_start, a, b;
+
+	for (i = d - 1; i >= 0 && parent < 0; i--)
+		parent = stack[i].span;
+	/* Grow over wrappers that hold only this definition. */
+	for (i = d - 1; i > 0 && node_is(stack[i].node, r->spec->wrappers);
+	     i--) {
+		if (!wraps_one(stack[i].node, r))
+			break;
+		outer = stack[i].node;
+	}
+	if (kind == SPAN_FUNCTION && parent >= 0 &&
+	    (out->spans[parent].kind == SPAN_CLASS ||
+	     out->spans[parent].kind == SPAN_INTERFACE))
+		kind = SPAN_METHOD;
+	holder = rule->value_types
+			 ? ts_node_child_by_field_name(n, "value", 5)
+			 : n;
+	body = rule->body_field
+		       ? ts_node_child_by_field_name(
+				 holder, rule->body_field,
+				 (uint32_t)strlen(rule->body_field))
+		       : (TSNode){0};
+	body_start = ts_node_is_null(body) ? ts_node_end_byte(outer)
+					   : ts_node_start_byte(body);
+	/* A brace that opens the body belongs in the header. */
+	if (!ts_node_is_null(body) && text[body_start] == '{')
+		body_start++;
+	name = ts_node_child_by_field_name(n, rule->name_field,
+					   (uint32_t)strlen(rule->name_field));
+	a = ts_node_is_null(name) ? 0 : ts_node_start_byte(name);
+	b = ts_node_is_null(name) ? 0 : ts_node_end_byte(name);
+	if (r->spec->doc == DOC_BODY_STRING)
+		body_docstring(body, text, &doc, &doc_len);
+	if (!doc)
+		leading_comment(outer, r, text, &doc, &doc_len);
+	stack[d].span = spans_add(
+		out, cap, kind, parent,
+		(ByteRange){ts_node_start_byte(outer), ts_node_end_byte(outer)},
+		body_start, text, b > a ? text + a : "<anonymous>",
+		b > a ? b - a : 11, r->spec->qsep, doc, doc_len);
+}
+
+void spans_collect(const SpanRules *r, TSNode root, const char *text,
+		   Chunking *out, uint32_t *cap)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	Frame *stack = NULL;
+	int depth = 0, scap = 0;
+
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		const DefRule *rule;
+
+		if (depth == scap) {
+			scap = scap ? scap * 2 : 64;
+			stack = xrealloc(stack, (size_t)scap * sizeof(*stack));
+		}
+		stack[depth] = (Frame){n, -1};
+		if (ts_node_is_named(n) && (rule = match_rule(r, n)))
+			add_def(out, cap, r, rule, stack, depth, text);
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			depth++;
+			continue;
+		}
+		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+			if (!ts_tree_cursor_goto_parent(&cur))
+				goto done;
+			depth--;
+		}
+	}
+done:
+	xfree(stack);
+	ts_tree_cursor_delete(&cur);
+}
+
+void spans_set_lines(Chunking *c, const uint32_t *starts, uint32_t nlines)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nspans; i++) {
+		Span *s = &c->spans[i];
+		uint32_t last = s->bytes.end > s->bytes.start ? s->bytes.end - 1
+							       : s->bytes.start;
+
+		s->lines.start = line_of(starts, nlines, s->bytes.start);
+		s->lines.end = line_of(starts, nlines, last);
+	}
+}

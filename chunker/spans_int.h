@@ -1,0 +1,31 @@
+/*
+ * spans_int.h: span extraction from tree-sitter trees (chunker/ only).
+ */
+#ifndef CASTLS_SPANS_INT_H
+#define CASTLS_SPANS_INT_H
+
+#include "chunker_int.h"
+#include "lang_int.h"
+
+/* Definition rules of one language, indexed by grammar symbol. */
+typedef struct {
+	const LangSpec *spec;
+	int16_t *rule_of; /* symbol -> row of spec->defs, or -1 */
+	uint8_t *role;    /* symbol -> ROLE_* bits */
+	uint32_t nsymbols;
+} SpanRules;
+
+/* ROLE_DEF: a definition or a wrapper around one. */
+enum { ROLE_COMMENT = 1, ROLE_IMPORT = 2, ROLE_DEF = 4 };
+
+void span_rules_init(SpanRules *r, Lang lang);
+void span_rules_free(SpanRules *r);
+
+/* Appends the spans under root, in preorder, to out. */
+void spans_collect(const SpanRules *r, TSNode root, const char *text,
+		   Chunking *out, uint32_t *cap);
+
+/* Fills in the line ranges of all spans. */
+void spans_set_lines(Chunking *c, const uint32_t *starts, uint32_t nlines);
+
+#endif
