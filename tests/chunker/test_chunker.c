@@ -1,0 +1,475 @@
+/*
+ * test_chunker.c: golden fixtures, invariants and bad input for chunker/.
+ *
+ * A golden file tests/fixtures/<lang>/<name>.golden holds the expected
+ * chunk boundaries and span tree of <name> at the max size on its first
+ * line. CASTLS_UPDATE_GOLDEN=1 rewrites them; review the diff before
+ * committing one.
+ */
+#include <stdlib.h>
+
+#include "chunker/chunker.h"
+#include "test.h"
+
+/* ---------------------------------------------------------------------- *
+ * Helpers
+ * ---------------------------------------------------------------------- */
+
+/* Checks the invariants every chunking must hold; returns false (after
+ * reporting) on the first violation. */
+static bool check_invariants(const char *what, const char *text,
+			     uint32_t len, const Chunking *c, uint32_t max)
+{
+	uint32_t i, at = 0;
+
+	for (i = 0; i < c->nchunks; i++) {
+		const Chunk *k = &c->chunks[i];
+
+		if (k->bytes.start != at || k->bytes.end <= k->bytes.start)
+			return test_fail(__FILE__, __LINE__,
+					 "%s: chunk %u [%u,%u) after %u", what,
+					 i, k->bytes.start, k->bytes.end, at);
+		if (k->size != castls_count_nonspace(text + k->bytes.start,
+						     k->bytes.end -
+							     k->bytes.start))
+			return test_fail(__FILE__, __LINE__,
+					 "%s: chunk %u size %u wrong", what, i,
+					 k->size);
+		/* Only a piece without a line break may be over the limit,
+		 * and only by a character's worth of whitespace rounding. */
+		if (k->size > max &&
+		    memchr(text + k->bytes.start, '\n',
+			   k->bytes.end - k->bytes.start - 1))
+			return test_fail(__FILE__, __LINE__,
+					 "%s: chunk %u has %u > %u chars", what,
+					 i, k->size, max);
+		at = k->bytes.end;
+	}
+	if (at != len)
+		return test_fail(__FILE__, __LINE__, "%s: chunks end at %u of %u",
+				 what, at, len);
+	for (i = 0; i < c->nspans; i++) {
+		const Span *s = &c->spans[i];
+
+		if (s->bytes.end > len || s->bytes.start >= s->bytes.end)
+			return test_fail(__FILE__, __LINE__, "%s: span %u bad",
+					 what, i);
+		if (s->parent >= (int32_t)i ||
+		    (s->parent >= 0 &&
+		     (s->bytes.start < c->spans[s->parent].bytes.start ||
+		      s->bytes.end > c->spans[s->parent].bytes.end)))
+			return test_fail(__FILE__, __LINE__,
+					 "%s: span %s not inside its parent",
+					 what, s->qualname);
+		if (i && s->bytes.start < c->spans[i - 1].bytes.start)
+			return test_fail(__FILE__, __LINE__,
+					 "%s: spans out of order at %s", what,
+					 s->qualname);
+	}
+	return true;
+}
+
+static void render(Buf *b, const char *text, const Chunking *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nchunks; i++) {
+		const Chunk *k = &c->chunks[i];
+
+		buf_printf(b, "chunk %u-%u %s ", k->lines.start + 1,
+			   k->lines.end + 1, chunk_kind_name(k->kind));
+		chunking_span_path(c, k->span, ".", b);
+		buf_printf(b, " (%u)\n", k->size);
+	}
+	for (i = 0; i < c->nspans; i++) {
+		const Span *s = &c->spans[i];
+		const char *nl = strchr(s->doc, '\n');
+		int depth = 0;
+
+		for (int32_t p = s->parent; p >= 0; p = c->spans[p].parent)
+			depth++;
+		buf_printf(b, "%*sspan %s %s %u-%u | ", depth * 2, "",
+			   span_kind_name(s->kind), s->qualname,
+			   s->lines.start + 1, s->lines.end + 1);
+		for (const char *h = s->header; *h; h++)
+			buf_append(b, *h == '\n' ? "\\n" : h, *h == '\n' ? 2 : 1);
+		buf_puts(b, " | ");
+		buf_append(b, s->doc, nl ? (size_t)(nl - s->doc)
+					 : strlen(s->doc));
+		buf_puts(b, "\n");
+	}
+	(void)text;
+}
+
+static int chunk_text(uint32_t max, Lang lang, const char *text, size_t len,
+		      Chunking *c)
+{
+	Chunker *ch = chunker_new(max);
+	int err = chunker_run(ch, lang, text, (uint32_t)len, NULL, c);
+
+	chunker_delete(ch);
+	return err;
+}
+
+/* Chunks fixture `name` at its golden max size and compares. */
+static void golden(const char *name)
+{
+	char gpath[512], *text, *expected, *line_end;
+	size_t len, glen;
+	unsigned long max;
+	Chunking c;
+	Buf got = {0};
+
+	snprintf(gpath, sizeof(gpath), "%s.golden", name);
+	text = test_read_fixture(name, &len);
+	expected = test_read_fixture(gpath, &glen);
+	max = strtoul(expected + strlen("max_size "), &line_end, 10);
+	ASSERT_TRUE(chunk_text((uint32_t)max, lang_detect(name, text, len),
+			       text, len, &c) == 0);
+	EXPECT_TRUE(check_invariants(name, text, (uint32_t)len, &c,
+				     (uint32_t)max));
+	buf_printf(&got, "max_size %lu\n", max);
+	render(&got, text, &c);
+	if (getenv("CASTLS_UPDATE_GOLDEN")) {
+		char path[1024];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", test_fixture_dir(), gpath);
+		f = fopen(path, "w");
+		fwrite(got.data, 1, got.len, f);
+		fclose(f);
+	} else {
+		EXPECT_STR_EQ(got.data, expected);
+	}
+	buf_free(&got);
+	chunking_close(&c);
+	free(text);
+	free(expected);
+}
+
+/* The span named qualname, or NULL. */
+static const Span *find_span(const Chunking *c, const char *qualname)
+{
+	for (uint32_t i = 0; i < c->nspans; i++)
+		if (strcmp(c->spans[i].qualname, qualname) == 0)
+			return &c->spans[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Golden fixtures
+ * ---------------------------------------------------------------------- */
+
+TEST(golden_python_class_split) { golden("python/class_split.py"); }
+TEST(golden_python_big_function) { golden("python/big_function.py"); }
+TEST(golden_python_giant_docstring) { golden("python/giant_docstring.py"); }
+TEST(golden_typescript_shapes) { golden("typescript/shapes.ts"); }
+TEST(golden_tsx_component) { golden("tsx/component.tsx"); }
+TEST(golden_javascript_module) { golden("javascript/module.js"); }
+TEST(golden_bash_deploy) { golden("bash/deploy.sh"); }
+
+/* Every fixture at many sizes: the invariants hold at each. */
+TEST(invariants_across_sizes)
+{
+	static const char *const names[] = {
+		"python/class_split.py",   "python/big_function.py",
+		"python/giant_docstring.py", "typescript/shapes.ts",
+		"tsx/component.tsx",       "javascript/module.js",
+		"bash/deploy.sh",
+	};
+	static const uint32_t sizes[] = {1, 7, 30, 64, 150, 400, 2000, 100000};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		size_t len;
+		char *text = test_read_fixture(names[i], &len);
+		Lang lang = lang_detect(names[i], text, len);
+
+		for (size_t j = 0; j < sizeof(sizes) / sizeof(*sizes); j++) {
+			Chunking c;
+			char what[256];
+
+			snprintf(what, sizeof(what), "%s@%u", names[i],
+				 sizes[j]);
+			ASSERT_INT_EQ(chunk_text(sizes[j], lang, text, len, &c),
+				      0);
+			EXPECT_TRUE(check_invariants(what, text, (uint32_t)len,
+						     &c, sizes[j]));
+			if (sizes[j] >= 100000)
+				EXPECT_INT_EQ(c.nchunks, 1);
+			chunking_close(&c);
+		}
+		free(text);
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Specific behaviour
+ * ---------------------------------------------------------------------- */
+
+TEST(decorators_stay_with_their_function)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunking c;
+	const Span *s;
+	uint32_t i;
+
+	ASSERT_INT_EQ(chunk_text(120, LANG_PYTHON, text, len, &c), 0);
+	s = find_span(&c, "Ledger.rounding");
+	ASSERT_TRUE(s != NULL);
+	EXPECT_TRUE(strncmp(text + s->bytes.start, "@staticmethod", 13) == 0);
+	EXPECT_STR_EQ(s->header, "@staticmethod\n    "
+				 "@functools.lru_cache(maxsize=None)\n"
+				 "    def rounding(value):");
+	EXPECT_INT_EQ(s->kind, SPAN_METHOD);
+	/* No chunk boundary between the decorators and the def. */
+	for (i = 0; i < c.nchunks; i++) {
+		uint32_t at = c.chunks[i].bytes.start;
+
+		EXPECT_TRUE(at <= s->bytes.start || at >= s->body_start);
+	}
+	chunking_close(&c);
+	free(text);
+}
+
+TEST(nested_functions_are_spans_of_their_parent)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunking c;
+	const Span *line, *report;
+
+	ASSERT_INT_EQ(chunk_text(0, LANG_PYTHON, text, len, &c), 0);
+	line = find_span(&c, "Ledger.report.line");
+	report = find_span(&c, "Ledger.report");
+	ASSERT_TRUE(line && report);
+	EXPECT_INT_EQ(line->kind, SPAN_FUNCTION);
+	EXPECT_INT_EQ(report->kind, SPAN_METHOD);
+	EXPECT_TRUE(&c.spans[line->parent] == report);
+	EXPECT_STR_EQ(find_span(&c, "Ledger")->doc,
+		      "Keeps balances per account.");
+	EXPECT_STR_EQ(find_span(&c, "Ledger.deposit")->doc,
+		      "# Adds money to one account and records the movement.");
+	chunking_close(&c);
+	free(text);
+}
+
+TEST(leading_comment_stays_with_the_next_definition)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	uint32_t comment = (uint32_t)(strstr(text, "# Adds money") - text);
+	uint32_t def = (uint32_t)(strstr(text, "def deposit") - text);
+	uint32_t prev = (uint32_t)(strstr(text, "self.history = []") - text);
+	Chunking c;
+	uint32_t i;
+
+	/* Small enough that deposit starts a chunk of its own. */
+	ASSERT_INT_EQ(chunk_text(300, LANG_PYTHON, text, len, &c), 0);
+	for (i = 0; i < c.nchunks; i++) {
+		const Chunk *k = &c.chunks[i];
+
+		if (k->bytes.start <= comment && comment < k->bytes.end) {
+			EXPECT_TRUE(def < k->bytes.end);
+			EXPECT_TRUE(k->bytes.start > prev);
+		}
+	}
+	chunking_close(&c);
+	free(text);
+}
+
+TEST(typescript_definitions)
+{
+	size_t len;
+	char *text = test_read_fixture("typescript/shapes.ts", &len);
+	Chunking c;
+	static const struct {
+		const char *name;
+		SpanKind kind;
+	} want[] = {
+		{"Point", SPAN_INTERFACE},    {"Color", SPAN_ENUM},
+		{"Pair", SPAN_TYPE},          {"distance", SPAN_FUNCTION},
+		{"scale", SPAN_FUNCTION},     {"Canvas", SPAN_CLASS},
+		{"Canvas.add", SPAN_METHOD},  {"Canvas.onClear", SPAN_METHOD},
+		{"Geometry", SPAN_NAMESPACE}, {"Geometry.area", SPAN_FUNCTION},
+	};
+	int overloads = 0;
+
+	ASSERT_INT_EQ(chunk_text(0, LANG_TYPESCRIPT, text, len, &c), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		const Span *s = find_span(&c, want[i].name);
+
+		CHECK_(s != NULL, continue, "no span %s", want[i].name);
+		EXPECT_INT_EQ(s->kind, want[i].kind);
+	}
+	for (uint32_t i = 0; i < c.nspans; i++)
+		overloads += strcmp(c.spans[i].qualname, "scale") == 0;
+	EXPECT_INT_EQ(overloads, 3); /* two signatures and the body */
+	EXPECT_STR_EQ(find_span(&c, "distance")->header,
+		      "export const distance = (a: Point, b: Point): number "
+		      "=>");
+	EXPECT_STR_EQ(find_span(&c, "distance")->doc,
+		      "/** Distance between two points. */");
+	EXPECT_STR_EQ(find_span(&c, "Canvas")->header,
+		      "export class Canvas<T extends Point> extends "
+		      "EventEmitter {");
+	chunking_close(&c);
+	free(text);
+}
+
+TEST(tiny_inputs_and_odd_bytes)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		uint32_t chunks;
+	} cases[] = {
+		{"", 0, 0},
+		{"\n", 1, 1},
+		{"x = 1", 5, 1},
+		{"\xEF\xBB\xBFx = 1\r\n", 8, 1},     /* BOM and CRLF */
+		{"x = '\xff\xfe\xc3'\n", 10, 1},     /* invalid UTF-8 */
+		{"def f(:\n  return )\n", 19, 1},   /* syntax error */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		Chunking c;
+
+		int err = chunk_text(0, LANG_PYTHON, cases[i].text,
+				     cases[i].len, &c);
+
+		CHECK_(err == 0, continue, "case %zu: %s", i,
+		       castls_strerror(err));
+		CHECK_(c.nchunks == cases[i].chunks, (void)0,
+		       "case %zu: %u chunks", i, c.nchunks);
+		EXPECT_TRUE(check_invariants("tiny", cases[i].text,
+					     (uint32_t)cases[i].len, &c, 2000));
+		chunking_close(&c);
+	}
+}
+
+TEST(binary_and_unknown_input_is_refused)
+{
+	Chunking c;
+	static const char bin[] = "ELF\0\x01\x02\x03 binary";
+
+	EXPECT_INT_EQ(chunk_text(0, LANG_PYTHON, bin, sizeof(bin) - 1, &c),
+		      CASTLS_EBINARY);
+	EXPECT_INT_EQ(c.nchunks, 0);
+	EXPECT_INT_EQ(chunk_text(0, LANG_NONE, "x", 1, &c), CASTLS_ENOLANG);
+}
+
+/* A 10 MB file on one line: cut at character boundaries, nothing lost,
+ * and each piece within the limit. */
+TEST(giant_single_line)
+{
+	size_t len = 10u * 1024 * 1024, i;
+	char *text = malloc(len + 1);
+	Chunking c;
+
+	/* Multi-byte characters so cuts must respect UTF-8 boundaries. */
+	for (i = 0; i + 3 <= len; i += 3)
+		memcpy(text + i, i % 2 ? "\xC3\xA9" "a" : "b\xC3\xA9", 3);
+	for (; i < len; i++)
+		text[i] = 'z';
+	text[len] = '\0';
+	ASSERT_INT_EQ(chunk_text(2000, LANG_JAVASCRIPT, text, len, &c), 0);
+	EXPECT_TRUE(check_invariants("giant", text, (uint32_t)len, &c, 2000));
+	for (i = 0; i < c.nchunks; i++) {
+		EXPECT_TRUE(c.chunks[i].size <= 2000);
+		EXPECT_TRUE(utf8_is_lead((unsigned char)
+					 text[c.chunks[i].bytes.start]));
+	}
+	EXPECT_TRUE(c.nchunks >= len / 3 * 2 / 2000);
+	chunking_close(&c);
+	free(text);
+}
+
+/* Nesting far deeper than any C stack would allow with recursion. */
+TEST(deeply_nested_code)
+{
+	size_t depth = 20000, len = depth * 2 + 8, i;
+	char *text = malloc(len + 1);
+	Chunking c;
+
+	memcpy(text, "x = ", 4);
+	for (i = 0; i < depth; i++) {
+		text[4 + i] = '[';
+		text[4 + depth + i] = ']';
+	}
+	memcpy(text + 4 + 2 * depth, "\n\n\n\n", 4);
+	text[len] = '\0';
+	ASSERT_INT_EQ(chunk_text(100, LANG_PYTHON, text, len, &c), 0);
+	EXPECT_TRUE(check_invariants("nested", text, (uint32_t)len, &c, 100));
+	chunking_close(&c);
+	free(text);
+}
+
+TEST(languages_by_extension_and_shebang)
+{
+	EXPECT_INT_EQ(lang_detect("a/b.py", NULL, 0), LANG_PYTHON);
+	EXPECT_INT_EQ(lang_detect("types.pyi", NULL, 0), LANG_PYTHON);
+	EXPECT_INT_EQ(lang_detect("x.d.ts", NULL, 0), LANG_TYPESCRIPT);
+	EXPECT_INT_EQ(lang_detect("x.mts", NULL, 0), LANG_TYPESCRIPT);
+	EXPECT_INT_EQ(lang_detect("App.tsx", NULL, 0), LANG_TSX);
+	EXPECT_INT_EQ(lang_detect("a.cjs", NULL, 0), LANG_JAVASCRIPT);
+	EXPECT_INT_EQ(lang_detect("a.jsx", NULL, 0), LANG_JAVASCRIPT);
+	EXPECT_INT_EQ(lang_detect("README.markdown", NULL, 0), LANG_MARKDOWN);
+	EXPECT_INT_EQ(lang_detect("run.bash", NULL, 0), LANG_BASH);
+	EXPECT_INT_EQ(lang_detect("Makefile", "all:\n", 5), LANG_NONE);
+	EXPECT_INT_EQ(lang_detect("bin/tool", "#!/bin/sh\n", 10), LANG_BASH);
+	EXPECT_INT_EQ(lang_detect("tool", "#!/usr/bin/env bash\n", 20),
+		      LANG_BASH);
+	EXPECT_INT_EQ(lang_detect("tool", "#!/usr/bin/env python3\n", 23),
+		      LANG_NONE);
+	EXPECT_INT_EQ(lang_detect(".bashrc", "#!/bin/bash -e", 14), LANG_BASH);
+	EXPECT_INT_EQ(lang_detect("notes.txt", "#!/bin/sh", 9), LANG_NONE);
+	EXPECT_INT_EQ(lang_from_name("typescriptreact"), LANG_TSX);
+	EXPECT_INT_EQ(lang_from_name("shellscript"), LANG_BASH);
+	EXPECT_INT_EQ(lang_from_name("cobol"), LANG_NONE);
+}
+
+/* Re-parsing an edited tree incrementally gives the same chunks as a
+ * fresh parse of the new text. */
+TEST(incremental_parse_matches_fresh)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunker *ch = chunker_new(300);
+	TSTree *old = chunker_parse(ch, LANG_PYTHON, text, (uint32_t)len, NULL);
+	const char *at = strstr(text, "self.history = []");
+	uint32_t pos = (uint32_t)(at - text);
+	Buf edited = {0};
+	TSInputEdit e;
+	TSTree *inc;
+	Chunking a, b;
+
+	buf_append(&edited, text, pos);
+	buf_puts(&edited, "self.audit = True\n        ");
+	buf_append(&edited, text + pos, len - pos);
+	memset(&e, 0, sizeof(e));
+	e.start_byte = e.old_end_byte = pos;
+	e.new_end_byte = pos + 26;
+	e.start_point = e.old_end_point = (TSPoint){13, 8};
+	e.new_end_point = (TSPoint){14, 8};
+	ts_tree_edit(old, &e);
+	inc = chunker_parse(ch, LANG_PYTHON, edited.data, (uint32_t)edited.len,
+			    old);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, edited.data,
+				  (uint32_t)edited.len, inc, &a),
+		      0);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, edited.data,
+				  (uint32_t)edited.len, NULL, &b),
+		      0);
+	ASSERT_INT_EQ(a.nchunks, b.nchunks);
+	EXPECT_TRUE(memcmp(a.chunks, b.chunks,
+			   a.nchunks * sizeof(*a.chunks)) == 0);
+	EXPECT_INT_EQ(a.nspans, b.nspans);
+	chunking_close(&a);
+	chunking_close(&b);
+	ts_tree_delete(inc);
+	ts_tree_delete(old);
+	chunker_delete(ch);
+	buf_free(&edited);
+	free(text);
+}
