@@ -102,9 +102,10 @@ int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
 	}
 	buf_append(&q, name, name_len);
 	s->qualname = buf_take(&q);
-	/* Without a body, the header is the definition itself, cut short at
-	 * a line end when long. */
-	if (hend >= bytes.end && hend - bytes.start > HEADER_MAX) {
+	/* Without a body, the header is the definition itself; any header
+	 * (a setext paragraph, a wall of decorators) is cut short at a line
+	 * end when long. */
+	if (hend - bytes.start > HEADER_MAX) {
 		hend = bytes.start + HEADER_MAX;
 		while (hend > bytes.start && text[hend - 1] != '\n')
 			hend--;
