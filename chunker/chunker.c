@@ -230,6 +230,7 @@ static void walk_up(Walk *w)
 static ByteRange walk_range(const Walk *w, uint8_t *flags)
 {
 	TSNode n;
+	TSSymbol sym;
 
 	if (w->syn) {
 		const SynNode *sn = &w->syn->nodes[syn_at(w)];
@@ -239,7 +240,8 @@ static ByteRange walk_range(const Walk *w, uint8_t *flags)
 		return sn->bytes;
 	}
 	n = ts_tree_cursor_current_node(&w->ts);
-	*flags = w->rules->role[ts_node_symbol(n)];
+	sym = ts_node_symbol(n); /* ERROR nodes are 65535, past the table */
+	*flags = sym < w->rules->nsymbols ? w->rules->role[sym] : 0;
 	return (ByteRange){ts_node_start_byte(n), ts_node_end_byte(n)};
 }
 
