@@ -1,0 +1,459 @@
+/*
+ * tokenize.c: the code-aware tokenizer. The rules (what an identifier is,
+ * how it splits, the limits, FTS5 positions) are stated in tokenize.h;
+ * this file implements them in three layers: characters, identifiers,
+ * then the two consumers (FTS5 and the MATCH expression builder).
+ */
+#include "tokenize.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- *
+ * Characters
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+	CH_SEP,   /* ends an identifier; also any invalid UTF-8 byte */
+	CH_LOWER, /* a-z */
+	CH_UPPER, /* A-Z */
+	CH_DIGIT, /* 0-9 */
+	CH_JOIN,  /* '_' and '$': inside identifiers, between parts */
+	CH_OTHER, /* a valid non-ASCII character taken as a caseless letter */
+} CharClass;
+
+/* Non-ASCII code points that separate identifiers as punctuation does.
+ * The rest of Unicode counts as letters; these blocks are the ones that
+ * show up in code and comments glued to names (a BOM before the first
+ * word, curly quotes, arrows and box drawing in diagrams, emoji). */
+static const struct {
+	uint32_t lo, hi; /* inclusive */
+} separators[] = {
+	{0x0080, 0x00BF},   /* C1 controls, NBSP, Latin-1 signs and marks */
+	{0x00D7, 0x00D7},   /* multiplication sign */
+	{0x00F7, 0x00F7},   /* division sign */
+	{0x2000, 0x206F},   /* General Punctuation: spaces, dashes, quotes */
+	{0x2190, 0x23FF},   /* arrows, mathematical operators, technical */
+	{0x2500, 0x27BF},   /* box drawing, blocks, shapes, dingbats */
+	{0x3000, 0x303F},   /* CJK symbols and punctuation */
+	{0xFEFF, 0xFEFF},   /* byte order mark */
+	{0xFFFD, 0xFFFD},   /* replacement character */
+	{0x1F000, 0x1FAFF}, /* emoji and pictographs */
+};
+
+/*
+ * Decodes one well-formed UTF-8 sequence (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF) from the n > 0 bytes at p.
+ * Returns its length, or 0 when p does not start one.
+ */
+static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	unsigned char b = p[0], lo = 0x80, hi = 0xBF;
+	size_t len, i;
+	uint32_t c;
+
+	if (b >= 0xC2 && b <= 0xDF) {
+		len = 2;
+		c = b & 0x1F;
+	} else if (b >= 0xE0 && b <= 0xEF) {
+		len = 3;
+		c = b & 0x0F;
+		lo = b == 0xE0 ? 0xA0 : 0x80; /* overlong */
+		hi = b == 0xED ? 0x9F : 0xBF; /* surrogates */
+	} else if (b >= 0xF0 && b <= 0xF4) {
+		len = 4;
+		c = b & 0x07;
+		lo = b == 0xF0 ? 0x90 : 0x80; /* overlong */
+		hi = b == 0xF4 ? 0x8F : 0xBF; /* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (len > n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3F);
+	}
+	*cp = c;
+	return len;
+}
+
+/* Classifies the character at p (n > 0 bytes left); *width gets its
+ * length in bytes (1 for an invalid byte). */
+static CharClass char_classify(const char *p, size_t n, size_t *width)
+{
+	unsigned char b = (unsigned char)*p;
+	uint32_t cp;
+	size_t i;
+
+	*width = 1;
+	if (b >= 'a' && b <= 'z')
+		return CH_LOWER;
+	if (b >= 'A' && b <= 'Z')
+		return CH_UPPER;
+	if (b >= '0' && b <= '9')
+		return CH_DIGIT;
+	if (b == '_' || b == '$')
+		return CH_JOIN;
+	if (b < 0x80)
+		return CH_SEP;
+	*width = utf8_decode((const unsigned char *)p, n, &cp);
+	if (*width == 0) {
+		*width = 1;
+		return CH_SEP;
+	}
+	for (i = 0; i < sizeof(separators) / sizeof(separators[0]); i++)
+		if (cp >= separators[i].lo && cp <= separators[i].hi)
+			return CH_SEP;
+	return CH_OTHER;
+}
+
+/*
+ * The length of tok cut to CODE_TOKEN_MAX bytes at a character boundary,
+ * then without trailing '_' and '$' so that the cut token reads back as
+ * itself (code_query_build() relies on that). tok is valid UTF-8 and
+ * starts with a letter or digit, so the cut never empties it.
+ */
+static int token_cut(const char *tok, size_t len)
+{
+	if (len <= CODE_TOKEN_MAX)
+		return (int)len;
+	len = CODE_TOKEN_MAX;
+	while (len > 1 && !utf8_is_lead((unsigned char)tok[len]))
+		len--;
+	while (len > 1 && (tok[len - 1] == '_' || tok[len - 1] == '$'))
+		len--;
+	return (int)len;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Identifiers
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	uint16_t at;  /* bytes from the identifier's start */
+	uint8_t len;  /* bytes */
+	uint8_t cls;  /* CharClass */
+} IdChar;
+
+typedef struct {
+	const char *tok;
+	int len;
+} Seen;
+
+/* Scratch for one identifier at a time; everything is bounded by
+ * CODE_IDENT_MAX because longer identifiers are never recorded. */
+typedef struct {
+	TokenFn fn;
+	void *ctx;
+	size_t start;                  /* the identifier's offset in text */
+	int nchars;
+	IdChar chars[CODE_IDENT_MAX];
+	char lower[CODE_IDENT_MAX];    /* the identifier, ASCII lower-cased */
+	char joined[CODE_IDENT_MAX];   /* lower without '_' and '$' */
+	int nseen;
+	Seen seen[CODE_IDENT_MAX + 2]; /* tokens emitted for the identifier */
+} Scan;
+
+/* True when tok was already emitted for this identifier; else records
+ * it (tok must stay valid until the next identifier). */
+static bool seen_check(Scan *s, const char *tok, int len)
+{
+	int i;
+
+	for (i = 0; i < s->nseen; i++)
+		if (s->seen[i].len == len &&
+		    memcmp(s->seen[i].tok, tok, (size_t)len) == 0)
+			return true;
+	s->seen[s->nseen].tok = tok;
+	s->seen[s->nseen].len = len;
+	s->nseen++;
+	return false;
+}
+
+/* Emits tok (cut to CODE_TOKEN_MAX) unless it is a repeat. [from, to)
+ * are offsets from the identifier's start. */
+static int emit(Scan *s, int flags, const char *tok, size_t len, size_t from,
+		size_t to)
+{
+	int n = token_cut(tok, len);
+
+	if (seen_check(s, tok, n))
+		return 0;
+	return s->fn(s->ctx, flags, tok, n, (int)(s->start + from),
+		     (int)(s->start + to));
+}
+
+/* True when chars[i] starts a new part of the run that ends at end. */
+static bool part_starts(const IdChar *c, int i, int end)
+{
+	int prev = c[i - 1].cls, cur = c[i].cls;
+
+	if ((prev == CH_DIGIT) != (cur == CH_DIGIT))
+		return true;
+	if (cur != CH_UPPER)
+		return false;
+	if (prev == CH_LOWER || prev == CH_OTHER)
+		return true;
+	/* The last capital of a run starts the word it is followed by:
+	 * HTTPResponse -> HTTP, Response. */
+	return prev == CH_UPPER && i + 1 < end && c[i + 1].cls == CH_LOWER;
+}
+
+/* Emits the parts of chars [a, b): runs between '_' and '$', cut at case
+ * and digit boundaries. */
+static int emit_parts(Scan *s, int a, int b)
+{
+	const IdChar *c = s->chars;
+	int i = a, j, end, rc;
+	size_t from, to;
+
+	while (i < b) {
+		if (c[i].cls == CH_JOIN) {
+			i++;
+			continue;
+		}
+		for (end = i; end < b && c[end].cls != CH_JOIN; end++)
+			;
+		for (j = i + 1; j <= end; j++) {
+			if (j < end && !part_starts(c, j, end))
+				continue;
+			from = c[i].at;
+			to = c[j - 1].at + c[j - 1].len;
+			rc = 0;
+			if (c[i].cls != CH_DIGIT ||
+			    to - from <= CODE_NUMBER_MAX)
+				rc = emit(s, TOKEN_PART, s->lower + from,
+					  to - from, from, to);
+			if (rc)
+				return rc;
+			i = j;
+		}
+	}
+	return 0;
+}
+
+/* Emits the tokens of the identifier recorded in s (tokenize.h says which
+ * and in what order). */
+static int emit_identifier(Scan *s)
+{
+	const IdChar *c = s->chars;
+	int a = 0, b = s->nchars, i, flags, rc;
+	size_t from, to, nj = 0;
+	bool inner_join = false;
+
+	while (a < b && c[a].cls == CH_JOIN)
+		a++;
+	while (b > a && c[b - 1].cls == CH_JOIN)
+		b--;
+	if (a == b)
+		return 0;
+	from = c[a].at;
+	to = c[b - 1].at + c[b - 1].len;
+	flags = c[a].cls == CH_DIGIT ? TOKEN_NUMBER : 0;
+	if (flags && to - from > CODE_NUMBER_MAX)
+		return 0;
+	s->nseen = 0;
+	rc = emit(s, TOKEN_WHOLE | flags, s->lower + from, to - from, from,
+		  to);
+	if (rc)
+		return rc;
+	for (i = a; i < b; i++) {
+		if (c[i].cls == CH_JOIN) {
+			inner_join = true;
+			continue;
+		}
+		memcpy(s->joined + nj, s->lower + c[i].at, c[i].len);
+		nj += c[i].len;
+	}
+	if (inner_join) {
+		rc = emit(s, TOKEN_JOINED | flags, s->joined, nj, from, to);
+		if (rc)
+			return rc;
+	}
+	return flags ? 0 : emit_parts(s, a, b);
+}
+
+int code_tokenize(const char *text, size_t len, TokenFn fn, void *ctx)
+{
+	Scan s;
+	size_t i = 0, w = 0;
+	CharClass cls;
+	bool too_long;
+	int rc;
+
+	if (len > INT_MAX)
+		return CASTLS_ELIMIT;
+	s.fn = fn;
+	s.ctx = ctx;
+	while (i < len) {
+		cls = char_classify(text + i, len - i, &w);
+		if (cls == CH_SEP) {
+			i += w;
+			continue;
+		}
+		/* Record the run, or only find its end once it is too long. */
+		s.start = i;
+		s.nchars = 0;
+		too_long = false;
+		while (cls != CH_SEP) {
+			if (i + w - s.start > CODE_IDENT_MAX) {
+				too_long = true;
+			} else {
+				IdChar *c = &s.chars[s.nchars++];
+				size_t k;
+
+				c->at = (uint16_t)(i - s.start);
+				c->len = (uint8_t)w;
+				c->cls = (uint8_t)cls;
+				for (k = 0; k < w; k++) {
+					char ch = text[i + k];
+
+					s.lower[c->at + k] = cls == CH_UPPER
+						? (char)(ch - 'A' + 'a') : ch;
+				}
+			}
+			i += w;
+			if (i == len)
+				break;
+			cls = char_classify(text + i, len - i, &w);
+		}
+		if (!too_long && (rc = emit_identifier(&s)) != 0)
+			return rc;
+		if (cls == CH_SEP)
+			i += w;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * FTS5
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	void *ctx; /* FTS5's */
+	int (*token)(void *ctx, int tflags, const char *tok, int len,
+		     int start, int end);
+	bool query;
+} Fts5Call;
+
+static int fts5_token(void *ctx, int flags, const char *tok, int len,
+		      int start, int end)
+{
+	Fts5Call *call = ctx;
+	int tflags = (flags & TOKEN_COLOCATED_MASK) ? FTS5_TOKEN_COLOCATED : 0;
+
+	/* Queries keep the whole and its joined form; see tokenize.h. */
+	if (call->query && (flags & TOKEN_PART))
+		return SQLITE_OK;
+	return call->token(call->ctx, tflags, tok, len, start, end);
+}
+
+static int fts5_tokenize(Fts5Tokenizer *self, void *ctx, int flags,
+			 const char *text, int len,
+			 int (*token)(void *, int, const char *, int, int,
+				      int))
+{
+	Fts5Call call = {ctx, token, (flags & FTS5_TOKENIZE_QUERY) != 0};
+
+	(void)self;
+	if (len <= 0)
+		return SQLITE_OK;
+	/* Only the callback can fail: len fits an int, so no CASTLS_ELIMIT,
+	 * and the callback's SQLite code comes back unchanged. */
+	return code_tokenize(text, (size_t)len, fts5_token, &call);
+}
+
+/* The tokenizer has no state; every table shares one dummy handle. */
+static char fts5_instance;
+
+static int fts5_create(void *udata, const char **argv, int argc,
+		       Fts5Tokenizer **out)
+{
+	(void)udata;
+	(void)argv;
+	if (argc != 0)
+		return SQLITE_ERROR; /* a typo in tokenize='castls ...' */
+	*out = (Fts5Tokenizer *)&fts5_instance;
+	return SQLITE_OK;
+}
+
+static void fts5_delete(Fts5Tokenizer *self) { (void)self; }
+
+int code_tokenizer_register(sqlite3 *db)
+{
+	/* FTS5 copies the methods; the struct is not const only because
+	 * xCreateTokenizer's signature says so. */
+	static fts5_tokenizer methods = {fts5_create, fts5_delete,
+					 fts5_tokenize};
+	fts5_api *api = NULL;
+	sqlite3_stmt *stmt = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
+	    SQLITE_OK)
+		return CASTLS_EDB; /* no FTS5 in this SQLite */
+	if (sqlite3_bind_pointer(stmt, 1, &api, "fts5_api_ptr", NULL) ==
+	    SQLITE_OK)
+		sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (!api || api->iVersion < 2)
+		return CASTLS_EDB;
+	if (api->xCreateTokenizer(api, "castls", NULL, &methods, NULL) !=
+	    SQLITE_OK)
+		return CASTLS_EDB;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * MATCH expressions
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	Buf *out;
+	int n;
+	int lens[CODE_QUERY_TERMS_MAX];
+	char terms[CODE_QUERY_TERMS_MAX][CODE_TOKEN_MAX];
+} QueryBuild;
+
+static int query_term(void *ctx, int flags, const char *tok, int len,
+		      int start, int end)
+{
+	QueryBuild *q = ctx;
+	int i;
+
+	(void)start;
+	(void)end;
+	/* A quoted whole is tokenized again by FTS5, which adds the joined
+	 * form itself; spending a term on it would only crowd out others. */
+	if (flags & TOKEN_JOINED)
+		return 0;
+	for (i = 0; i < q->n; i++)
+		if (q->lens[i] == len && memcmp(q->terms[i], tok, len) == 0)
+			return 0;
+	if (q->n == CODE_QUERY_TERMS_MAX)
+		return 1; /* full: stop reading the text */
+	memcpy(q->terms[q->n], tok, len);
+	q->lens[q->n] = len;
+	/* Tokens never hold '"', so quoting needs no escapes. */
+	if (q->n++ > 0)
+		buf_puts(q->out, " OR ");
+	buf_append(q->out, "\"", 1);
+	buf_append(q->out, tok, len);
+	buf_append(q->out, "\"", 1);
+	return 0;
+}
+
+int code_query_build(const char *text, size_t len, Buf *out)
+{
+	QueryBuild q;
+
+	q.out = out;
+	q.n = 0;
+	/* Past INT_MAX bytes the cap was reached long before; reading less
+	 * is harmless, and a character cut in two is only a separator. */
+	if (len > INT_MAX)
+		len = INT_MAX;
+	code_tokenize(text, len, query_term, &q);
+	return q.n;
+}
