@@ -7,19 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunker/chunker.h"
+#include <time.h>
+#include <unistd.h>
+
+#include "index/index.h"
 
 #define USAGE                                                              \
 	"usage: castls [serve]\n"                                          \
 	"       castls chunk FILE... [--max-size N] [--format json|text]\n" \
-	"       castls spans FILE... [--format json|text]\n"
+	"       castls spans FILE... [--format json|text]\n"               \
+	"       castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"   \
+	"                    [--max-file-size BYTES] [--exclude PATTERN]\n" \
+	"       castls search [ROOT] QUERY [--limit N] [--format json|text]\n" \
+	"       castls status [ROOT] [--db PATH] [--format json|text]\n"
 
+/* Options shared by the subcommands; each takes the ones it needs. */
 typedef struct {
-	const char **files;
-	int nfiles;
+	const char **args; /* positional arguments */
+	int nargs;
 	uint32_t max_size;
-	bool json;
-} ChunkArgs;
+	uint64_t max_file_size;
+	uint32_t limit;
+	int jobs;
+	bool json, quiet;
+	const char *db;
+	Buf exclude; /* --exclude patterns, one per line */
+} Opts;
 
 static int usage_error(const char *what)
 {
@@ -27,32 +40,69 @@ static int usage_error(const char *what)
 	return 2;
 }
 
-static int parse_chunk_args(int argc, char **argv, ChunkArgs *a)
+/* A whole number in [lo, hi], or -1. */
+static long long number(const char *s, long long lo, long long hi)
 {
-	int i;
+	char *end;
+	long long v = strtoll(s, &end, 10);
 
-	a->files = xcalloc((size_t)argc, sizeof(*a->files));
-	a->json = true;
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
+	return *s && !*end && v >= lo && v <= hi ? v : -1;
+}
 
-			if (*end || v < 1 || v > 1000000)
-				return usage_error("--max-size takes 1..1000000");
-			a->max_size = (uint32_t)v;
-		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			i++;
-			if (strcmp(argv[i], "json") && strcmp(argv[i], "text"))
+static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
+{
+	memset(o, 0, sizeof(*o));
+	o->args = xcalloc((size_t)argc + 1, sizeof(*o->args));
+	o->json = json_default;
+	o->limit = 10;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		long long n = 0;
+
+		if (a[0] != '-' || !a[1]) {
+			o->args[o->nargs++] = a;
+			continue;
+		}
+		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			o->quiet = true;
+			continue;
+		}
+		if (!v)
+			return usage_error("an option lacks its value");
+		i++;
+		if (strcmp(a, "--format") == 0) {
+			if (strcmp(v, "json") && strcmp(v, "text"))
 				return usage_error("--format is json or text");
-			a->json = strcmp(argv[i], "json") == 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("unknown option");
+			o->json = strcmp(v, "json") == 0;
+		} else if (strcmp(a, "--db") == 0) {
+			o->db = v;
+		} else if (strcmp(a, "--exclude") == 0) {
+			buf_printf(&o->exclude, "%s\n", v);
+		} else if (strcmp(a, "--max-size") == 0 &&
+			   (n = number(v, 1, 1000000)) > 0) {
+			o->max_size = (uint32_t)n;
+		} else if (strcmp(a, "--max-file-size") == 0 &&
+			   (n = number(v, 1, CHUNKER_MAX_INPUT)) > 0) {
+			o->max_file_size = (uint64_t)n;
+		} else if (strcmp(a, "--limit") == 0 &&
+			   (n = number(v, 1, INDEX_SEARCH_MAX)) > 0) {
+			o->limit = (uint32_t)n;
+		} else if (strcmp(a, "--jobs") == 0 &&
+			   (n = number(v, 1, INDEX_MAX_JOBS)) > 0) {
+			o->jobs = (int)n;
 		} else {
-			a->files[a->nfiles++] = argv[i];
+			fprintf(stderr, "castls: bad option or value: %s %s\n",
+				a, v);
+			return 2;
 		}
 	}
-	return a->nfiles ? 0 : usage_error("no FILE given");
+	return 0;
+}
+
+static void opts_free(Opts *o)
+{
+	xfree(o->args);
+	buf_free(&o->exclude);
 }
 
 /* Reads and chunks one file; prints a one-line reason and returns 1 when
@@ -127,28 +177,30 @@ static void print_chunk(Buf *b, const char *path, const char *text,
 
 static int cmd_chunk(int argc, char **argv)
 {
-	ChunkArgs a = {0};
+	Opts a;
 	Chunker *ch;
-	int i, failed = 0, err = parse_chunk_args(argc, argv, &a);
+	int i, failed = 0, err = parse_opts(argc, argv, &a, true);
 
+	if (!err && !a.nargs)
+		err = usage_error("no FILE given");
 	if (err) {
-		xfree(a.files);
+		opts_free(&a);
 		return err;
 	}
 	ch = chunker_new(a.max_size);
-	for (i = 0; i < a.nfiles; i++) {
+	for (i = 0; i < a.nargs; i++) {
 		Chunking c;
 		char *text;
 		size_t len;
 		Buf b = {0};
 		uint32_t k;
 
-		if (load(ch, a.files[i], &text, &len, &c)) {
+		if (load(ch, a.args[i], &text, &len, &c)) {
 			failed = 1;
 			continue;
 		}
 		for (k = 0; k < c.nchunks; k++)
-			print_chunk(&b, a.files[i], text, &c, &c.chunks[k],
+			print_chunk(&b, a.args[i], text, &c, &c.chunks[k],
 				    a.json);
 		fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
@@ -156,7 +208,7 @@ static int cmd_chunk(int argc, char **argv)
 		xfree(text);
 	}
 	chunker_delete(ch);
-	xfree(a.files);
+	opts_free(&a);
 	return failed;
 }
 
@@ -193,35 +245,258 @@ static void print_span(Buf *b, const char *path, const Chunking *c,
 
 static int cmd_spans(int argc, char **argv)
 {
-	ChunkArgs a = {0};
+	Opts a;
 	Chunker *ch;
-	int i, failed = 0, err = parse_chunk_args(argc, argv, &a);
+	int i, failed = 0, err = parse_opts(argc, argv, &a, false);
 
+	if (!err && !a.nargs)
+		err = usage_error("no FILE given");
 	if (err) {
-		xfree(a.files);
+		opts_free(&a);
 		return err;
 	}
 	ch = chunker_new(a.max_size);
-	for (i = 0; i < a.nfiles; i++) {
+	for (i = 0; i < a.nargs; i++) {
 		Chunking c;
 		char *text;
 		size_t len;
 		Buf b = {0};
 
-		if (load(ch, a.files[i], &text, &len, &c)) {
+		if (load(ch, a.args[i], &text, &len, &c)) {
 			failed = 1;
 			continue;
 		}
 		for (uint32_t k = 0; k < c.nspans; k++)
-			print_span(&b, a.files[i], &c, (int32_t)k, a.json);
+			print_span(&b, a.args[i], &c, (int32_t)k, a.json);
 		fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		chunking_close(&c);
 		xfree(text);
 	}
 	chunker_delete(ch);
-	xfree(a.files);
+	opts_free(&a);
 	return failed;
+}
+
+/* ---------------------------------------------------------------------- *
+ * index, search, status
+ * ---------------------------------------------------------------------- */
+
+/* Opens the index of ROOT (args[0] when given, else "."); prints the
+ * reason and returns non-zero on failure. */
+static int open_index(const Opts *o, const char *root, Index **ix)
+{
+	IndexOptions io = {0};
+	int err;
+
+	io.root = root;
+	io.db_path = o->db;
+	io.max_chunk_size = o->max_size;
+	io.max_file_size = o->max_file_size;
+	io.exclude = o->exclude.len ? o->exclude.data : NULL;
+	io.quiet = o->quiet;
+	err = index_open(&io, ix);
+	if (!err)
+		return 0;
+	if (err == CASTLS_ENOENT)
+		fprintf(stderr, "castls: %s: no such directory\n", root);
+	else if (o->db)
+		fprintf(stderr, "castls: %s: %s\n", o->db, castls_strerror(err));
+	else
+		fprintf(stderr, "castls: index of %s: %s\n", root,
+			castls_strerror(err));
+	return 1;
+}
+
+typedef struct {
+	int64_t start_ms;
+	bool tty;
+} Progress;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void show_progress(void *ctx, const ScanStats *s)
+{
+	Progress *p = ctx;
+	double secs = (double)(mono_ms() - p->start_ms) / 1000.0;
+
+	if (!p->tty)
+		return;
+	fprintf(stderr, "\r\033[Kindexing: %u/%u files, %.1f MB/s",
+		s->done, s->seen,
+		secs > 0 ? (double)s->bytes / 1e6 / secs : 0.0);
+}
+
+static int cmd_index(int argc, char **argv)
+{
+	Opts o;
+	Index *ix = NULL;
+	ScanStats st;
+	Progress p;
+	int err = parse_opts(argc, argv, &o, false);
+	const char *root;
+
+	if (err || o.nargs > 1) {
+		opts_free(&o);
+		return err ? err : usage_error("one ROOT at most");
+	}
+	root = o.nargs ? o.args[0] : ".";
+	if (open_index(&o, root, &ix)) {
+		opts_free(&o);
+		return 1;
+	}
+	p.start_ms = mono_ms();
+	p.tty = !o.quiet && isatty(2);
+	err = index_scan(ix, o.jobs, show_progress, &p, NULL, &st);
+	if (p.tty)
+		fputs("\r\033[K", stderr);
+	if (err)
+		fprintf(stderr, "castls: indexing %s: %s (%s)\n", root,
+			castls_strerror(err), index_errmsg(ix));
+	else if (!o.quiet)
+		fprintf(stderr,
+			"castls: %u files: %u indexed, %u unchanged, "
+			"%u skipped, %u removed (%.2f s)\n",
+			st.seen, st.indexed, st.unchanged, st.skipped,
+			st.removed, (double)(mono_ms() - p.start_ms) / 1000.0);
+	index_close(ix);
+	opts_free(&o);
+	return err ? 1 : 0;
+}
+
+static void print_hit(Buf *b, const IndexHit *h, bool json)
+{
+	if (!json) {
+		buf_printf(b, "--- %s:%u-%u %s %s (%.2f)\n", h->path,
+			   h->lines.start + 1, h->lines.end + 1,
+			   chunk_kind_name(h->kind), h->names, h->score);
+		buf_puts(b, h->text);
+		if (h->text[0] && h->text[strlen(h->text) - 1] != '\n')
+			buf_puts(b, "\n");
+		return;
+	}
+	buf_puts(b, "{\"path\":");
+	buf_json_string(b, h->path, strlen(h->path));
+	buf_printf(b, ",\"language\":\"%s\",\"kind\":\"%s\",\"start_line\":%u,"
+		      "\"end_line\":%u,\"score\":%.4f,\"names\":",
+		   lang_name(h->lang), chunk_kind_name(h->kind), h->lines.start,
+		   h->lines.end, h->score);
+	buf_json_string(b, h->names, strlen(h->names));
+	buf_puts(b, ",\"text\":");
+	buf_json_string(b, h->text, strlen(h->text));
+	buf_puts(b, "}\n");
+}
+
+static int cmd_search(int argc, char **argv)
+{
+	Opts o;
+	Index *ix = NULL;
+	IndexHit *hits;
+	uint32_t n;
+	Buf b = {0};
+	int err = parse_opts(argc, argv, &o, false);
+	const char *root, *query;
+
+	if (!err && (o.nargs < 1 || o.nargs > 2))
+		err = usage_error("search takes [ROOT] QUERY");
+	if (err || open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix)) {
+		opts_free(&o);
+		return err ? err : 1;
+	}
+	root = o.nargs == 2 ? o.args[0] : ".";
+	query = o.args[o.nargs - 1];
+	err = index_search(ix, query, strlen(query), o.limit, &hits, &n);
+	if (err) {
+		fprintf(stderr, "castls: searching %s: %s (%s)\n", root,
+			castls_strerror(err), index_errmsg(ix));
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			print_hit(&b, &hits[i], o.json);
+		fwrite(b.data, 1, b.len, stdout);
+		index_hits_free(hits, n);
+	}
+	buf_free(&b);
+	index_close(ix);
+	opts_free(&o);
+	return err ? 1 : 0;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	Opts o;
+	Index *ix = NULL;
+	IndexStatus st;
+	Buf b = {0};
+	int err = parse_opts(argc, argv, &o, false);
+
+	if (!err && o.nargs > 1)
+		err = usage_error("one ROOT at most");
+	if (err || open_index(&o, o.nargs ? o.args[0] : ".", &ix)) {
+		opts_free(&o);
+		return err ? err : 1;
+	}
+	if ((err = index_status(ix, &st))) {
+		fprintf(stderr, "castls: %s: %s\n", index_db_path(ix),
+			castls_strerror(err));
+	} else if (o.json) {
+		buf_printf(&b, "{\"root\":");
+		buf_json_string(&b, index_root(ix), strlen(index_root(ix)));
+		buf_puts(&b, ",\"database\":");
+		buf_json_string(&b, index_db_path(ix),
+				strlen(index_db_path(ix)));
+		buf_printf(&b, ",\"files\":%u,\"spans\":%u,\"chunks\":%u,"
+			       "\"sourceBytes\":%llu,\"databaseBytes\":%llu,"
+			       "\"lastIndexed\":%lld}\n",
+			   st.files, st.spans, st.chunks,
+			   (unsigned long long)st.source_bytes,
+			   (unsigned long long)st.db_bytes,
+			   (long long)st.last_indexed);
+	} else {
+		buf_printf(&b, "root      %s\ndatabase  %s (%.1f MB)\n",
+			   index_root(ix), index_db_path(ix),
+			   (double)st.db_bytes / 1e6);
+		buf_printf(&b, "files     %u (%.1f MB)\nspans     %u\n"
+			       "chunks    %u\n",
+			   st.files, (double)st.source_bytes / 1e6, st.spans,
+			   st.chunks);
+		for (int l = 1; l < LANG_COUNT; l++)
+			if (st.files_by_lang[l])
+				buf_printf(&b, "  %-11s %6u files %7u chunks\n",
+					   lang_name((Lang)l),
+					   st.files_by_lang[l],
+					   st.chunks_by_lang[l]);
+		for (int k = 0; k < CHUNK_KIND_COUNT; k++)
+			if (st.chunks_by_kind[k])
+				buf_printf(&b, "  chunks %-14s %7u\n",
+					   chunk_kind_name((ChunkKind)k),
+					   st.chunks_by_kind[k]);
+		for (int k = 0; k < SPAN_KIND_COUNT; k++)
+			if (st.spans_by_kind[k])
+				buf_printf(&b, "  spans  %-14s %7u\n",
+					   span_kind_name((SpanKind)k),
+					   st.spans_by_kind[k]);
+		if (st.last_indexed) {
+			time_t t = (time_t)st.last_indexed;
+			char when[64];
+
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+				 localtime(&t));
+			buf_printf(&b, "indexed   %s\n", when);
+		} else {
+			buf_puts(&b, "indexed   never\n");
+		}
+	}
+	fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
+	index_close(ix);
+	opts_free(&o);
+	return err ? 1 : 0;
 }
 
 static const struct {
@@ -230,6 +505,9 @@ static const struct {
 } commands[] = {
 	{"chunk", cmd_chunk},
 	{"spans", cmd_spans},
+	{"index", cmd_index},
+	{"search", cmd_search},
+	{"status", cmd_status},
 };
 
 int main(int argc, char **argv)

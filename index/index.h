@@ -1,0 +1,148 @@
+/*
+ * index.h: the workspace index. Chunks and spans of every supported file
+ * under a root, stored as rows in one SQLite database per root, with a
+ * code-aware full-text index over chunk text, names and paths.
+ *
+ * An Index is one database connection: use it from one thread at a time.
+ * Several Index handles (threads or processes) may share a database; one
+ * writes at a time and readers are never blocked (WAL).
+ */
+#ifndef CASTLS_INDEX_H
+#define CASTLS_INDEX_H
+
+#include "chunker/chunker.h"
+
+#define INDEX_SCHEMA_VERSION 1
+#define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
+#define INDEX_BUSY_TIMEOUT_MS 10000
+#define INDEX_MAX_JOBS 64
+#define INDEX_SEARCH_MAX 1000 /* results per query */
+
+typedef struct Index Index;
+
+typedef struct {
+	const char *root;         /* workspace root; must exist */
+	const char *db_path;      /* NULL: the default cache location */
+	uint32_t max_chunk_size;  /* 0: CHUNKER_DEFAULT_MAX_SIZE */
+	uint64_t max_file_size;   /* 0: INDEX_DEFAULT_MAX_FILE */
+	const char *exclude;      /* extra ignore patterns, one per line,
+				   * gitignore syntax, anchored at the root;
+				   * borrowed for the Index's life; NULL: none */
+	bool quiet;               /* no messages on stderr */
+} IndexOptions;
+
+/* Appends the default database path of an absolute root to out:
+ * $XDG_CACHE_HOME/castls/<hash of root>/index.db (~/.cache if unset). */
+void index_default_db_path(const char *root, Buf *out);
+
+/*
+ * Opens the index of opt->root, creating the database and its directory
+ * when missing. A database of another schema version, or one that fails
+ * to open or fails `PRAGMA quick_check`, is rebuilt empty (with a message
+ * on stderr) and filled by the next scan. Returns 0 and sets *out (the
+ * caller's to index_close), or CASTLS_ENOENT (no root), CASTLS_EACCES,
+ * CASTLS_EREADONLY or CASTLS_ENOSPC (the database's directory),
+ * CASTLS_EBUSY (locked past the busy timeout), CASTLS_EDB.
+ */
+int index_open(const IndexOptions *opt, Index **out);
+void index_close(Index *ix); /* NULL-safe */
+
+const char *index_root(const Index *ix);    /* absolute, no trailing / */
+const char *index_db_path(const Index *ix);
+/* The last SQLite or system message behind an error, for the user. */
+const char *index_errmsg(const Index *ix);
+
+/* ---------------------------------------------------------------------- *
+ * Scanning the workspace
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	uint32_t seen;      /* candidate files found so far */
+	uint32_t done;      /* of those, processed */
+	uint32_t indexed;   /* chunked and written */
+	uint32_t unchanged; /* same stamp, or same content */
+	uint32_t skipped;   /* binary, too large, unreadable, no language */
+	uint32_t removed;   /* rows of files that vanished */
+	uint64_t bytes;     /* bytes chunked */
+	bool walking;       /* the directory walk is still going */
+} ScanStats;
+
+/* Called from the scanning thread about ten times a second, and once at
+ * the end. */
+typedef void (*ScanProgressFn)(void *ctx, const ScanStats *s);
+
+/*
+ * Brings the index up to date with the files under the root: walks it
+ * (honouring .gitignore files, .git/info/exclude, .castlsignore and the
+ * exclude option; never leaving the root through a symlink), chunks new
+ * and changed files on `jobs` threads (0: one per core) and writes from
+ * the calling thread in batched transactions; each file's rows change in
+ * one transaction. A file with the stamp (size, mtime) it had is not read;
+ * one whose content hash is unchanged only gets its stamp updated; rows of
+ * vanished files are deleted. Setting *cancel (may be NULL) stops early
+ * with CASTLS_ECANCELED; what was committed stays.
+ */
+int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
+	       const volatile int *cancel, ScanStats *out);
+
+/* ---------------------------------------------------------------------- *
+ * Single files (live editor buffers)
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	uint32_t inserted, updated, deleted, kept; /* chunk + span rows */
+} IndexDelta;
+
+/*
+ * Replaces the rows of the file at relpath (relative to the root) with
+ * the chunks and spans of text, in one transaction. Rows whose content did
+ * not change keep their ids; rows that only moved get new positions.
+ * Borrows everything. delta may be NULL.
+ */
+int index_file_put(Index *ix, const char *relpath, const char *text,
+		   uint32_t len, const Chunking *c, IndexDelta *delta);
+
+/* Deletes the rows of the file at relpath; 0 also when it had none. */
+int index_file_remove(Index *ix, const char *relpath);
+
+/* ---------------------------------------------------------------------- *
+ * Queries
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	int64_t id;        /* chunk row id */
+	int64_t span_id;   /* innermost span, or 0 */
+	int64_t file_id;
+	char *path;        /* relative to the root */
+	Lang lang;
+	ChunkKind kind;
+	ByteRange bytes;
+	LineRange lines;
+	double score;      /* higher is better (negated bm25) */
+	char *names;       /* qualified names in the chunk, space-separated */
+	char *text;
+} IndexHit;
+
+/*
+ * Full-text search for free text or identifiers. Returns up to limit
+ * (at most INDEX_SEARCH_MAX) hits, best first, in *hits (the caller's to
+ * index_hits_free). Text that yields no search terms gives no hits.
+ */
+int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
+		 IndexHit **hits, uint32_t *n);
+void index_hits_free(IndexHit *hits, uint32_t n);
+
+typedef struct {
+	uint32_t files, spans, chunks;
+	uint32_t files_by_lang[LANG_COUNT];
+	uint32_t chunks_by_lang[LANG_COUNT];
+	uint32_t chunks_by_kind[CHUNK_KIND_COUNT];
+	uint32_t spans_by_kind[SPAN_KIND_COUNT];
+	uint64_t source_bytes;
+	uint64_t db_bytes;       /* database file plus its WAL */
+	int64_t last_indexed;    /* unix seconds; 0 never */
+} IndexStatus;
+
+int index_status(Index *ix, IndexStatus *out);
+
+#endif

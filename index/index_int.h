@@ -1,0 +1,78 @@
+/*
+ * index_int.h: shared between the files of index/ only.
+ */
+#ifndef CASTLS_INDEX_INT_H
+#define CASTLS_INDEX_INT_H
+
+#include <sqlite3.h>
+
+#include "index.h"
+
+/* Prepared statements, one per row of the table in store.c. */
+enum {
+	ST_FILE_GET,
+	ST_FILE_PUT,
+	ST_FILE_DELETE,
+	ST_FILE_STAMP,
+	ST_FILES_ALL,
+	ST_SPANS_OF,
+	ST_SPAN_INSERT,
+	ST_SPAN_UPDATE,
+	ST_SPAN_DELETE,
+	ST_CHUNKS_OF,
+	ST_CHUNK_INSERT,
+	ST_CHUNK_UPDATE,
+	ST_CHUNK_DELETE,
+	ST_CHUNK_TEXT,
+	ST_FTS_INSERT,
+	ST_FTS_DELETE,
+	ST_META_PUT,
+	ST_COUNT
+};
+
+struct Index {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	char *root;
+	char *db_path;
+	char errmsg[512];
+	IndexOptions opt;
+	bool in_txn;
+};
+
+/* Maps a SQLite result code to a castls code, and keeps its message. */
+int index__db_error(Index *ix, int rc);
+
+/* Transactions: begin (immediate, so a second writer waits here) and
+ * commit or roll back. */
+int index__begin(Index *ix);
+int index__commit(Index *ix);
+void index__rollback(Index *ix);
+
+/* Reset a statement for reuse and hand it out. */
+sqlite3_stmt *index__stmt(Index *ix, int which);
+
+/* What the index remembers of a file. */
+typedef struct {
+	int64_t id;
+	int64_t size, mtime; /* mtime in nanoseconds */
+	uint64_t hash;
+} FileStamp;
+
+/* Loads the stamp of relpath; returns 1 if found, 0 if not, <0 error. */
+int index__file_stamp(Index *ix, const char *relpath, FileStamp *out);
+
+/* Within a transaction: writes the rows of one file (see index_file_put)
+ * with its stamp. */
+int index__file_write(Index *ix, const char *relpath, Lang lang,
+		      const FileStamp *stamp, const char *text, uint32_t len,
+		      const Chunking *c, IndexDelta *delta);
+/* Within a transaction: new stamp, same rows. */
+int index__file_touch(Index *ix, int64_t id, const FileStamp *stamp);
+/* Within a transaction: deletes a file and its rows. */
+int index__file_delete(Index *ix, int64_t id);
+
+/* Wall clock in unix seconds. */
+int64_t index__now(void);
+
+#endif

@@ -1,0 +1,610 @@
+/*
+ * scan.c: bringing the index up to date with the files under its root.
+ *
+ * 1. Walk the root (one thread): honour ignore files, never leave the root
+ *    through a symlink, never enter a directory twice (symlink loops).
+ * 2. Merge the sorted candidate list with the stored stamps: same size and
+ *    mtime means unchanged; stored paths not found have vanished.
+ * 3. Worker threads read, hash and chunk the rest; the calling thread
+ *    writes their results in batched transactions (one writer, so SQLite
+ *    never sees two writes at once from us).
+ */
+#include "index_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ignore.h"
+
+#define WALK_MAX_DEPTH 128     /* directories deeper than this are skipped */
+#define BATCH_FILES 256        /* files per write transaction */
+#define BATCH_MS 300           /* or this long, whichever comes first */
+#define QUEUE_MAX 64           /* results waiting for the writer */
+#define PROGRESS_MS 100
+
+/* ---------------------------------------------------------------------- *
+ * Candidates
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	char *rel;
+	int64_t size, mtime;
+	FileStamp stored;
+	bool known; /* the index has this path */
+} Candidate;
+
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+} DirId;
+
+typedef struct {
+	Index *ix;
+	Ignore *ig;
+	Candidate *c;
+	uint32_t n, cap;
+	DirId *dirs;
+	uint32_t ndirs, dcap;
+	size_t root_len;
+	ScanStats *stats;
+	const volatile int *cancel;
+} Walk;
+
+static int64_t stat_mtime(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Records a directory; false when it was entered before (a loop). */
+static bool enter_once(Walk *w, const struct stat *st)
+{
+	for (uint32_t i = 0; i < w->ndirs; i++)
+		if (w->dirs[i].dev == st->st_dev && w->dirs[i].ino == st->st_ino)
+			return false;
+	if (w->ndirs == w->dcap) {
+		w->dcap = w->dcap ? w->dcap * 2 : 64;
+		w->dirs = xrealloc(w->dirs, w->dcap * sizeof(*w->dirs));
+	}
+	w->dirs[w->ndirs++] = (DirId){st->st_dev, st->st_ino};
+	return true;
+}
+
+/* Adds the patterns of file abs (if it exists) for directory rel. */
+static void add_ignore_file(Walk *w, const char *abs, const char *rel)
+{
+	char *text;
+	size_t len;
+
+	if (castls_read_file(abs, 1u << 20, &text, &len) == 0) {
+		ignore_add(w->ig, rel, text, len);
+		xfree(text);
+	}
+}
+
+static void add_candidate(Walk *w, const char *rel, const struct stat *st)
+{
+	Candidate *c;
+
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 1024;
+		w->c = xrealloc(w->c, w->cap * sizeof(*w->c));
+	}
+	c = &w->c[w->n++];
+	memset(c, 0, sizeof(*c));
+	c->rel = xstrdup(rel);
+	c->size = st->st_size;
+	c->mtime = stat_mtime(st);
+	w->stats->seen++;
+}
+
+/* Follows a symlink only when it resolves inside the root; fills *st
+ * with the target's status. */
+static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(abs, real) || strncmp(real, w->ix->root, w->root_len) ||
+	    (real[w->root_len] != '/' && real[w->root_len] != '\0'))
+		return false;
+	return stat(real, st) == 0;
+}
+
+static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth);
+
+/* One directory entry; abs and rel already name it. */
+static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
+{
+	struct stat st;
+	const char *base = strrchr(rel->data, '/');
+	uint64_t max = w->ix->opt.max_file_size ? w->ix->opt.max_file_size
+						: INDEX_DEFAULT_MAX_FILE;
+
+	base = base ? base + 1 : rel->data;
+	if (lstat(abs->data, &st) < 0)
+		return; /* vanished since readdir */
+	if (S_ISLNK(st.st_mode) && !link_target_ok(w, abs->data, &st))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		if (strcmp(base, ".git") == 0 ||
+		    ignore_match(w->ig, rel->data, true))
+			return;
+		if (depth < WALK_MAX_DEPTH && enter_once(w, &st))
+			walk_dir(w, abs, rel, depth + 1);
+		return;
+	}
+	if (!S_ISREG(st.st_mode) || ignore_match(w->ig, rel->data, false))
+		return;
+	/* Known language by name, or no extension at all (a shebang may
+	 * tell); everything else is not ours. */
+	if (lang_detect(rel->data, NULL, 0) == LANG_NONE &&
+	    (strchr(base, '.') && base[0] != '.'))
+		return;
+	if ((uint64_t)st.st_size > max) {
+		w->stats->skipped++;
+		return;
+	}
+	add_candidate(w, rel->data, &st);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth)
+{
+	size_t mark = ignore_mark(w->ig), alen = abs->len, rlen = rel->len;
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+
+	if (w->cancel && *w->cancel)
+		return;
+	buf_puts(abs, "/.gitignore");
+	add_ignore_file(w, abs->data, rel->data);
+	abs->len = alen;
+	buf_puts(abs, "/.castlsignore");
+	add_ignore_file(w, abs->data, rel->data);
+	abs->len = alen;
+	abs->data[alen] = '\0';
+	if (!(d = opendir(abs->data)))
+		goto out;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			names = xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	/* Sorted, so scans are deterministic and the list comes out in
+	 * path order for most trees. */
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		buf_printf(abs, "/%s", names[i]);
+		if (rlen)
+			buf_puts(rel, "/");
+		buf_puts(rel, names[i]);
+		walk_entry(w, abs, rel, depth);
+		abs->len = alen;
+		abs->data[alen] = '\0';
+		rel->len = rlen;
+		if (rel->data)
+			rel->data[rlen] = '\0';
+		xfree(names[i]);
+	}
+	xfree(names);
+out:
+	ignore_reset(w->ig, mark);
+}
+
+static int cmp_candidates(const void *a, const void *b)
+{
+	return strcmp(((const Candidate *)a)->rel, ((const Candidate *)b)->rel);
+}
+
+static void walk_root(Walk *w)
+{
+	Buf abs = {0}, rel = {0};
+	struct stat st;
+
+	buf_puts(&abs, w->ix->root);
+	buf_puts(&rel, "");
+	if (w->ix->opt.exclude)
+		ignore_add(w->ig, "", w->ix->opt.exclude,
+			   strlen(w->ix->opt.exclude));
+	buf_puts(&abs, "/.git/info/exclude");
+	add_ignore_file(w, abs.data, "");
+	abs.len = w->root_len;
+	abs.data[abs.len] = '\0';
+	if (stat(abs.data, &st) == 0)
+		enter_once(w, &st);
+	walk_dir(w, &abs, &rel, 0);
+	buf_free(&abs);
+	buf_free(&rel);
+	qsort(w->c, w->n, sizeof(*w->c), cmp_candidates);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Merging with what is stored
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	int64_t *ids; /* stored files no longer found */
+	uint32_t n, cap;
+} Vanished;
+
+static int merge_stored(Walk *w, Vanished *gone)
+{
+	sqlite3_stmt *s;
+	uint32_t i = 0;
+	int rc = sqlite3_prepare_v2(w->ix->db,
+				    "SELECT id, path, size, mtime, hash FROM"
+				    " files ORDER BY path",
+				    -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return index__db_error(w->ix, rc);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(s, 1);
+		int cmp = -1;
+
+		while (i < w->n && (cmp = strcmp(w->c[i].rel, path)) < 0)
+			i++;
+		if (i < w->n && cmp == 0) {
+			Candidate *c = &w->c[i];
+
+			c->known = true;
+			c->stored.id = sqlite3_column_int64(s, 0);
+			c->stored.size = sqlite3_column_int64(s, 2);
+			c->stored.mtime = sqlite3_column_int64(s, 3);
+			c->stored.hash = (uint64_t)sqlite3_column_int64(s, 4);
+			continue;
+		}
+		if (gone->n == gone->cap) {
+			gone->cap = gone->cap ? gone->cap * 2 : 64;
+			gone->ids = xrealloc(gone->ids,
+					     gone->cap * sizeof(*gone->ids));
+		}
+		gone->ids[gone->n++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : index__db_error(w->ix, rc);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Workers
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+	RES_WRITE,  /* new rows */
+	RES_TOUCH,  /* same content, new stamp */
+	RES_DROP,   /* no longer indexable or gone: delete stored rows */
+	RES_NOTHING,
+} ResultKind;
+
+typedef struct Result {
+	ResultKind kind;
+	Candidate *cand;
+	Lang lang;
+	FileStamp stamp;
+	char *text;
+	uint32_t len;
+	Chunking chunks;
+	bool skipped;
+	struct Result *next;
+} Result;
+
+typedef struct {
+	Walk *w;
+	Candidate **todo;
+	uint32_t ntodo, next;
+	pthread_mutex_t mu;
+	pthread_cond_t not_empty, not_full;
+	Result *head, *tail;
+	uint32_t queued, workers_left;
+	int stop;
+} Pool;
+
+static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
+{
+	Buf abs = {0};
+	size_t len;
+	uint64_t max = ix->opt.max_file_size ? ix->opt.max_file_size
+					     : INDEX_DEFAULT_MAX_FILE;
+	int err;
+
+	r->cand = c;
+	r->stamp.size = c->size;
+	r->stamp.mtime = c->mtime;
+	buf_printf(&abs, "%s/%s", ix->root, c->rel);
+	err = castls_read_file(abs.data, max, &r->text, &len);
+	buf_free(&abs);
+	r->kind = c->known ? RES_DROP : RES_NOTHING;
+	r->skipped = true;
+	if (err) /* vanished, unreadable or grew past the limit */
+		return;
+	r->len = (uint32_t)len;
+	r->lang = lang_detect(c->rel, r->text, len);
+	if (r->lang == LANG_NONE || castls_is_binary(r->text, len))
+		return;
+	r->stamp.hash = castls_hash(r->text, len, 0);
+	r->skipped = false;
+	if (c->known && c->stored.hash == r->stamp.hash) {
+		r->kind = RES_TOUCH;
+		return;
+	}
+	if (chunker_run(ch, r->lang, r->text, r->len, NULL, &r->chunks) == 0)
+		r->kind = RES_WRITE;
+	else
+		r->skipped = true;
+}
+
+static void *worker_main(void *arg)
+{
+	Pool *p = arg;
+	Chunker *ch = chunker_new(p->w->ix->opt.max_chunk_size);
+
+	for (;;) {
+		Result *r;
+		uint32_t i;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->queued >= QUEUE_MAX && !p->stop)
+			pthread_cond_wait(&p->not_full, &p->mu);
+		i = p->next < p->ntodo && !p->stop ? p->next++ : UINT32_MAX;
+		pthread_mutex_unlock(&p->mu);
+		if (i == UINT32_MAX || (p->w->cancel && *p->w->cancel))
+			break;
+		r = xcalloc(1, sizeof(*r));
+		process(ch, p->w->ix, p->todo[i], r);
+		pthread_mutex_lock(&p->mu);
+		if (p->tail)
+			p->tail->next = r;
+		else
+			p->head = r;
+		p->tail = r;
+		p->queued++;
+		pthread_cond_signal(&p->not_empty);
+		pthread_mutex_unlock(&p->mu);
+	}
+	chunker_delete(ch);
+	pthread_mutex_lock(&p->mu);
+	p->workers_left--;
+	pthread_cond_signal(&p->not_empty);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The next result, or NULL when every worker has finished. */
+static Result *pool_pop(Pool *p)
+{
+	Result *r;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->head && p->workers_left)
+		pthread_cond_wait(&p->not_empty, &p->mu);
+	if ((r = p->head)) {
+		p->head = r->next;
+		if (!p->head)
+			p->tail = NULL;
+		p->queued--;
+		pthread_cond_signal(&p->not_full);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return r;
+}
+
+static void result_free(Result *r)
+{
+	if (r->kind == RES_WRITE)
+		chunking_close(&r->chunks);
+	xfree(r->text);
+	xfree(r);
+}
+
+/* ---------------------------------------------------------------------- *
+ * The writer
+ * ---------------------------------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int apply(Index *ix, Result *r, ScanStats *st)
+{
+	int err = 0;
+
+	switch (r->kind) {
+	case RES_WRITE:
+		err = index__file_write(ix, r->cand->rel, r->lang, &r->stamp,
+					r->text, r->len, &r->chunks, NULL);
+		st->indexed++;
+		st->bytes += r->len;
+		break;
+	case RES_TOUCH:
+		err = index__file_touch(ix, r->cand->stored.id, &r->stamp);
+		st->unchanged++;
+		break;
+	case RES_DROP:
+		err = index__file_delete(ix, r->cand->stored.id);
+		st->removed++;
+		break;
+	case RES_NOTHING:
+		break;
+	}
+	st->skipped += r->skipped;
+	st->done++;
+	return err;
+}
+
+static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
+{
+	Index *ix = p->w->ix;
+	ScanStats *st = p->w->stats;
+	int64_t batch_start = now_ms(), last_progress = 0;
+	uint32_t in_batch = 0;
+	Result *r;
+	int err = 0;
+
+	while ((r = pool_pop(p))) {
+		if (!err && !ix->in_txn)
+			err = index__begin(ix);
+		if (!err)
+			err = apply(ix, r, st);
+		result_free(r);
+		in_batch++;
+		if (!err && (in_batch >= BATCH_FILES ||
+			     now_ms() - batch_start >= BATCH_MS)) {
+			err = index__commit(ix);
+			in_batch = 0;
+			batch_start = now_ms();
+		}
+		if (err) { /* let the workers finish, drop what they send */
+			pthread_mutex_lock(&p->mu);
+			p->stop = 1;
+			pthread_cond_broadcast(&p->not_full);
+			pthread_mutex_unlock(&p->mu);
+		}
+		if (fn && now_ms() - last_progress >= PROGRESS_MS) {
+			fn(ctx, st);
+			last_progress = now_ms();
+		}
+	}
+	if (ix->in_txn)
+		err = err ? (index__rollback(ix), err) : index__commit(ix);
+	return err;
+}
+
+static int drop_vanished(Index *ix, const Vanished *gone, ScanStats *st)
+{
+	int err;
+
+	if (!gone->n)
+		return 0;
+	if ((err = index__begin(ix)))
+		return err;
+	for (uint32_t i = 0; i < gone->n && !err; i++) {
+		err = index__file_delete(ix, gone->ids[i]);
+		st->removed++;
+	}
+	if (err) {
+		index__rollback(ix);
+		return err;
+	}
+	return index__commit(ix);
+}
+
+static int mark_scanned(Index *ix)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_META_PUT);
+	char when[32];
+	int rc;
+
+	snprintf(when, sizeof(when), "%lld", (long long)index__now());
+	sqlite3_bind_text(s, 1, "last_scan", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, when, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
+{
+	Pool p;
+	pthread_t threads[INDEX_MAX_JOBS];
+	int i, started = 0, err;
+
+	memset(&p, 0, sizeof(p));
+	p.w = w;
+	p.todo = xmalloc((w->n + 1) * sizeof(*p.todo));
+	for (uint32_t k = 0; k < w->n; k++) {
+		Candidate *c = &w->c[k];
+
+		if (c->known && c->stored.size == c->size &&
+		    c->stored.mtime == c->mtime) {
+			w->stats->unchanged++;
+			w->stats->done++;
+		} else {
+			p.todo[p.ntodo++] = c;
+		}
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.not_empty, NULL);
+	pthread_cond_init(&p.not_full, NULL);
+	p.workers_left = (uint32_t)jobs;
+	for (i = 0; i < jobs; i++) {
+		if (pthread_create(&threads[i], NULL, worker_main, &p) != 0)
+			break;
+		started++;
+	}
+	pthread_mutex_lock(&p.mu);
+	p.workers_left -= (uint32_t)(jobs - started);
+	pthread_mutex_unlock(&p.mu);
+	err = started ? write_results(&p, fn, ctx) : CASTLS_EIO;
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_cond_destroy(&p.not_full);
+	pthread_cond_destroy(&p.not_empty);
+	pthread_mutex_destroy(&p.mu);
+	xfree(p.todo);
+	return err;
+}
+
+int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
+	       const volatile int *cancel, ScanStats *out)
+{
+	ScanStats local;
+	Walk w;
+	Vanished gone = {0};
+	int err;
+
+	memset(&local, 0, sizeof(local));
+	memset(&w, 0, sizeof(w));
+	w.ix = ix;
+	w.ig = ignore_new();
+	w.root_len = strlen(ix->root);
+	w.stats = &local;
+	w.cancel = cancel;
+	if (jobs <= 0)
+		jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	jobs = jobs < 1 ? 1 : jobs > INDEX_MAX_JOBS ? INDEX_MAX_JOBS : jobs;
+	local.walking = true;
+	walk_root(&w);
+	local.walking = false;
+	err = merge_stored(&w, &gone);
+	if (!err)
+		err = drop_vanished(ix, &gone, &local);
+	if (!err)
+		err = run_pool(&w, jobs, fn, ctx);
+	if (!err && cancel && *cancel)
+		err = CASTLS_ECANCELED;
+	if (!err)
+		err = mark_scanned(ix);
+	if (fn)
+		fn(ctx, &local);
+	for (uint32_t i = 0; i < w.n; i++)
+		xfree(w.c[i].rel);
+	xfree(w.c);
+	xfree(w.dirs);
+	xfree(gone.ids);
+	ignore_delete(w.ig);
+	if (out)
+		*out = local;
+	return err;
+}

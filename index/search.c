@@ -1,0 +1,187 @@
+/*
+ * search.c: full-text queries and status counts.
+ */
+#include "index_int.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tokenize.h"
+
+/* Column weights for bm25(): a hit in a chunk's names (its definitions)
+ * counts more than one in its text, and a path hit a little. */
+#define W_TEXT 1.0
+#define W_NAMES 4.0
+#define W_PATH 2.0
+
+static Lang lang_of(const unsigned char *name)
+{
+	return lang_from_name(name ? (const char *)name : "");
+}
+
+static ChunkKind chunk_kind_of(const unsigned char *name)
+{
+	for (int k = 0; k < CHUNK_KIND_COUNT; k++)
+		if (name && strcmp((const char *)name,
+				   chunk_kind_name((ChunkKind)k)) == 0)
+			return (ChunkKind)k;
+	return CHUNK_STATEMENTS;
+}
+
+static char *column_dup(sqlite3_stmt *s, int i)
+{
+	const char *p = (const char *)sqlite3_column_text(s, i);
+
+	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
+}
+
+int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
+		 IndexHit **hits, uint32_t *n)
+{
+	static const char sql[] =
+		"SELECT c.id, c.span_id, c.file_id, f.path, f.lang, c.kind,"
+		" c.start_byte, c.end_byte, c.start_line, c.end_line,"
+		" -bm25(chunks_fts, ?2, ?3, ?4), c.names, c.text"
+		" FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+		" JOIN files f ON f.id = c.file_id"
+		" WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts, ?2, ?3,"
+		" ?4) LIMIT ?5";
+	Buf expr = {0};
+	sqlite3_stmt *s;
+	uint32_t cap = 0;
+	int rc;
+
+	*hits = NULL;
+	*n = 0;
+	if (limit > INDEX_SEARCH_MAX)
+		limit = INDEX_SEARCH_MAX;
+	if (!limit || code_query_build(query, len, &expr) == 0) {
+		buf_free(&expr);
+		return 0;
+	}
+	rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		buf_free(&expr);
+		return index__db_error(ix, rc);
+	}
+	sqlite3_bind_text(s, 1, expr.data, (int)expr.len, SQLITE_STATIC);
+	sqlite3_bind_double(s, 2, W_TEXT);
+	sqlite3_bind_double(s, 3, W_NAMES);
+	sqlite3_bind_double(s, 4, W_PATH);
+	sqlite3_bind_int(s, 5, (int)limit);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		IndexHit *h;
+
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*hits = xrealloc(*hits, cap * sizeof(**hits));
+		}
+		h = &(*hits)[(*n)++];
+		h->id = sqlite3_column_int64(s, 0);
+		h->span_id = sqlite3_column_int64(s, 1);
+		h->file_id = sqlite3_column_int64(s, 2);
+		h->path = column_dup(s, 3);
+		h->lang = lang_of(sqlite3_column_text(s, 4));
+		h->kind = chunk_kind_of(sqlite3_column_text(s, 5));
+		h->bytes.start = (uint32_t)sqlite3_column_int64(s, 6);
+		h->bytes.end = (uint32_t)sqlite3_column_int64(s, 7);
+		h->lines.start = (uint32_t)sqlite3_column_int64(s, 8);
+		h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
+		h->score = sqlite3_column_double(s, 10);
+		h->names = column_dup(s, 11);
+		h->text = column_dup(s, 12);
+	}
+	sqlite3_finalize(s);
+	buf_free(&expr);
+	if (rc != SQLITE_DONE) {
+		index_hits_free(*hits, *n);
+		*hits = NULL;
+		*n = 0;
+		return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
+void index_hits_free(IndexHit *hits, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		xfree(hits[i].path);
+		xfree(hits[i].names);
+		xfree(hits[i].text);
+	}
+	xfree(hits);
+}
+
+/* Runs a two-column (name, count) query and adds counts into table by
+ * the name's index, found through namefn. */
+static int count_by(Index *ix, const char *sql, uint32_t *table, int n,
+		    const char *(*namefn)(int))
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		for (int i = 0; i < n && name; i++)
+			if (strcmp(namefn(i), name) == 0)
+				table[i] += (uint32_t)sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+static const char *lang_at(int i) { return lang_name((Lang)i); }
+static const char *chunk_kind_at(int i) { return chunk_kind_name((ChunkKind)i); }
+static const char *span_kind_at(int i) { return span_kind_name((SpanKind)i); }
+
+static int64_t single(Index *ix, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int index_status(Index *ix, IndexStatus *out)
+{
+	struct stat st;
+	Buf wal = {0};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = count_by(ix, "SELECT lang, count(*) FROM files GROUP BY 1",
+			    out->files_by_lang, LANG_COUNT, lang_at)) ||
+	    (err = count_by(ix,
+			    "SELECT f.lang, count(*) FROM chunks c JOIN files f"
+			    " ON f.id = c.file_id GROUP BY 1",
+			    out->chunks_by_lang, LANG_COUNT, lang_at)) ||
+	    (err = count_by(ix, "SELECT kind, count(*) FROM chunks GROUP BY 1",
+			    out->chunks_by_kind, CHUNK_KIND_COUNT,
+			    chunk_kind_at)) ||
+	    (err = count_by(ix, "SELECT kind, count(*) FROM spans GROUP BY 1",
+			    out->spans_by_kind, SPAN_KIND_COUNT, span_kind_at)))
+		return err;
+	out->files = (uint32_t)single(ix, "SELECT count(*) FROM files");
+	out->chunks = (uint32_t)single(ix, "SELECT count(*) FROM chunks");
+	out->spans = (uint32_t)single(ix, "SELECT count(*) FROM spans");
+	out->source_bytes =
+		(uint64_t)single(ix, "SELECT total(size) FROM files");
+	out->last_indexed =
+		single(ix, "SELECT CAST(value AS INTEGER) FROM meta"
+			   " WHERE key='last_scan'");
+	if (stat(ix->db_path, &st) == 0)
+		out->db_bytes = (uint64_t)st.st_size;
+	buf_printf(&wal, "%s-wal", ix->db_path);
+	if (stat(wal.data, &st) == 0)
+		out->db_bytes += (uint64_t)st.st_size;
+	buf_free(&wal);
+	return 0;
+}

@@ -1,0 +1,807 @@
+/*
+ * store.c: the SQLite side of the index. Schema, opening and rebuilding,
+ * and writing one file's rows so that unchanged rows keep their ids.
+ */
+#include "index_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tokenize.h"
+
+/* ---------------------------------------------------------------------- *
+ * Schema
+ * ---------------------------------------------------------------------- */
+
+/* Kinds and languages are stored by name so the database reads on its
+ * own; span and chunk `hash` columns identify content for stable ids. */
+static const char schema[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE files("
+	" id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
+	" lang TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,"
+	" hash INTEGER NOT NULL, indexed_at INTEGER NOT NULL);"
+	"CREATE TABLE spans("
+	" id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
+	" parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
+	" qualname TEXT NOT NULL, start_byte INTEGER NOT NULL,"
+	" end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+	" end_line INTEGER NOT NULL, header TEXT NOT NULL,"
+	" doc TEXT NOT NULL, hash INTEGER NOT NULL);"
+	"CREATE INDEX spans_file ON spans(file_id, start_byte);"
+	"CREATE INDEX spans_parent ON spans(parent_id);"
+	"CREATE INDEX spans_name ON spans(name);"
+	"CREATE INDEX spans_qualname ON spans(qualname);"
+	"CREATE TABLE chunks("
+	" id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
+	" kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
+	" end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+	" end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
+	" hash INTEGER NOT NULL, names TEXT NOT NULL, text TEXT NOT NULL);"
+	"CREATE INDEX chunks_file ON chunks(file_id, start_byte);"
+	"CREATE INDEX chunks_span ON chunks(span_id);"
+	/* The full-text index reads its documents through this view, so
+	 * chunk text is stored once. */
+	"CREATE VIEW chunks_doc AS SELECT c.id AS id, c.text AS text,"
+	" c.names AS names, f.path AS path"
+	" FROM chunks c JOIN files f ON f.id = c.file_id;"
+	"CREATE VIRTUAL TABLE chunks_fts USING fts5(text, names, path,"
+	" content='chunks_doc', content_rowid='id', tokenize='castls');";
+
+static const char *const statements[ST_COUNT] = {
+	[ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
+	[ST_FILE_PUT] = "INSERT INTO files(path, lang, size, mtime, hash,"
+			" indexed_at) VALUES(?,?,?,?,?,?)"
+			" ON CONFLICT(path) DO UPDATE SET lang=excluded.lang,"
+			" size=excluded.size, mtime=excluded.mtime,"
+			" hash=excluded.hash, indexed_at=excluded.indexed_at"
+			" RETURNING id",
+	[ST_FILE_DELETE] = "DELETE FROM files WHERE id=?",
+	[ST_FILE_STAMP] = "UPDATE files SET size=?, mtime=?, hash=? WHERE id=?",
+	[ST_FILES_ALL] = "SELECT id, path FROM files",
+	[ST_SPANS_OF] = "SELECT id, hash, parent_id, start_byte, end_byte,"
+			" start_line, end_line FROM spans WHERE file_id=?",
+	[ST_SPAN_INSERT] = "INSERT INTO spans(file_id, parent_id, kind, name,"
+			   " qualname, start_byte, end_byte, start_line,"
+			   " end_line, header, doc, hash)"
+			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_SPAN_UPDATE] = "UPDATE spans SET parent_id=?, start_byte=?,"
+			   " end_byte=?, start_line=?, end_line=? WHERE id=?",
+	[ST_SPAN_DELETE] = "DELETE FROM spans WHERE id=?",
+	[ST_CHUNKS_OF] = "SELECT id, hash, span_id, start_byte, end_byte,"
+			 " start_line, end_line FROM chunks WHERE file_id=?",
+	[ST_CHUNK_INSERT] = "INSERT INTO chunks(file_id, span_id, kind,"
+			    " start_byte, end_byte, start_line, end_line,"
+			    " size, hash, names, text)"
+			    " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CHUNK_UPDATE] = "UPDATE chunks SET span_id=?, start_byte=?,"
+			    " end_byte=?, start_line=?, end_line=? WHERE id=?",
+	[ST_CHUNK_DELETE] = "DELETE FROM chunks WHERE id=?",
+	[ST_CHUNK_TEXT] = "SELECT c.text, c.names, f.path FROM chunks c"
+			  " JOIN files f ON f.id=c.file_id WHERE c.id=?",
+	[ST_FTS_INSERT] = "INSERT INTO chunks_fts(rowid, text, names, path)"
+			  " VALUES(?,?,?,?)",
+	[ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
+			  " names, path) VALUES('delete',?,?,?,?)",
+	[ST_META_PUT] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+};
+
+/* ---------------------------------------------------------------------- *
+ * Errors and small helpers
+ * ---------------------------------------------------------------------- */
+
+int index__db_error(Index *ix, int rc)
+{
+	if (ix && ix->db)
+		snprintf(ix->errmsg, sizeof(ix->errmsg), "%s",
+			 sqlite3_errmsg(ix->db));
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return CASTLS_EBUSY;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return CASTLS_ECORRUPT;
+	case SQLITE_READONLY:
+		return CASTLS_EREADONLY;
+	case SQLITE_FULL:
+		return CASTLS_ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return CASTLS_EACCES;
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+		return CASTLS_EIO;
+	default:
+		return CASTLS_EDB;
+	}
+}
+
+const char *index_errmsg(const Index *ix) { return ix->errmsg; }
+const char *index_root(const Index *ix) { return ix->root; }
+const char *index_db_path(const Index *ix) { return ix->db_path; }
+
+int64_t index__now(void) { return (int64_t)time(NULL); }
+
+sqlite3_stmt *index__stmt(Index *ix, int which)
+{
+	sqlite3_stmt *s = ix->st[which];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+static int exec(Index *ix, const char *sql)
+{
+	int rc = sqlite3_exec(ix->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : index__db_error(ix, rc);
+}
+
+int index__begin(Index *ix)
+{
+	int err = exec(ix, "BEGIN IMMEDIATE");
+
+	ix->in_txn = err == 0;
+	return err;
+}
+
+int index__commit(Index *ix)
+{
+	int err = exec(ix, "COMMIT");
+
+	if (err)
+		index__rollback(ix);
+	ix->in_txn = false;
+	return err;
+}
+
+void index__rollback(Index *ix)
+{
+	sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+	ix->in_txn = false;
+}
+
+/* Runs a statement that returns no rows (or whose rows we ignore). */
+static int step_done(Index *ix, sqlite3_stmt *s)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *p, size_t n)
+{
+	sqlite3_bind_text(s, i, p, (int)n, SQLITE_STATIC);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Opening
+ * ---------------------------------------------------------------------- */
+
+void index_default_db_path(const char *root, Buf *out)
+{
+	const char *cache = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (cache && *cache)
+		buf_puts(out, cache);
+	else
+		buf_printf(out, "%s/.cache", home && *home ? home : "/tmp");
+	buf_printf(out, "/castls/%016llx/index.db",
+		   (unsigned long long)castls_hash(root, strlen(root), 0));
+}
+
+/* mkdir -p for the directory part of path. */
+static int make_parent_dirs(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	int err = 0;
+
+	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			err = castls_from_errno(errno);
+			break;
+		}
+		*s = '/';
+	}
+	xfree(p);
+	return err;
+}
+
+static int user_version(Index *ix, int *version)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(ix->db, "PRAGMA user_version", -1, &s,
+				    NULL);
+
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	rc = sqlite3_step(s);
+	*version = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : index__db_error(ix, rc);
+}
+
+/* True when `PRAGMA quick_check` answers ok. */
+static bool quick_check_ok(Index *ix)
+{
+	sqlite3_stmt *s;
+	bool ok = false;
+
+	if (sqlite3_prepare_v2(ix->db, "PRAGMA quick_check", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return false;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *r = (const char *)sqlite3_column_text(s, 0);
+
+		ok = r && strcmp(r, "ok") == 0;
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
+static void close_db(Index *ix)
+{
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(ix->st[i]);
+		ix->st[i] = NULL;
+	}
+	sqlite3_close(ix->db); /* also after a failed open */
+	ix->db = NULL;
+}
+
+/* Removes the database and its WAL and shared-memory files. */
+static void remove_db_files(const char *path)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+	Buf b = {0};
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++) {
+		b.len = 0;
+		buf_printf(&b, "%s%s", path, suffixes[i]);
+		unlink(b.data);
+	}
+	buf_free(&b);
+}
+
+/* Opens the file, checks it and brings the schema in. Returns 0,
+ * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
+static int open_db(Index *ix)
+{
+	int rc, version, err;
+
+	rc = sqlite3_open_v2(ix->db_path, &ix->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_busy_timeout(ix->db, INDEX_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(ix->db, 1);
+	if ((err = user_version(ix, &version)))
+		return err;
+	if (version != 0 && version != INDEX_SCHEMA_VERSION) {
+		snprintf(ix->errmsg, sizeof(ix->errmsg),
+			 "schema version %d, expected %d", version,
+			 INDEX_SCHEMA_VERSION);
+		return CASTLS_ECORRUPT;
+	}
+	if (version != 0 && !quick_check_ok(ix)) {
+		snprintf(ix->errmsg, sizeof(ix->errmsg), "quick_check failed");
+		return CASTLS_ECORRUPT;
+	}
+	if ((err = exec(ix, "PRAGMA journal_mode=WAL")) ||
+	    (err = exec(ix, "PRAGMA synchronous=NORMAL")))
+		return err;
+	if (code_tokenizer_register(ix->db))
+		return CASTLS_EDB;
+	if (version == 0) {
+		if ((err = index__begin(ix)))
+			return err;
+		if ((err = user_version(ix, &version)) == 0 && version == 0) {
+			char pragma[64];
+
+			snprintf(pragma, sizeof(pragma),
+				 "PRAGMA user_version=%d", INDEX_SCHEMA_VERSION);
+			if ((err = exec(ix, schema)) || (err = exec(ix, pragma))) {
+				index__rollback(ix);
+				return err;
+			}
+		}
+		if ((err = index__commit(ix)))
+			return err;
+	}
+	for (int i = 0; i < ST_COUNT; i++) {
+		rc = sqlite3_prepare_v3(ix->db, statements[i], -1,
+					SQLITE_PREPARE_PERSISTENT, &ix->st[i],
+					NULL);
+		if (rc != SQLITE_OK)
+			return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
+int index_open(const IndexOptions *opt, Index **out)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	Index *ix;
+	Buf path = {0};
+	int err;
+
+	*out = NULL;
+	if (!opt->root || !realpath(opt->root, real))
+		return castls_from_errno(opt->root ? errno : EINVAL);
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return CASTLS_ENOENT;
+	ix = xcalloc(1, sizeof(*ix));
+	ix->opt = *opt;
+	ix->root = xstrdup(real);
+	if (opt->db_path)
+		buf_puts(&path, opt->db_path);
+	else
+		index_default_db_path(ix->root, &path);
+	ix->db_path = buf_take(&path);
+	if ((err = make_parent_dirs(ix->db_path)))
+		goto fail;
+	err = open_db(ix);
+	if (err == CASTLS_ECORRUPT) {
+		if (!opt->quiet)
+			fprintf(stderr, "castls: %s: %s; rebuilding the index\n",
+				ix->db_path, ix->errmsg);
+		close_db(ix);
+		remove_db_files(ix->db_path);
+		err = open_db(ix);
+	}
+	if (err)
+		goto fail;
+	*out = ix;
+	return 0;
+fail:
+	index_close(ix);
+	return err;
+}
+
+void index_close(Index *ix)
+{
+	if (!ix)
+		return;
+	if (ix->in_txn)
+		index__rollback(ix);
+	close_db(ix);
+	xfree(ix->root);
+	xfree(ix->db_path);
+	xfree(ix);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Files
+ * ---------------------------------------------------------------------- */
+
+int index__file_stamp(Index *ix, const char *relpath, FileStamp *out)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FILE_GET);
+	int rc;
+
+	bind_text(s, 1, relpath, strlen(relpath));
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return index__db_error(ix, rc);
+	out->id = sqlite3_column_int64(s, 0);
+	out->size = sqlite3_column_int64(s, 1);
+	out->mtime = sqlite3_column_int64(s, 2);
+	out->hash = (uint64_t)sqlite3_column_int64(s, 3);
+	return 1;
+}
+
+int index__file_touch(Index *ix, int64_t id, const FileStamp *stamp)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FILE_STAMP);
+
+	sqlite3_bind_int64(s, 1, stamp->size);
+	sqlite3_bind_int64(s, 2, stamp->mtime);
+	sqlite3_bind_int64(s, 3, (int64_t)stamp->hash);
+	sqlite3_bind_int64(s, 4, id);
+	return step_done(ix, s);
+}
+
+/* Removes chunk id from the full-text index (which needs the exact values
+ * it was given) and from chunks. */
+static int chunk_delete(Index *ix, int64_t id)
+{
+	sqlite3_stmt *t = index__stmt(ix, ST_CHUNK_TEXT), *d;
+	int rc, err;
+
+	sqlite3_bind_int64(t, 1, id);
+	rc = sqlite3_step(t);
+	if (rc == SQLITE_ROW) {
+		d = index__stmt(ix, ST_FTS_DELETE);
+		sqlite3_bind_int64(d, 1, id);
+		sqlite3_bind_value(d, 2, sqlite3_column_value(t, 0));
+		sqlite3_bind_value(d, 3, sqlite3_column_value(t, 1));
+		sqlite3_bind_value(d, 4, sqlite3_column_value(t, 2));
+		if ((err = step_done(ix, d)))
+			return err;
+	} else if (rc != SQLITE_DONE) {
+		return index__db_error(ix, rc);
+	}
+	sqlite3_reset(t);
+	d = index__stmt(ix, ST_CHUNK_DELETE);
+	sqlite3_bind_int64(d, 1, id);
+	return step_done(ix, d);
+}
+
+/* The ids of a file's rows from one of ST_SPANS_OF / ST_CHUNKS_OF. */
+typedef struct {
+	int64_t id, ref; /* ref: parent or span id */
+	uint64_t hash;
+	uint32_t start, end, line0, line1;
+	bool used;
+} OldRow;
+
+static int load_rows(Index *ix, int which, int64_t file, OldRow **rows,
+		     uint32_t *n)
+{
+	sqlite3_stmt *s = index__stmt(ix, which);
+	uint32_t cap = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	sqlite3_bind_int64(s, 1, file);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		OldRow *r;
+
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			*rows = xrealloc(*rows, cap * sizeof(**rows));
+		}
+		r = &(*rows)[(*n)++];
+		r->id = sqlite3_column_int64(s, 0);
+		r->hash = (uint64_t)sqlite3_column_int64(s, 1);
+		r->ref = sqlite3_column_int64(s, 2);
+		r->start = (uint32_t)sqlite3_column_int64(s, 3);
+		r->end = (uint32_t)sqlite3_column_int64(s, 4);
+		r->line0 = (uint32_t)sqlite3_column_int64(s, 5);
+		r->line1 = (uint32_t)sqlite3_column_int64(s, 6);
+		r->used = false;
+	}
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	const OldRow *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The first unused old row with this hash (rows sorted by cmp_hash). */
+static OldRow *take_match(OldRow *rows, uint32_t n, uint64_t hash)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].hash < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && rows[lo].hash == hash; lo++)
+		if (!rows[lo].used) {
+			rows[lo].used = true;
+			return &rows[lo];
+		}
+	return NULL;
+}
+
+static uint64_t span_hash(const Span *s, const char *text)
+{
+	uint64_t h = castls_hash(text + s->bytes.start,
+				 s->bytes.end - s->bytes.start, s->kind);
+
+	return castls_hash(s->qualname, strlen(s->qualname), h);
+}
+
+/* Writes spans; ids[i] receives the row id of span i. */
+static int write_spans(Index *ix, int64_t file, const char *text,
+		       const Chunking *c, int64_t *ids, IndexDelta *d)
+{
+	OldRow *old;
+	uint32_t nold, i;
+	int err = load_rows(ix, ST_SPANS_OF, file, &old, &nold);
+
+	if (err)
+		return err;
+	if (nold)
+		qsort(old, nold, sizeof(*old), cmp_hash);
+	for (i = 0; i < c->nspans && !err; i++) {
+		const Span *s = &c->spans[i];
+		int64_t parent = s->parent >= 0 ? ids[s->parent] : 0;
+		uint64_t h = span_hash(s, text);
+		OldRow *o = take_match(old, nold, h);
+		sqlite3_stmt *st;
+
+		if (o) {
+			ids[i] = o->id;
+			if (o->ref == parent && o->start == s->bytes.start &&
+			    o->end == s->bytes.end &&
+			    o->line0 == s->lines.start &&
+			    o->line1 == s->lines.end) {
+				d->kept++;
+				continue;
+			}
+			st = index__stmt(ix, ST_SPAN_UPDATE);
+			if (parent)
+				sqlite3_bind_int64(st, 1, parent);
+			sqlite3_bind_int64(st, 2, s->bytes.start);
+			sqlite3_bind_int64(st, 3, s->bytes.end);
+			sqlite3_bind_int64(st, 4, s->lines.start);
+			sqlite3_bind_int64(st, 5, s->lines.end);
+			sqlite3_bind_int64(st, 6, o->id);
+			err = step_done(ix, st);
+			d->updated++;
+			continue;
+		}
+		st = index__stmt(ix, ST_SPAN_INSERT);
+		sqlite3_bind_int64(st, 1, file);
+		if (parent)
+			sqlite3_bind_int64(st, 2, parent);
+		sqlite3_bind_text(st, 3, span_kind_name(s->kind), -1,
+				  SQLITE_STATIC);
+		bind_text(st, 4, s->name, strlen(s->name));
+		bind_text(st, 5, s->qualname, strlen(s->qualname));
+		sqlite3_bind_int64(st, 6, s->bytes.start);
+		sqlite3_bind_int64(st, 7, s->bytes.end);
+		sqlite3_bind_int64(st, 8, s->lines.start);
+		sqlite3_bind_int64(st, 9, s->lines.end);
+		bind_text(st, 10, s->header, strlen(s->header));
+		bind_text(st, 11, s->doc, strlen(s->doc));
+		sqlite3_bind_int64(st, 12, (int64_t)h);
+		err = step_done(ix, st);
+		ids[i] = sqlite3_last_insert_rowid(ix->db);
+		d->inserted++;
+	}
+	for (i = 0; i < nold && !err; i++) {
+		sqlite3_stmt *st;
+
+		if (old[i].used)
+			continue;
+		st = index__stmt(ix, ST_SPAN_DELETE);
+		sqlite3_bind_int64(st, 1, old[i].id);
+		err = step_done(ix, st);
+		d->deleted++;
+	}
+	xfree(old);
+	return err;
+}
+
+/* The names a chunk answers to: its span path and the qualified names of
+ * the definitions that start inside it. */
+static void chunk_names(const Chunking *c, const Chunk *k, Buf *b)
+{
+	b->len = 0;
+	if (k->span >= 0)
+		buf_puts(b, c->spans[k->span].qualname);
+	for (uint32_t i = 0; i < c->nspans; i++) {
+		const Span *s = &c->spans[i];
+
+		if (s->bytes.start < k->bytes.start ||
+		    s->bytes.start >= k->bytes.end || (int32_t)i == k->span)
+			continue;
+		if (b->len)
+			buf_puts(b, " ");
+		buf_puts(b, s->qualname);
+	}
+	if (!b->data)
+		buf_puts(b, "");
+}
+
+static int insert_chunk(Index *ix, int64_t file, const char *relpath,
+			const Chunk *k, int64_t span, uint64_t h,
+			const char *text, const Buf *names)
+{
+	sqlite3_stmt *st = index__stmt(ix, ST_CHUNK_INSERT);
+	const char *t = text + k->bytes.start;
+	size_t n = k->bytes.end - k->bytes.start;
+	int64_t id;
+	int err;
+
+	sqlite3_bind_int64(st, 1, file);
+	if (span)
+		sqlite3_bind_int64(st, 2, span);
+	sqlite3_bind_text(st, 3, chunk_kind_name(k->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, k->bytes.start);
+	sqlite3_bind_int64(st, 5, k->bytes.end);
+	sqlite3_bind_int64(st, 6, k->lines.start);
+	sqlite3_bind_int64(st, 7, k->lines.end);
+	sqlite3_bind_int64(st, 8, k->size);
+	sqlite3_bind_int64(st, 9, (int64_t)h);
+	bind_text(st, 10, names->data, names->len);
+	bind_text(st, 11, t, n);
+	if ((err = step_done(ix, st)))
+		return err;
+	id = sqlite3_last_insert_rowid(ix->db);
+	st = index__stmt(ix, ST_FTS_INSERT);
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, t, n);
+	bind_text(st, 3, names->data, names->len);
+	bind_text(st, 4, relpath, strlen(relpath));
+	return step_done(ix, st);
+}
+
+static int write_chunks(Index *ix, int64_t file, const char *relpath,
+			const char *text, const Chunking *c,
+			const int64_t *span_ids, IndexDelta *d)
+{
+	OldRow *old;
+	uint32_t nold, i;
+	Buf names = {0};
+	int err = load_rows(ix, ST_CHUNKS_OF, file, &old, &nold);
+
+	if (err)
+		return err;
+	if (nold)
+		qsort(old, nold, sizeof(*old), cmp_hash);
+	for (i = 0; i < c->nchunks && !err; i++) {
+		const Chunk *k = &c->chunks[i];
+		int64_t span = k->span >= 0 ? span_ids[k->span] : 0;
+		uint64_t h;
+		OldRow *o;
+		sqlite3_stmt *st;
+
+		chunk_names(c, k, &names);
+		h = castls_hash(text + k->bytes.start,
+				k->bytes.end - k->bytes.start, k->kind);
+		h = castls_hash(names.data, names.len, h);
+		if (!(o = take_match(old, nold, h))) {
+			err = insert_chunk(ix, file, relpath, k, span, h, text,
+					   &names);
+			d->inserted++;
+			continue;
+		}
+		if (o->ref == span && o->start == k->bytes.start &&
+		    o->end == k->bytes.end && o->line0 == k->lines.start &&
+		    o->line1 == k->lines.end) {
+			d->kept++;
+			continue;
+		}
+		st = index__stmt(ix, ST_CHUNK_UPDATE);
+		if (span)
+			sqlite3_bind_int64(st, 1, span);
+		sqlite3_bind_int64(st, 2, k->bytes.start);
+		sqlite3_bind_int64(st, 3, k->bytes.end);
+		sqlite3_bind_int64(st, 4, k->lines.start);
+		sqlite3_bind_int64(st, 5, k->lines.end);
+		sqlite3_bind_int64(st, 6, o->id);
+		err = step_done(ix, st);
+		d->updated++;
+	}
+	for (i = 0; i < nold && !err; i++) {
+		if (old[i].used)
+			continue;
+		err = chunk_delete(ix, old[i].id);
+		d->deleted++;
+	}
+	buf_free(&names);
+	xfree(old);
+	return err;
+}
+
+int index__file_write(Index *ix, const char *relpath, Lang lang,
+		      const FileStamp *stamp, const char *text, uint32_t len,
+		      const Chunking *c, IndexDelta *delta)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FILE_PUT);
+	IndexDelta local = {0};
+	int64_t file, *span_ids;
+	int rc, err;
+
+	(void)len;
+	bind_text(s, 1, relpath, strlen(relpath));
+	sqlite3_bind_text(s, 2, lang_name(lang), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, stamp->size);
+	sqlite3_bind_int64(s, 4, stamp->mtime);
+	sqlite3_bind_int64(s, 5, (int64_t)stamp->hash);
+	sqlite3_bind_int64(s, 6, index__now());
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW)
+		return index__db_error(ix, rc);
+	file = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	span_ids = xmalloc((c->nspans + 1) * sizeof(*span_ids));
+	err = write_spans(ix, file, text, c, span_ids, &local);
+	if (!err)
+		err = write_chunks(ix, file, relpath, text, c, span_ids, &local);
+	xfree(span_ids);
+	if (delta)
+		*delta = local;
+	return err;
+}
+
+int index__file_delete(Index *ix, int64_t id)
+{
+	OldRow *rows;
+	uint32_t n, i;
+	sqlite3_stmt *s;
+	int err = load_rows(ix, ST_CHUNKS_OF, id, &rows, &n);
+
+	for (i = 0; i < n && !err; i++)
+		err = chunk_delete(ix, rows[i].id);
+	xfree(rows);
+	if (err || (err = load_rows(ix, ST_SPANS_OF, id, &rows, &n)))
+		return err;
+	for (i = 0; i < n && !err; i++) {
+		s = index__stmt(ix, ST_SPAN_DELETE);
+		sqlite3_bind_int64(s, 1, rows[i].id);
+		err = step_done(ix, s);
+	}
+	xfree(rows);
+	if (err)
+		return err;
+	s = index__stmt(ix, ST_FILE_DELETE);
+	sqlite3_bind_int64(s, 1, id);
+	return step_done(ix, s);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Public single-file writes
+ * ---------------------------------------------------------------------- */
+
+int index_file_put(Index *ix, const char *relpath, const char *text,
+		   uint32_t len, const Chunking *c, IndexDelta *delta)
+{
+	FileStamp stamp = {0};
+	int err = index__begin(ix);
+
+	if (err)
+		return err;
+	/* A live buffer has no disk stamp: size and hash mark its content,
+	 * mtime 0 makes the next scan look at the disk file again. */
+	stamp.size = len;
+	stamp.hash = castls_hash(text, len, 0);
+	err = index__file_write(ix, relpath, c->lang, &stamp, text, len, c,
+				delta);
+	if (err) {
+		index__rollback(ix);
+		return err;
+	}
+	return index__commit(ix);
+}
+
+int index_file_remove(Index *ix, const char *relpath)
+{
+	FileStamp stamp;
+	int found, err = index__begin(ix);
+
+	if (err)
+		return err;
+	found = index__file_stamp(ix, relpath, &stamp);
+	err = found < 0 ? found : found ? index__file_delete(ix, stamp.id) : 0;
+	if (err) {
+		index__rollback(ix);
+		return err;
+	}
+	return index__commit(ix);
+}
