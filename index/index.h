@@ -28,6 +28,7 @@ typedef struct {
 	const char *exclude;      /* extra ignore patterns, one per line,
 				   * gitignore syntax, anchored at the root;
 				   * borrowed for the Index's life; NULL: none */
+	uint32_t busy_timeout_ms; /* wait for another writer; 0: default */
 	bool quiet;               /* no messages on stderr */
 } IndexOptions;
 

@@ -291,7 +291,9 @@ static int open_db(Index *ix)
 			     NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
-	sqlite3_busy_timeout(ix->db, INDEX_BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(ix->db, ix->opt.busy_timeout_ms
+					     ? (int)ix->opt.busy_timeout_ms
+					     : INDEX_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(ix->db, 1);
 	if ((err = user_version(ix, &version)))
 		return err;
