@@ -40,5 +40,13 @@ fuzz: deps
 	@./$(TEST)/tests/fuzz_chunker -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=65536 build/fuzz-corpus tests/fixtures
 
+# Retrieval quality on RepoEval (../shared/bench), beside two baselines.
+EVAL_TS ?= build/corpus/ts/node_modules/rxjs
+eval: release
+	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
+		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \
+		--json build/eval/results.json \
+		$(if $(wildcard $(EVAL_TS)),--ts-package $(EVAL_TS))
+
 clean:
 	rm -rf build

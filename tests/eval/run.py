@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""Retrieval-quality harness for castls (`make eval`).
+
+Runs the RepoEval function-level development split (see
+shared/bench/README.md) with three retrievers side by side:
+
+  windows  RepoCoder-style 20-line windows, stride 10, ranked by BM25;
+  cast     castls' cAST chunks (`castls chunk --format json`) by BM25;
+  castls   the language server itself, via castls/context over stdio.
+
+Every retriever sees the target file with the ground-truth lines blanked;
+the query of the two BM25 baselines is the 20 lines before the cursor.
+Scores follow the README; tasks with no gold are left out of the means.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bm25  # noqa: E402
+import score  # noqa: E402
+from lsp_client import (LspClient, LspError, ServerGone,  # noqa: E402
+                        METHOD_NOT_FOUND, path_to_uri, range_to_lines,
+                        uri_to_path)
+
+WINDOW = 20
+STRIDE = 10
+QUERY_LINES = 20
+LIMIT = 20  # items per ranked list; castls/context is asked for as many
+CHUNK_BATCH = 200  # files per `castls chunk` call
+LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".tsx":
+                "typescriptreact", ".js": "javascript"}
+METHODS = ("windows", "cast", "castls")
+TITLES = {"windows": "windows+BM25", "cast": "cAST+BM25",
+          "castls": "castls"}
+
+
+# ---- data ------------------------------------------------------------------
+
+def unpack(tgz, work):
+    """Unpacks tgz into work once (a stamp records which archive) and
+    returns the directory holding tasks.jsonl."""
+    os.makedirs(work, exist_ok=True)
+    st = os.stat(tgz)
+    stamp = "%s %d %d\n" % (os.path.basename(tgz), st.st_size,
+                            int(st.st_mtime))
+    stamp_path = os.path.join(work, ".unpacked")
+    data = os.path.join(work, "data")
+    old = None
+    if os.path.exists(stamp_path):
+        with open(stamp_path) as f:
+            old = f.read()
+    if old != stamp:
+        shutil.rmtree(data, ignore_errors=True)
+        with tarfile.open(tgz) as tf:
+            if hasattr(tarfile, "data_filter"):
+                tf.extractall(data, filter="data")
+            else:
+                tf.extractall(data)
+        with open(stamp_path, "w") as f:
+            f.write(stamp)
+    for dirpath, _, files in os.walk(data):
+        if "tasks.jsonl" in files:
+            return dirpath
+    raise SystemExit("eval: no tasks.jsonl in %s" % tgz)
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_tasks(root):
+    tasks = read_jsonl(os.path.join(root, "tasks.jsonl"))
+    gold = {g["id"]: g for g in read_jsonl(os.path.join(root, "gold.jsonl"))}
+    for t in tasks:
+        g = gold[t["id"]]
+        t["gt_span"] = g["gt_span"]
+        t["gold"] = g["gold"]
+    return tasks
+
+
+def read_text(path):
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        return f.read()
+
+
+def blank_lines(text, first, last):
+    """Returns text with lines first..last (0-based, inclusive) emptied;
+    line terminators stay, so every line keeps its number."""
+    lines = text.splitlines(keepends=True)
+    for i in range(first, min(last, len(lines) - 1) + 1):
+        body = lines[i].rstrip("\r\n")
+        lines[i] = lines[i][len(body):]
+    return "".join(lines)
+
+
+def py_files(repo_dir):
+    out = []
+    for dirpath, dirs, files in os.walk(repo_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                full = os.path.join(dirpath, name)
+                out.append(os.path.relpath(full, repo_dir))
+    return out
+
+
+def query_text(text, cursor):
+    lines = text.splitlines()
+    return "\n".join(lines[max(0, cursor - QUERY_LINES):cursor])
+
+
+EXCLUDES = ("span", "query+span", "after-context", "same-file")
+
+
+def excluded_region(t, mode):
+    """Returns the (first, last) lines of the target file whose documents
+    the BM25 baselines must not return (last None = to the end).
+    "query+span" (default): the query lines and the blanked ground truth,
+    i.e. the cursor region; a window holding the query would otherwise
+    match itself and rank first. It is the reading of the README's rule
+    that reproduces its reference numbers. "span": the blanked lines
+    only; "after-context": RepoCoder's own rule, everything from the start
+    of the prompt on; "same-file": the whole target file."""
+    lo, hi = t["gt_span"]
+    if mode == "span":
+        return (lo, hi)
+    if mode == "query+span":
+        return (max(0, t["cursor_line"] - QUERY_LINES), hi)
+    if mode == "after-context":
+        return (t.get("context_start_lineno", 0), None)
+    return (0, None)
+
+
+# ---- documents ---------------------------------------------------------------
+
+def windows_of(text, mode):
+    """Returns [(first, last, text)] windows of a file. "aligned": windows
+    start at 0, 10, 20, ...; the tail window that another already covers
+    is dropped. "repocoder": RepoCoder's make_window, a window around every
+    10th line n spanning [n - 10, n + 10) clipped to the file."""
+    lines = text.splitlines()
+    n = len(lines)
+    out = []
+    if mode == "repocoder":
+        for c in range(0, n, STRIDE):
+            lo, hi = max(0, c - WINDOW // 2), min(n, c + WINDOW - WINDOW // 2)
+            out.append((lo, hi - 1, "\n".join(lines[lo:hi])))
+        return out
+    for lo in range(0, max(n, 1), STRIDE):
+        hi = min(n, lo + WINDOW)
+        if out and hi - 1 <= out[-1][1]:
+            break
+        out.append((lo, hi - 1, "\n".join(lines[lo:hi])))
+    return out
+
+
+def run_chunker(castls, cwd, rel_paths, max_size=0):
+    """Chunks files with `castls chunk --format json`; returns
+    {relative path: [(first, last, text)]}. Files the chunker skips are
+    absent."""
+    out = {}
+    for i in range(0, len(rel_paths), CHUNK_BATCH):
+        argv = [castls, "chunk"] + rel_paths[i:i + CHUNK_BATCH] + \
+            ["--format", "json"]
+        if max_size:
+            argv += ["--max-size", str(max_size)]
+        p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, check=False)
+        if p.returncode not in (0, 1):
+            raise SystemExit("eval: %s failed (%d): %s" % (
+                " ".join(argv[:3]), p.returncode, p.stderr.decode()[:500]))
+        for line in p.stdout.decode("utf-8", "replace").splitlines():
+            if not line.strip():
+                continue
+            c = json.loads(line)
+            out.setdefault(os.path.normpath(c["path"]), []).append(
+                (c["start_line"], c["end_line"], c["text"]))
+    return out
+
+
+class RepoIndex:
+    """BM25 over one repository's documents (windows or chunks), with the
+    target file swapped for its blanked version per task."""
+
+    def __init__(self, docs_by_file, tokenizer):
+        self.tok = tokenizer
+        self.docs = {}  # file -> [(first, last, tokens)]
+        self.bm = bm25.BM25()
+        for f, docs in docs_by_file.items():
+            self.docs[f] = [(a, b, bm25.tokenize(t, tokenizer))
+                            for a, b, t in docs]
+            for i, d in enumerate(self.docs[f]):
+                self.bm.add((f, i), d[2])
+
+    def rank(self, target, blanked_docs, query, span, limit):
+        """Ranks with target's documents replaced by blanked_docs; those of
+        the target file intersecting span (first, last; last may be None
+        for "to the end") are left out of the result."""
+        orig = self.docs.get(target, [])
+        for i, d in enumerate(orig):
+            self.bm.remove((target, i), d[2])
+        mine = [(a, b, bm25.tokenize(t, self.tok)) for a, b, t in blanked_docs]
+        for i, d in enumerate(mine):
+            self.bm.add((target, "blank", i), d[2])
+        try:
+            sc = self.bm.scores(bm25.tokenize(query, self.tok))
+        finally:
+            for i, d in enumerate(mine):
+                self.bm.remove((target, "blank", i), d[2])
+            for i, d in enumerate(orig):
+                self.bm.add((target, i), d[2])
+        ranked = []
+        for doc_id, s in sc.items():
+            if s <= 0:
+                continue
+            f = doc_id[0]
+            a, b, _ = mine[doc_id[2]] if len(doc_id) == 3 else \
+                self.docs[f][doc_id[1]]
+            if f == target and a <= (b if span[1] is None else span[1]) \
+                    and span[0] <= b:
+                continue
+            ranked.append((-s, f, a, b))
+        ranked.sort()
+        return [(f, a, b) for _, f, a, b in ranked[:limit]]
+
+
+# ---- castls over LSP -----------------------------------------------------------
+
+class CastlsUnavailable(Exception):
+    pass
+
+
+def castls_repo(args, repo_dir, tasks, texts, log_dir):
+    """Runs every task of one repository through one server. Returns
+    {task id: {"items": [...], "no_context": bool, "elapsed": ms}}."""
+    log = os.path.join(log_dir, "castls-%s.log" %
+                       os.path.basename(repo_dir))
+    cl = LspClient([args.castls, "serve"], cwd=repo_dir, stderr_path=log)
+    out = {}
+    try:
+        cl.initialize(repo_dir)
+        if not cl.wait_indexed(timeout=args.index_timeout):
+            print("eval: %s: indexing did not finish in %ds; going on" %
+                  (os.path.basename(repo_dir), args.index_timeout),
+                  file=sys.stderr)
+        for t in tasks:
+            path = os.path.join(repo_dir, t["file"])
+            uri = path_to_uri(path)
+            cl.did_open(uri, texts[t["id"]], LANGUAGE_IDS.get(
+                os.path.splitext(path)[1], "plaintext"))
+            t0 = time.monotonic()
+            res = cl.request("castls/context", {
+                "textDocument": {"uri": uri},
+                "position": {"line": t["cursor_line"], "character": 0},
+                "limit": LIMIT}, timeout=args.request_timeout)
+            wall = (time.monotonic() - t0) * 1000.0
+            cl.did_close(uri)
+            res = res or {}
+            items = []
+            for it in res.get("items") or []:
+                first, last = range_to_lines(it["range"])
+                f = os.path.relpath(uri_to_path(it["uri"]), repo_dir)
+                items.append((os.path.normpath(f), first, last))
+            out[t["id"]] = {
+                "items": items, "no_context": bool(res.get("noContext")),
+                "elapsed": res.get("elapsedMs", wall), "wall": wall}
+    except LspError as e:
+        if e.code == METHOD_NOT_FOUND:
+            raise CastlsUnavailable("castls/context not supported")
+        raise CastlsUnavailable("server error: %s" % e)
+    except ServerGone as e:
+        raise CastlsUnavailable("server exited: %s; log %s: %s" % (
+            e, log, _first_line(log)))
+    except (TimeoutError, OSError) as e:
+        raise CastlsUnavailable(str(e))
+    finally:
+        cl.close()
+    return out
+
+
+def _first_line(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.readline().strip() or "(empty)"
+    except OSError:
+        return "(no log)"
+
+
+# ---- reporting -------------------------------------------------------------
+
+def summarize(per_task_scores, cross_scores):
+    m, n, skipped = score.mean_scores(per_task_scores)
+    xm, xn, _ = score.mean_scores(cross_scores)
+    return {"all": m, "n": n, "empty": skipped, "cross_file": xm,
+            "n_cross_file": xn}
+
+
+def fmt(v, metric):
+    if v is None:
+        return "-"
+    if metric == "lines@5":
+        return "%.1f" % v
+    return "%.3f" % v
+
+
+def print_table(title, block, methods, extra_rows, out):
+    col = 14
+    print("", file=out)
+    print(title, file=out)
+    head = "  %-16s" % "metric" + "".join(
+        "%*s" % (col, TITLES[m]) for m in methods)
+    print(head, file=out)
+    print("  " + "-" * (len(head) - 2), file=out)
+    for part, label in (("all", ""), ("cross_file", "xf ")):
+        for metric in score.METRICS:
+            if part == "cross_file" and metric == "lines@5":
+                continue
+            row = "  %-16s" % (label + metric)
+            for m in methods:
+                s = block.get(m)
+                if isinstance(s, str):
+                    row += "%*s" % (col, s if part == "all" and
+                                    metric == "recall@5" else "")
+                else:
+                    row += "%*s" % (col, fmt(s[part][metric], metric))
+            print(row, file=out)
+    for label, values in extra_rows:
+        print("  %-16s" % label + "".join("%*s" % (col, v) for v in values),
+              file=out)
+
+
+def castls_extras(results, tasks):
+    """Stop-signal share over empty-gold tasks, latency percentiles."""
+    empty = [t for t in tasks if not t["gold"]]
+    stops = sum(1 for t in empty if results[t["id"]]["no_context"] or
+                not results[t["id"]]["items"])
+    lat = [results[t["id"]]["elapsed"] for t in tasks]
+    return {"stop_share": stops / len(empty) if empty else None,
+            "n_empty": len(empty),
+            "latency_p50_ms": score.percentile(lat, 50),
+            "latency_p99_ms": score.percentile(lat, 99)}
+
+
+# ---- main ------------------------------------------------------------------
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--castls", default="build/release/castls")
+    ap.add_argument("--data",
+                    default="../shared/bench/repoeval-function-dev.tgz")
+    ap.add_argument("--work", default="build/eval")
+    ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--methods", default=",".join(METHODS),
+                    help="comma-separated subset of %s" % ",".join(METHODS))
+    ap.add_argument("--repo", action="append",
+                    help="only this repository (repeatable)")
+    ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
+    ap.add_argument("--windows", default="aligned",
+                    choices=("aligned", "repocoder"))
+    ap.add_argument("--exclude", default="query+span", choices=EXCLUDES,
+                    help="what the BM25 baselines may not return from the "
+                         "target file (default: the query lines and the "
+                         "blanked lines)")
+    ap.add_argument("--max-size", type=int, default=0,
+                    help="chunk size limit passed to `castls chunk` for "
+                         "the cAST baseline (0: the chunker's default)")
+    ap.add_argument("--index-timeout", type=int, default=300)
+    ap.add_argument("--request-timeout", type=int, default=60)
+    ap.add_argument("--ts-package", metavar="DIR",
+                    help="also build and run a TypeScript task set from an "
+                         "installed npm package (see ts_tasks.py)")
+    return ap.parse_args(argv)
+
+
+def run_suite(args, name, tasks, repo_dirs, out):
+    """Runs tasks (each with repo, file, cursor_line, gt_span, gold and
+    "text", the blanked buffer) and prints the tables. repo_dirs maps a
+    repo name to its directory. Returns the JSON-able results."""
+    methods = [m for m in args.methods.split(",") if m]
+    castls_abs = os.path.abspath(args.castls)
+    args.castls = castls_abs
+    items = {m: {} for m in methods}
+    castls_raw = {}
+    castls_reason = None
+    tmp = tempfile.mkdtemp(prefix="blank-", dir=args.work)
+    repos = sorted({t["repo"] for t in tasks})
+    try:
+        for repo in repos:
+            rdir = repo_dirs[repo]
+            rtasks = [t for t in tasks if t["repo"] == repo]
+            exts = tuple(sorted({os.path.splitext(t["file"])[1]
+                                 for t in rtasks}))
+            files = [f for f in source_files(rdir, exts)]
+            texts = {t["id"]: t["text"] for t in rtasks}
+            if "windows" in methods:
+                idx = RepoIndex({f: windows_of(read_text(os.path.join(
+                    rdir, f)), args.windows) for f in files}, args.tokenizer)
+                for t in rtasks:
+                    items["windows"][t["id"]] = idx.rank(
+                        t["file"], windows_of(t["text"], args.windows),
+                        query_text(t["text"], t["cursor_line"]),
+                        excluded_region(t, args.exclude), LIMIT)
+            if "cast" in methods:
+                idx = RepoIndex(run_chunker(castls_abs, rdir, files,
+                                            args.max_size), args.tokenizer)
+                for t in rtasks:
+                    blank_dir = os.path.join(tmp, t["id"].replace("/", "_"))
+                    bpath = os.path.join(blank_dir, t["file"])
+                    os.makedirs(os.path.dirname(bpath), exist_ok=True)
+                    with open(bpath, "w", encoding="utf-8",
+                              newline="") as f:
+                        f.write(t["text"])
+                    bdocs = run_chunker(castls_abs, blank_dir, [t["file"]],
+                                        args.max_size).get(
+                        os.path.normpath(t["file"]), [])
+                    items["cast"][t["id"]] = idx.rank(
+                        t["file"], bdocs,
+                        query_text(t["text"], t["cursor_line"]),
+                        excluded_region(t, args.exclude), LIMIT)
+            if "castls" in methods and castls_reason is None:
+                try:
+                    castls_raw.update(castls_repo(args, rdir, rtasks, texts,
+                                                  args.work))
+                except CastlsUnavailable as e:
+                    castls_reason = str(e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if "castls" in methods:
+        if castls_reason is None:
+            items["castls"] = {k: v["items"] for k, v in castls_raw.items()}
+
+    def block_for(sel):
+        b = {}
+        for m in methods:
+            if m == "castls" and castls_reason is not None:
+                b[m] = "not available"
+                continue
+            b[m] = summarize(
+                [score.score_task(items[m][t["id"]], t["gold"])
+                 for t in sel],
+                [score.score_task(items[m][t["id"]],
+                                  score.cross_file_gold(t["gold"]))
+                 for t in sel])
+        return b
+
+    result = {"suite": name, "per_repo": {}, "overall": None,
+              "castls_available": castls_reason is None,
+              "castls_reason": castls_reason, "per_task": []}
+    for scope in repos + [None]:
+        sel = [t for t in tasks if scope is None or t["repo"] == scope]
+        block = block_for(sel)
+        ngold = sum(1 for t in sel if t["gold"])
+        nx = sum(1 for t in sel if score.cross_file_gold(t["gold"]))
+        title = "== %s %s: %d tasks with gold, %d without, %d with " \
+            "cross-file gold ==" % (name, scope or "overall", ngold,
+                                    len(sel) - ngold, nx)
+        extra = []
+        if "castls" in methods and castls_reason is None:
+            ex = castls_extras(castls_raw, sel)
+            block["castls_extra"] = ex
+            pad = [""] * (len(methods) - 1)
+            extra = [
+                ("stop-signal", pad + [fmt(ex["stop_share"], "")]),
+                ("latency p50 ms", pad + ["%.1f" % ex["latency_p50_ms"]]),
+                ("latency p99 ms", pad + ["%.1f" % ex["latency_p99_ms"]])]
+        print_table(title, block, methods, extra, out)
+        if scope is None:
+            result["overall"] = block
+        else:
+            result["per_repo"][scope] = block
+    if castls_reason is not None:
+        print("\ncastls: not available (%s)" % castls_reason, file=out)
+    for t in tasks:
+        row = {"id": t["id"], "gold": t["gold"], "gt_span": t["gt_span"]}
+        for m in methods:
+            if m in items and t["id"] in items[m]:
+                row[m] = {"items": items[m][t["id"]][:10],
+                          "scores": score.score_task(items[m][t["id"]],
+                                                     t["gold"])}
+        result["per_task"].append(row)
+    return result
+
+
+def source_files(rdir, exts):
+    if exts == (".py",):
+        return py_files(rdir)
+    out = []
+    for dirpath, dirs, files in os.walk(rdir):
+        dirs[:] = sorted(d for d in dirs if d != "node_modules")
+        for name in sorted(files):
+            if name.endswith(exts) and not name.endswith(".d.ts"):
+                out.append(os.path.relpath(os.path.join(dirpath, name), rdir))
+    return out
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.work = os.path.abspath(args.work)
+    methods = [m for m in args.methods.split(",") if m]
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise SystemExit("eval: unknown method(s): %s" % ",".join(bad))
+    if ("cast" in methods or "castls" in methods) and \
+            not os.access(args.castls, os.X_OK):
+        raise SystemExit("eval: no castls binary at %s" % args.castls)
+    root = unpack(args.data, args.work)
+    tasks = load_tasks(root)
+    if args.repo:
+        tasks = [t for t in tasks if t["repo"] in args.repo]
+    repo_dirs = {}
+    for t in tasks:
+        rdir = os.path.realpath(os.path.join(root, "repositories", t["repo"]))
+        repo_dirs[t["repo"]] = rdir
+        text = read_text(os.path.join(rdir, t["file"]))
+        t["text"] = blank_lines(text, t["gt_span"][0], t["gt_span"][1])
+    print("castls eval: RepoEval function-level dev split, %d tasks; "
+          "BM25 k1=%.2f b=%.2f, tokenizer %s, windows %s, lists cut at %d" %
+          (len(tasks), bm25.K1, bm25.B, args.tokenizer, args.windows, LIMIT))
+    results = {"config": {"tokenizer": args.tokenizer,
+                          "windows": args.windows, "k1": bm25.K1,
+                          "b": bm25.B, "limit": LIMIT,
+                          "budget_lines": score.BUDGET_LINES,
+                          "castls": args.castls, "data": args.data},
+               "suites": [run_suite(args, "repoeval", tasks, repo_dirs,
+                                    sys.stdout)]}
+    if args.ts_package:
+        import ts_tasks
+        ts, tdirs = ts_tasks.build_tasks(os.path.abspath(args.ts_package))
+        print("\nTypeScript set from %s: %d tasks" % (args.ts_package,
+                                                      len(ts)))
+        results["suites"].append(run_suite(args, "typescript", ts, tdirs,
+                                           sys.stdout))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
