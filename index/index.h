@@ -27,7 +27,7 @@ typedef struct {
 	uint64_t max_file_size;   /* 0: INDEX_DEFAULT_MAX_FILE */
 	const char *exclude;      /* extra ignore patterns, one per line,
 				   * gitignore syntax, anchored at the root;
-				   * borrowed for the Index's life; NULL: none */
+				   * copied; NULL: none */
 	uint32_t busy_timeout_ms; /* wait for another writer; 0: default */
 	bool quiet;               /* no messages on stderr */
 } IndexOptions;
@@ -132,6 +132,45 @@ typedef struct {
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n);
 void index_hits_free(IndexHit *hits, uint32_t n);
+
+typedef struct {
+	int64_t id, parent_id, file_id; /* parent_id 0 at top level */
+	char *path;                     /* relative to the root */
+	Lang lang;
+	SpanKind kind;
+	char *name, *qualname, *header, *doc;
+	ByteRange bytes;
+	LineRange lines;
+	double score;                   /* index_symbols only */
+} IndexSpan;
+
+/* One span by row id; returns 1 found (release it with
+ * index_span_clear), 0 not found, or an error. */
+int index_span_get(Index *ix, int64_t id, IndexSpan *out);
+void index_span_clear(IndexSpan *s);
+void index_spans_free(IndexSpan *spans, uint32_t n);
+
+/*
+ * Symbols for workspace/symbol: spans whose name starts with query
+ * (case-insensitive), or whose camelCase/snake_case parts start with the
+ * query's parts in order ("gUN" and "user_na" both find getUserName).
+ * Exact names first, then prefixes, then part matches; shorter names
+ * first within each. An empty query lists spans in path order.
+ */
+int index_symbols(Index *ix, const char *query, uint32_t limit,
+		  IndexSpan **out, uint32_t *n);
+
+/*
+ * The chunks holding the definitions named `name` exactly (the chunk
+ * where each such span starts), up to limit. Each hit's score is 0 and
+ * its names field holds the span's qualified name.
+ */
+int index_definitions(Index *ix, const char *name, uint32_t limit,
+		      IndexHit **hits, uint32_t *n);
+
+/* The chunks of one file (relative path), in order. */
+int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
+		      uint32_t *n);
 
 typedef struct {
 	uint32_t files, spans, chunks;

@@ -191,7 +191,8 @@ static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth)
 	closedir(d);
 	/* Sorted, so scans are deterministic and the list comes out in
 	 * path order for most trees. */
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
 		buf_printf(abs, "/%s", names[i]);
 		if (rlen)
@@ -234,7 +235,8 @@ static void walk_root(Walk *w)
 	walk_dir(w, &abs, &rel, 0);
 	buf_free(&abs);
 	buf_free(&rel);
-	qsort(w->c, w->n, sizeof(*w->c), cmp_candidates);
+	if (w->n)
+		qsort(w->c, w->n, sizeof(*w->c), cmp_candidates);
 }
 
 /* ---------------------------------------------------------------------- *

@@ -353,6 +353,9 @@ int index_open(const IndexOptions *opt, Index **out)
 		return CASTLS_ENOENT;
 	ix = xcalloc(1, sizeof(*ix));
 	ix->opt = *opt;
+	ix->opt.root = NULL;
+	ix->opt.db_path = NULL;
+	ix->opt.exclude = opt->exclude ? xstrdup(opt->exclude) : NULL;
 	ix->root = xstrdup(real);
 	if (opt->db_path)
 		buf_puts(&path, opt->db_path);
@@ -386,6 +389,7 @@ void index_close(Index *ix)
 	if (ix->in_txn)
 		index__rollback(ix);
 	close_db(ix);
+	xfree((char *)ix->opt.exclude);
 	xfree(ix->root);
 	xfree(ix->db_path);
 	xfree(ix);

@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "index/index.h"
+#include "server.h"
 
 #define USAGE                                                              \
-	"usage: castls [serve]\n"                                          \
+	"usage: castls [serve] [--db PATH]\n"                              \
 	"       castls chunk FILE... [--max-size N] [--format json|text]\n" \
 	"       castls spans FILE... [--format json|text]\n"               \
 	"       castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"   \
@@ -202,7 +203,8 @@ static int cmd_chunk(int argc, char **argv)
 		for (k = 0; k < c.nchunks; k++)
 			print_chunk(&b, a.args[i], text, &c, &c.chunks[k],
 				    a.json);
-		fwrite(b.data, 1, b.len, stdout);
+		if (b.len)
+			fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		chunking_close(&c);
 		xfree(text);
@@ -268,7 +270,8 @@ static int cmd_spans(int argc, char **argv)
 		}
 		for (uint32_t k = 0; k < c.nspans; k++)
 			print_span(&b, a.args[i], &c, (int32_t)k, a.json);
-		fwrite(b.data, 1, b.len, stdout);
+		if (b.len)
+			fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		chunking_close(&c);
 		xfree(text);
@@ -418,7 +421,8 @@ static int cmd_search(int argc, char **argv)
 	} else {
 		for (uint32_t i = 0; i < n; i++)
 			print_hit(&b, &hits[i], o.json);
-		fwrite(b.data, 1, b.len, stdout);
+		if (b.len)
+			fwrite(b.data, 1, b.len, stdout);
 		index_hits_free(hits, n);
 	}
 	buf_free(&b);
@@ -492,17 +496,32 @@ static int cmd_status(int argc, char **argv)
 			buf_puts(&b, "indexed   never\n");
 		}
 	}
-	fwrite(b.data, 1, b.len, stdout);
+	if (b.len)
+		fwrite(b.data, 1, b.len, stdout);
 	buf_free(&b);
 	index_close(ix);
 	opts_free(&o);
 	return err ? 1 : 0;
 }
 
+static int cmd_serve(int argc, char **argv)
+{
+	ServerOptions so = {0, 1, NULL};
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+			so.db_path = argv[++i];
+		else if (strcmp(argv[i], "--stdio") != 0)
+			return usage_error("serve takes --db PATH only");
+	}
+	return server_run(&so);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } commands[] = {
+	{"serve", cmd_serve},
 	{"chunk", cmd_chunk},
 	{"spans", cmd_spans},
 	{"index", cmd_index},
@@ -523,5 +542,7 @@ int main(int argc, char **argv)
 	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(*commands); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 2, argv + 2);
-	return usage_error(argc > 1 ? "unknown command" : "no command yet");
+	if (argc > 1 && argv[1][0] != '-')
+		return usage_error("unknown command");
+	return cmd_serve(argc - 1, argv + 1);
 }

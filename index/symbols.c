@@ -1,0 +1,305 @@
+/*
+ * symbols.c: span lookups, by id, by exact name and by symbol query.
+ */
+#include "index_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define SPAN_COLUMNS                                                   \
+	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name," \
+	" s.qualname, s.header, s.doc, s.start_byte, s.end_byte,"       \
+	" s.start_line, s.end_line"
+
+static char *col(sqlite3_stmt *s, int i)
+{
+	const char *p = (const char *)sqlite3_column_text(s, i);
+
+	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
+}
+
+static SpanKind span_kind_of(const char *name)
+{
+	for (int k = 0; k < SPAN_KIND_COUNT; k++)
+		if (name && strcmp(name, span_kind_name((SpanKind)k)) == 0)
+			return (SpanKind)k;
+	return SPAN_FUNCTION;
+}
+
+static void read_span(sqlite3_stmt *s, IndexSpan *o)
+{
+	o->id = sqlite3_column_int64(s, 0);
+	o->parent_id = sqlite3_column_int64(s, 1);
+	o->file_id = sqlite3_column_int64(s, 2);
+	o->path = col(s, 3);
+	o->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
+	o->kind = span_kind_of((const char *)sqlite3_column_text(s, 5));
+	o->name = col(s, 6);
+	o->qualname = col(s, 7);
+	o->header = col(s, 8);
+	o->doc = col(s, 9);
+	o->bytes.start = (uint32_t)sqlite3_column_int64(s, 10);
+	o->bytes.end = (uint32_t)sqlite3_column_int64(s, 11);
+	o->lines.start = (uint32_t)sqlite3_column_int64(s, 12);
+	o->lines.end = (uint32_t)sqlite3_column_int64(s, 13);
+	o->score = 0;
+}
+
+void index_span_clear(IndexSpan *s)
+{
+	xfree(s->path);
+	xfree(s->name);
+	xfree(s->qualname);
+	xfree(s->header);
+	xfree(s->doc);
+	memset(s, 0, sizeof(*s));
+}
+
+void index_spans_free(IndexSpan *spans, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		index_span_clear(&spans[i]);
+	xfree(spans);
+}
+
+int index_span_get(Index *ix, int64_t id, IndexSpan *out)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(ix->db,
+				    "SELECT " SPAN_COLUMNS " FROM spans s JOIN"
+				    " files f ON f.id = s.file_id WHERE s.id=?",
+				    -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		read_span(s, out);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Symbol matching
+ * ---------------------------------------------------------------------- */
+
+/* Where the parts of an identifier start: after '_', at a capital after a
+ * lower-case letter or digit, at a capital followed by lower case after a
+ * capital run, and at a digit after a letter. */
+static bool part_start(const char *s, size_t i)
+{
+	unsigned char c = (unsigned char)s[i], p;
+
+	if (i == 0)
+		return true;
+	p = (unsigned char)s[i - 1];
+	if (p == '_' || p == '$' || p == '.' || p == '-')
+		return c != '_';
+	if (isupper(c) && (islower(p) || isdigit(p)))
+		return true;
+	if (isupper(c) && isupper(p) && islower((unsigned char)s[i + 1]))
+		return true;
+	return isdigit(c) && isalpha(p);
+}
+
+#define SYMBOL_NAME_MAX 256 /* longer names match by prefix only */
+#define SYMBOL_QUERY_MAX 64 /* bytes of query that take part */
+
+/*
+ * Matches query q against name: each query character matches the next
+ * name character, or the first character of a later part (camelCase
+ * humps, snake_case words). Case-insensitive. Dynamic programming over
+ * (name position, query position), so the cost is O(|name| x |q|):
+ * C[i][j]: q[j..] matches name[i..] right after a matched character;
+ * J[i][j]: q[j..] matches from some part start at or after i.
+ */
+static bool parts_match(const char *name, const char *q)
+{
+	static _Thread_local bool C[SYMBOL_NAME_MAX + 2][SYMBOL_QUERY_MAX + 1];
+	static _Thread_local bool J[SYMBOL_NAME_MAX + 2][SYMBOL_QUERY_MAX + 1];
+	size_t n = strlen(name), m = strlen(q), i, j;
+
+	if (n > SYMBOL_NAME_MAX || m > SYMBOL_QUERY_MAX)
+		return false;
+	for (j = 0; j <= m; j++)
+		C[n][j] = J[n][j] = C[n + 1][j] = J[n + 1][j] = j == m;
+	for (i = n; i-- > 0;) {
+		C[i][m] = J[i][m] = true;
+		for (j = m; j-- > 0;) {
+			bool eq = tolower((unsigned char)name[i]) ==
+				  tolower((unsigned char)q[j]);
+
+			J[i][j] = (part_start(name, i) && eq && C[i + 1][j + 1]) ||
+				  J[i + 1][j];
+			C[i][j] = (eq && C[i + 1][j + 1]) || J[i][j];
+		}
+	}
+	return m == 0 || J[0][0];
+}
+
+/* 3: exact, 2: prefix, 1: parts, 0: no match (all case-insensitive). */
+static int symbol_rank(const char *name, const char *q)
+{
+	size_t n = strlen(q);
+
+	if (strcasecmp(name, q) == 0)
+		return 3;
+	if (strncasecmp(name, q, n) == 0)
+		return 2;
+	return parts_match(name, q) ? 1 : 0;
+}
+
+static void sql_symbol_rank(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+	const char *name = (const char *)sqlite3_value_text(v[0]);
+	const char *q = (const char *)sqlite3_value_text(v[1]);
+
+	(void)argc;
+	sqlite3_result_int(ctx, name && q ? symbol_rank(name, q) : 0);
+}
+
+int index_symbols(Index *ix, const char *query, uint32_t limit,
+		  IndexSpan **out, uint32_t *n)
+{
+	sqlite3_stmt *s;
+	char q[SYMBOL_QUERY_MAX + 1];
+	uint32_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(q, sizeof(q), "%s", query ? query : "");
+	if (limit > INDEX_SEARCH_MAX)
+		limit = INDEX_SEARCH_MAX;
+	rc = sqlite3_create_function(ix->db, "castls_symbol_rank", 2,
+				     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				     sql_symbol_rank, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(
+			ix->db,
+			"SELECT " SPAN_COLUMNS ", r FROM (SELECT *,"
+			" castls_symbol_rank(name, ?1) AS r FROM spans) s"
+			" JOIN files f ON f.id = s.file_id WHERE r > 0"
+			" ORDER BY r DESC, length(s.name), f.path, s.start_byte"
+			" LIMIT ?2",
+			-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, (int)limit);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		read_span(s, &(*out)[*n]);
+		(*out)[(*n)++].score = sqlite3_column_int(s, 14);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		index_spans_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Chunks by definition name or by file
+ * ---------------------------------------------------------------------- */
+
+#define HIT_COLUMNS                                                       \
+	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
+	" c.end_byte, c.start_line, c.end_line"
+
+static int collect_hits(Index *ix, sqlite3_stmt *s, IndexHit **hits,
+			uint32_t *n)
+{
+	uint32_t cap = 0;
+	int rc;
+
+	*hits = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		IndexHit *h;
+		const char *kind = (const char *)sqlite3_column_text(s, 5);
+
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*hits = xrealloc(*hits, cap * sizeof(**hits));
+		}
+		h = &(*hits)[(*n)++];
+		memset(h, 0, sizeof(*h));
+		h->id = sqlite3_column_int64(s, 0);
+		h->span_id = sqlite3_column_int64(s, 1);
+		h->file_id = sqlite3_column_int64(s, 2);
+		h->path = col(s, 3);
+		h->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
+		h->kind = CHUNK_STATEMENTS;
+		for (int k = 0; k < CHUNK_KIND_COUNT; k++)
+			if (kind && strcmp(kind, chunk_kind_name((ChunkKind)k)) == 0)
+				h->kind = (ChunkKind)k;
+		h->bytes.start = (uint32_t)sqlite3_column_int64(s, 6);
+		h->bytes.end = (uint32_t)sqlite3_column_int64(s, 7);
+		h->lines.start = (uint32_t)sqlite3_column_int64(s, 8);
+		h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
+		h->names = col(s, 10);
+		h->text = col(s, 11);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		index_hits_free(*hits, *n);
+		*hits = NULL;
+		*n = 0;
+		return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
+int index_definitions(Index *ix, const char *name, uint32_t limit,
+		      IndexHit **hits, uint32_t *n)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(
+		ix->db,
+		"SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM spans sp"
+		" JOIN chunks c ON c.file_id = sp.file_id"
+		" AND c.start_byte <= sp.start_byte AND sp.start_byte < c.end_byte"
+		" JOIN files f ON f.id = c.file_id WHERE sp.name = ?1"
+		" ORDER BY length(sp.qualname), f.path LIMIT ?2",
+		-1, &s, NULL);
+
+	*hits = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
+							      : limit));
+	return collect_hits(ix, s, hits, n);
+}
+
+int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
+		      uint32_t *n)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(ix->db,
+				    "SELECT " HIT_COLUMNS ", c.names, c.text"
+				    " FROM chunks c JOIN files f ON"
+				    " f.id = c.file_id WHERE f.path = ?1"
+				    " ORDER BY c.start_byte",
+				    -1, &s, NULL);
+
+	*hits = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_bind_text(s, 1, relpath, -1, SQLITE_TRANSIENT);
+	return collect_hits(ix, s, hits, n);
+}

@@ -1,0 +1,225 @@
+/*
+ * lsp_int.h: shared between the files of lsp/ only. The loop thread owns
+ * Server and every Document; worker threads get snapshots.
+ */
+#ifndef CASTLS_LSP_INT_H
+#define CASTLS_LSP_INT_H
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <uv.h>
+
+#include "framing.h"
+#include "index/index.h"
+#include "position.h"
+#include "server.h"
+
+/* JSON-RPC error codes (these exist only inside lsp/). */
+enum {
+	RPC_PARSE_ERROR = -32700,
+	RPC_INVALID_REQUEST = -32600,
+	RPC_METHOD_NOT_FOUND = -32601,
+	RPC_INVALID_PARAMS = -32602,
+	RPC_INTERNAL_ERROR = -32603,
+	RPC_SERVER_NOT_INITIALIZED = -32002,
+	RPC_REQUEST_FAILED = -32803,
+	RPC_REQUEST_CANCELLED = -32800,
+};
+
+#define MAX_ROOTS 32
+#define DEFAULT_BUDGET_TOKENS 2000
+#define MAX_BUDGET_TOKENS 200000
+#define CONTEXT_MAX_ITEMS 100
+
+typedef struct Server Server;
+
+/* Settings from initializationOptions and the `castls` section. */
+typedef struct {
+	uint32_t max_chunk_size;
+	uint32_t budget_tokens;
+	uint64_t max_file_size;
+	char *exclude; /* patterns, one per line; NULL none */
+	char *db_path; /* for a single root; NULL default */
+	int log_level; /* 0 error, 1 warn, 2 info, 3 debug */
+} Settings;
+
+/* A workspace root with a pool of database connections, so worker
+ * threads each get their own. */
+typedef struct {
+	char *path; /* absolute, no trailing slash */
+	char *uri;
+	pthread_mutex_t mu;
+	Index *idle[8];
+	int nidle;
+	bool indexing;  /* a scan is running */
+	bool rescan;    /* another scan was asked for meanwhile */
+	bool removed;   /* folder removed: close when idle */
+	int busy;       /* connections handed out */
+} Root;
+
+typedef struct Document {
+	char *uri;
+	char *path;     /* absolute file path, or NULL for other schemes */
+	int root;       /* index into Server.roots, or -1 */
+	char *rel;      /* path relative to that root, or NULL */
+	Lang lang;
+	int32_t version;
+	Buf text;
+	LineIndex lines;
+	TSTree *tree;   /* NULL for Markdown and unknown languages */
+	uint64_t generation; /* bumped by every change */
+	uint64_t written;    /* generation last written to the index */
+	bool writing;        /* an index write is in flight */
+	struct Document *next;
+} Document;
+
+/*
+ * One unit of work for the thread pool. run() runs on a worker thread and
+ * sets either result or err/msg; then on the loop, a request gets its
+ * reply (or -32800 if it was cancelled), done() applies side effects, and
+ * release() frees the job. Jobs embed this struct as their first member.
+ */
+typedef struct Job Job;
+struct Job {
+	uv_work_t req;
+	Server *s;
+	void (*run)(Job *j);
+	void (*done)(Job *j);    /* optional */
+	void (*release)(Job *j); /* frees the job */
+	cJSON *id;               /* request id (owned); NULL: internal job */
+	cJSON *result;           /* reply for a request (owned) */
+	int err;                 /* JSON-RPC error code, or 0 */
+	char msg[256];
+	bool cancelled;          /* $/cancelRequest arrived */
+	struct Job *next;        /* in Server.requests while in flight */
+};
+
+struct Server {
+	uv_loop_t *loop;
+	ServerOptions opt;
+	/* transport */
+	uv_stream_t *in_stream;  /* pipe or TTY; NULL when reading a file */
+	uv_fs_t in_req;
+	char in_buf[65536];
+	uv_stream_t *out_stream; /* pipe or TTY; NULL: blocking writes */
+	Framer *framer;
+	uv_signal_t sigpipe;
+	/* protocol state */
+	bool initialized, shutdown, exiting;
+	int exit_code;
+	PosEncoding encoding;
+	bool cap_work_progress, cap_configuration, cap_watch_dynamic;
+	int64_t next_request_id;
+	/* workspace */
+	Root *roots[MAX_ROOTS];
+	int nroots;
+	Settings settings;
+	Document *docs;
+	Job *requests;           /* in flight, for $/cancelRequest */
+	int jobs_in_flight;
+	volatile int cancel_scans; /* set on shutdown and exit */
+	/* indexing progress from scan threads */
+	uv_async_t progress_async;
+	pthread_mutex_t progress_mu;
+	ScanStats progress;
+	int progress_root;
+	bool progress_dirty;
+	char progress_token[32];
+	bool progress_begun;
+	/* chunkers for worker threads */
+	pthread_mutex_t pool_mu;
+	Chunker *chunkers[16];
+	int nchunkers;
+	uint32_t chunker_size;
+};
+
+/* transport.c */
+int transport_start(Server *s);
+void transport_stop(Server *s);
+/* Sends a JSON value as one message; takes msg. */
+void lsp_send(Server *s, cJSON *msg);
+void lsp_reply(Server *s, const cJSON *id, cJSON *result);
+void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void lsp_notify(Server *s, const char *method, cJSON *params);
+/* Sends a request to the client; its reply is ignored. */
+void lsp_request(Server *s, const char *method, cJSON *params);
+/* Logs to stderr and, at or under the log level, window/logMessage. */
+void lsp_log(Server *s, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* server.c */
+void server_dispatch(Server *s, const char *body, size_t len);
+void server_queue(Server *s, Job *j);
+Index *root_acquire(Server *s, Root *r, int *err);
+void root_release(Root *r, Index *ix);
+Chunker *chunker_acquire(Server *s);
+void chunker_release(Server *s, Chunker *ch);
+int root_of_path(Server *s, const char *path, const char **rel);
+void server_reindex(Server *s, int root);
+
+/* documents.c */
+Document *doc_find(Server *s, const char *uri);
+void doc_open(Server *s, const cJSON *params);
+void doc_change(Server *s, const cJSON *params);
+void doc_close(Server *s, const cJSON *params);
+void doc_save(Server *s, const cJSON *params);
+void doc_free(Document *d);
+/* Byte offset of an LSP position in d (clamped). */
+uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos);
+/* An LSP position object for byte off in d. */
+cJSON *doc_position(const Server *s, const Document *d, uint32_t off);
+/* Schedules writing d's rows to the index (coalesced). */
+void doc_schedule_write(Server *s, Document *d);
+
+/* uri helpers (documents.c) */
+char *uri_to_path(const char *uri);
+char *path_to_uri(const char *path);
+
+/* A read-only copy of an open document for a worker thread. */
+typedef struct {
+	char *uri, *rel;
+	int root;
+	Lang lang;
+	char *text;
+	uint32_t len;
+	TSTree *tree; /* a copy; NULL without a grammar */
+	LineIndex lines;
+	PosEncoding encoding;
+} Snapshot;
+
+void snapshot_take(Snapshot *sn, const Server *s, const Document *d);
+void snapshot_free(Snapshot *sn);
+
+/* Token estimate for budgets: one token per 4 bytes, rounded up, the
+ * usual rule of thumb for code with BPE tokenizers. */
+static inline uint32_t estimate_tokens(size_t bytes)
+{
+	return (uint32_t)((bytes + 3) / 4);
+}
+
+/* An item of castls/context and castls/search from an index hit in root
+ * r. Adds `parents` (span chain headers) using ix. signals may be NULL;
+ * takes it. */
+cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
+		     double score, cJSON *signals, uint32_t *tokens);
+
+/* context.c: runs castls/context for a snapshot on a worker thread. */
+typedef struct {
+	uint32_t cursor;       /* byte offset */
+	uint32_t budget;       /* tokens */
+	uint32_t limit;        /* items at most */
+} ContextArgs;
+cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
+		   int *err, char *msg, size_t msgcap);
+
+/* requests.c */
+void req_document_symbol(Server *s, const cJSON *id, const cJSON *params);
+void req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params);
+void req_context(Server *s, const cJSON *id, const cJSON *params);
+void req_search(Server *s, const cJSON *id, const cJSON *params);
+void req_chunks(Server *s, const cJSON *id, const cJSON *params);
+void req_status(Server *s, const cJSON *id, const cJSON *params);
+cJSON *status_json(Server *s);
+
+#endif

@@ -1,0 +1,669 @@
+/*
+ * requests.c: the request handlers other than castls/context's ranking.
+ * Anything that touches the database or chunks a document runs as a job
+ * on a worker thread from a snapshot, so the loop stays responsive.
+ */
+#include "lsp_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------------- *
+ * Snapshots and common helpers
+ * ---------------------------------------------------------------------- */
+
+void snapshot_take(Snapshot *sn, const Server *s, const Document *d)
+{
+	memset(sn, 0, sizeof(*sn));
+	sn->uri = xstrdup(d->uri);
+	sn->rel = d->rel ? xstrdup(d->rel) : NULL;
+	sn->root = d->root;
+	sn->lang = d->lang;
+	sn->text = xstrndup(d->text.data ? d->text.data : "", d->text.len);
+	sn->len = (uint32_t)d->text.len;
+	sn->tree = d->tree ? ts_tree_copy(d->tree) : NULL;
+	sn->encoding = s->encoding;
+	line_index_build(&sn->lines, sn->text, sn->len);
+}
+
+void snapshot_free(Snapshot *sn)
+{
+	xfree(sn->uri);
+	xfree(sn->rel);
+	xfree(sn->text);
+	if (sn->tree)
+		ts_tree_delete(sn->tree);
+	line_index_free(&sn->lines);
+	memset(sn, 0, sizeof(*sn));
+}
+
+static cJSON *line_range(uint32_t first, uint32_t last)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON *a = cJSON_AddObjectToObject(r, "start");
+	cJSON *b = cJSON_AddObjectToObject(r, "end");
+
+	/* Whole lines: from the start of the first to the start of the line
+	 * after the last, so every position encoding agrees. */
+	cJSON_AddNumberToObject(a, "line", first);
+	cJSON_AddNumberToObject(a, "character", 0);
+	cJSON_AddNumberToObject(b, "line", last + 1);
+	cJSON_AddNumberToObject(b, "character", 0);
+	return r;
+}
+
+static cJSON *string_n(const char *p, size_t n)
+{
+	char *t = xstrndup(p, n);
+	cJSON *r = cJSON_CreateString(t);
+
+	xfree(t);
+	return r;
+}
+
+static char *uri_in_root(const Server *s, int root, const char *rel)
+{
+	Buf b = {0};
+	char *uri;
+
+	buf_printf(&b, "%s/%s", s->roots[root]->path, rel);
+	uri = path_to_uri(b.data);
+	buf_free(&b);
+	return uri;
+}
+
+cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
+		     double score, cJSON *signals, uint32_t *tokens)
+{
+	cJSON *it = cJSON_CreateObject(), *parents = cJSON_CreateArray();
+	char *uri = uri_in_root(s, root, h->path);
+	int64_t sid = h->span_id;
+	size_t cost = strlen(h->text);
+	const char *symbol = "";
+	IndexSpan chain[16];
+	int n = 0;
+
+	/* The span chain, innermost first; shown outermost first. */
+	while (sid && n < 16 && index_span_get(ix, sid, &chain[n]) == 1)
+		sid = chain[n++].parent_id;
+	for (int i = n - 1; i >= 0; i--) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "kind", span_kind_name(chain[i].kind));
+		cJSON_AddStringToObject(p, "name", chain[i].qualname);
+		cJSON_AddItemToObject(p, "range", line_range(chain[i].lines.start,
+							     chain[i].lines.end));
+		cJSON_AddStringToObject(p, "header", chain[i].header);
+		/* Headers the chunk does not itself start with are context
+		 * the reader needs and costs tokens. */
+		if (chain[i].bytes.start < h->bytes.start)
+			cost += strlen(chain[i].header) + 1;
+		cJSON_AddItemToArray(parents, p);
+	}
+	if (n)
+		symbol = chain[0].qualname;
+	cJSON_AddStringToObject(it, "uri", uri);
+	cJSON_AddItemToObject(it, "range", line_range(h->lines.start,
+						      h->lines.end));
+	cJSON_AddStringToObject(it, "language", lang_name(h->lang));
+	cJSON_AddStringToObject(it, "kind", chunk_kind_name(h->kind));
+	cJSON_AddStringToObject(it, "symbol", symbol);
+	cJSON_AddItemToObject(it, "parents", parents);
+	cJSON_AddNumberToObject(it, "score", (double)(int64_t)(score * 1e4) / 1e4);
+	cJSON_AddItemToObject(it, "signals",
+			      signals ? signals : cJSON_CreateObject());
+	cJSON_AddStringToObject(it, "text", h->text);
+	for (int i = 0; i < n; i++)
+		index_span_clear(&chain[i]);
+	xfree(uri);
+	*tokens = estimate_tokens(cost);
+	return it;
+}
+
+/* Reads the requested budget: {tokens} or {chars}; default from
+ * settings. */
+static uint32_t budget_of(const Server *s, const cJSON *params)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(params, "budget");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "tokens");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "chars");
+
+	if (cJSON_IsNumber(t) && t->valuedouble >= 1)
+		return t->valuedouble > MAX_BUDGET_TOKENS ? MAX_BUDGET_TOKENS
+							  : (uint32_t)t->valuedouble;
+	if (cJSON_IsNumber(c) && c->valuedouble >= 1)
+		return estimate_tokens(c->valuedouble > 4.0 * MAX_BUDGET_TOKENS
+					       ? 4u * MAX_BUDGET_TOKENS
+					       : (size_t)c->valuedouble);
+	return s->settings.budget_tokens;
+}
+
+static uint32_t limit_of(const cJSON *params, uint32_t dflt)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(params, "limit");
+
+	if (!cJSON_IsNumber(l) || l->valuedouble < 1)
+		return dflt;
+	return l->valuedouble > CONTEXT_MAX_ITEMS ? CONTEXT_MAX_ITEMS
+						  : (uint32_t)l->valuedouble;
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* The open document named by params.textDocument.uri, or an error reply
+ * (and NULL). */
+static Document *param_doc(Server *s, const cJSON *id, const cJSON *params)
+{
+	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
+							   "textDocument");
+	const char *uri = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(td, "uri"));
+	Document *d = doc_find(s, uri);
+
+	if (!uri)
+		lsp_error(s, id, RPC_INVALID_PARAMS,
+			  "textDocument.uri must be a string");
+	else if (!d)
+		lsp_error(s, id, RPC_INVALID_PARAMS, "document not open: %s",
+			  uri);
+	return d;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Snapshot jobs: documentSymbol, castls/chunks, castls/context
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	Job job;
+	Snapshot sn;
+	ContextArgs args;
+	struct timespec t0;
+} DocJob;
+
+static void docjob_release(Job *j)
+{
+	DocJob *d = (DocJob *)j;
+
+	snapshot_free(&d->sn);
+	xfree(d);
+}
+
+static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
+			  void (*run)(Job *))
+{
+	DocJob *dj = xcalloc(1, sizeof(*dj));
+
+	clock_gettime(CLOCK_MONOTONIC, &dj->t0);
+	snapshot_take(&dj->sn, s, d);
+	dj->job.id = cJSON_Duplicate(id, 1);
+	dj->job.run = run;
+	dj->job.release = docjob_release;
+	return dj;
+}
+
+/* Chunks the snapshot; false (with the job's error set) on failure. */
+static bool chunk_snapshot(Job *j, const Snapshot *sn, Chunking *c)
+{
+	Chunker *ch = chunker_acquire(j->s);
+	int err = chunker_run(ch, sn->lang, sn->text, sn->len, sn->tree, c);
+
+	chunker_release(j->s, ch);
+	if (err == 0)
+		return true;
+	j->err = RPC_REQUEST_FAILED;
+	snprintf(j->msg, sizeof(j->msg), "%s: %s", sn->uri,
+		 castls_strerror(err));
+	return false;
+}
+
+static cJSON *byte_range(const Snapshot *sn, uint32_t a, uint32_t b)
+{
+	cJSON *r = cJSON_CreateObject();
+	uint32_t line, col;
+	cJSON *p;
+
+	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, a,
+			   &line, &col);
+	p = cJSON_AddObjectToObject(r, "start");
+	cJSON_AddNumberToObject(p, "line", line);
+	cJSON_AddNumberToObject(p, "character", col);
+	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, b,
+			   &line, &col);
+	p = cJSON_AddObjectToObject(r, "end");
+	cJSON_AddNumberToObject(p, "line", line);
+	cJSON_AddNumberToObject(p, "character", col);
+	return r;
+}
+
+/* LSP SymbolKind for each span kind. */
+static const int symbol_kinds[SPAN_KIND_COUNT] = {
+	[SPAN_CLASS] = 5,     [SPAN_FUNCTION] = 12, [SPAN_METHOD] = 6,
+	[SPAN_INTERFACE] = 11, [SPAN_ENUM] = 10,    [SPAN_TYPE] = 23,
+	[SPAN_NAMESPACE] = 3, [SPAN_SECTION] = 15,
+};
+
+static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *nl = strchr(sp->header, '\n');
+	char *detail = xstrndup(sp->header, nl ? (size_t)(nl - sp->header)
+					       : strlen(sp->header));
+	uint32_t sel_end = sp->body_start > sp->bytes.start ? sp->body_start
+							    : sp->bytes.end;
+
+	cJSON_AddStringToObject(o, "name", sp->name);
+	cJSON_AddStringToObject(o, "detail", detail);
+	cJSON_AddNumberToObject(o, "kind", symbol_kinds[sp->kind]);
+	cJSON_AddItemToObject(o, "range", byte_range(sn, sp->bytes.start,
+						     sp->bytes.end));
+	cJSON_AddItemToObject(o, "selectionRange",
+			      byte_range(sn, sp->bytes.start, sel_end));
+	cJSON_AddItemToObject(o, "children", cJSON_CreateArray());
+	xfree(detail);
+	return o;
+}
+
+static void symbols_run(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+	Chunking c;
+	cJSON **made, *top = cJSON_CreateArray();
+
+	if (!chunk_snapshot(j, &dj->sn, &c)) {
+		cJSON_Delete(top);
+		return;
+	}
+	made = xcalloc(c.nspans + 1, sizeof(*made));
+	for (uint32_t i = 0; i < c.nspans; i++) {
+		const Span *sp = &c.spans[i];
+
+		made[i] = document_symbol(&dj->sn, sp);
+		cJSON_AddItemToArray(sp->parent >= 0
+					     ? cJSON_GetObjectItemCaseSensitive(
+						       made[sp->parent],
+						       "children")
+					     : top,
+				     made[i]);
+	}
+	xfree(made);
+	chunking_close(&c);
+	j->result = top;
+}
+
+void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
+{
+	Document *d = param_doc(s, id, params);
+
+	if (d && d->lang == LANG_NONE)
+		lsp_reply(s, id, cJSON_CreateArray());
+	else if (d)
+		server_queue(s, &docjob_new(s, id, d, symbols_run)->job);
+}
+
+static void chunks_run(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+	Chunking c;
+	cJSON *arr = cJSON_CreateArray();
+
+	if (!chunk_snapshot(j, &dj->sn, &c)) {
+		cJSON_Delete(arr);
+		return;
+	}
+	for (uint32_t i = 0; i < c.nchunks; i++) {
+		const Chunk *k = &c.chunks[i];
+		cJSON *o = cJSON_CreateObject(), *path = cJSON_CreateArray();
+
+		cJSON_AddItemToObject(o, "range",
+				      byte_range(&dj->sn, k->bytes.start,
+						 k->bytes.end));
+		cJSON_AddStringToObject(o, "kind", chunk_kind_name(k->kind));
+		cJSON_AddStringToObject(o, "symbol",
+					k->span >= 0 ? c.spans[k->span].qualname
+						     : "");
+		for (int32_t sp = k->span; sp >= 0; sp = c.spans[sp].parent)
+			cJSON_InsertItemInArray(
+				path, 0,
+				cJSON_CreateString(c.spans[sp].name));
+		cJSON_AddItemToObject(o, "spanPath", path);
+		cJSON_AddNumberToObject(o, "size", k->size);
+		cJSON_AddNumberToObject(o, "tokens",
+					estimate_tokens(k->bytes.end -
+							k->bytes.start));
+		cJSON_AddItemToArray(arr, o);
+	}
+	j->result = cJSON_CreateObject();
+	cJSON_AddStringToObject(j->result, "uri", dj->sn.uri);
+	cJSON_AddStringToObject(j->result, "language", lang_name(dj->sn.lang));
+	cJSON_AddItemToObject(j->result, "chunks", arr);
+	chunking_close(&c);
+}
+
+void req_chunks(Server *s, const cJSON *id, const cJSON *params)
+{
+	Document *d = param_doc(s, id, params);
+
+	if (d)
+		server_queue(s, &docjob_new(s, id, d, chunks_run)->job);
+}
+
+static void context_job_run(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+	cJSON *r = context_run(j->s, &dj->sn, &dj->args, &j->err, j->msg,
+			       sizeof(j->msg));
+
+	if (r)
+		cJSON_AddNumberToObject(r, "elapsedMs",
+					(double)(int64_t)(elapsed_ms(&dj->t0) *
+							  100) / 100);
+	j->result = r;
+}
+
+void req_context(Server *s, const cJSON *id, const cJSON *params)
+{
+	Document *d = param_doc(s, id, params);
+	const cJSON *pos = cJSON_GetObjectItemCaseSensitive(params, "position");
+	DocJob *dj;
+
+	if (!d)
+		return;
+	if (!cJSON_IsObject(pos) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "line")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "character"))) {
+		lsp_error(s, id, RPC_INVALID_PARAMS,
+			  "position must be {line, character} numbers");
+		return;
+	}
+	dj = docjob_new(s, id, d, context_job_run);
+	dj->args.cursor = doc_offset(s, d, pos);
+	dj->args.budget = budget_of(s, params);
+	dj->args.limit = limit_of(params, 20);
+	server_queue(s, &dj->job);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Index jobs: workspace/symbol, castls/search, castls/status
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	Job job;
+	char *query;
+	uint32_t budget, limit;
+	struct timespec t0;
+} QueryJob;
+
+static void queryjob_release(Job *j)
+{
+	xfree(((QueryJob *)j)->query);
+	xfree(j);
+}
+
+static QueryJob *queryjob_new(const cJSON *id, const char *query,
+			      void (*run)(Job *))
+{
+	QueryJob *q = xcalloc(1, sizeof(*q));
+
+	clock_gettime(CLOCK_MONOTONIC, &q->t0);
+	q->query = xstrdup(query ? query : "");
+	q->job.id = cJSON_Duplicate(id, 1);
+	q->job.run = run;
+	q->job.release = queryjob_release;
+	return q;
+}
+
+static void workspace_symbol_run(Job *j)
+{
+	QueryJob *q = (QueryJob *)j;
+	Server *s = j->s;
+	cJSON *arr = cJSON_CreateArray();
+
+	for (int r = 0; r < s->nroots; r++) {
+		IndexSpan *sp;
+		uint32_t n;
+		int err;
+		Index *ix = s->roots[r]->removed ? NULL
+						 : root_acquire(s, s->roots[r], &err);
+
+		if (!ix)
+			continue;
+		if (index_symbols(ix, q->query, q->limit, &sp, &n) == 0) {
+			for (uint32_t i = 0; i < n; i++) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON *loc = cJSON_AddObjectToObject(o, "location");
+				char *uri = uri_in_root(s, r, sp[i].path);
+				const char *dot = strrchr(sp[i].qualname, '.');
+
+				cJSON_AddStringToObject(o, "name", sp[i].name);
+				cJSON_AddNumberToObject(o, "kind",
+							symbol_kinds[sp[i].kind]);
+				if (dot)
+					cJSON_AddItemToObject(
+						o, "containerName",
+						string_n(sp[i].qualname,
+							 (size_t)(dot -
+								  sp[i].qualname)));
+				cJSON_AddStringToObject(loc, "uri", uri);
+				cJSON_AddItemToObject(loc, "range",
+						      line_range(sp[i].lines.start,
+								 sp[i].lines.end));
+				cJSON_AddItemToArray(arr, o);
+				xfree(uri);
+			}
+			index_spans_free(sp, n);
+		}
+		root_release(s->roots[r], ix);
+	}
+	j->result = arr;
+}
+
+void req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(params, "query");
+	QueryJob *qj;
+
+	if (params && q && !cJSON_IsString(q)) {
+		lsp_error(s, id, RPC_INVALID_PARAMS, "query must be a string");
+		return;
+	}
+	qj = queryjob_new(id, cJSON_GetStringValue(q), workspace_symbol_run);
+	qj->limit = 200;
+	server_queue(s, &qj->job);
+}
+
+static void search_run(Job *j)
+{
+	QueryJob *q = (QueryJob *)j;
+	Server *s = j->s;
+	cJSON *res = cJSON_CreateObject(), *items;
+	uint32_t used = 0, count = 0;
+
+	items = cJSON_AddArrayToObject(res, "items");
+	for (int r = 0; r < s->nroots && count < q->limit; r++) {
+		IndexHit *h;
+		uint32_t n;
+		int err;
+		Index *ix = s->roots[r]->removed ? NULL
+						 : root_acquire(s, s->roots[r], &err);
+
+		if (!ix)
+			continue;
+		if (index_search(ix, q->query, strlen(q->query), q->limit, &h,
+				 &n) == 0) {
+			for (uint32_t i = 0; i < n && count < q->limit; i++) {
+				uint32_t tokens;
+				cJSON *sig = cJSON_CreateObject();
+				cJSON *it;
+
+				cJSON_AddNumberToObject(sig, "bm25", h[i].score);
+				it = item_from_hit(s, ix, r, &h[i], h[i].score,
+						   sig, &tokens);
+				if (used + tokens > q->budget) {
+					cJSON_Delete(it);
+					continue;
+				}
+				used += tokens;
+				count++;
+				cJSON_AddItemToArray(items, it);
+			}
+			index_hits_free(h, n);
+		}
+		root_release(s->roots[r], ix);
+	}
+	/* Roots are searched one after another; merge by score. */
+	if (s->nroots > 1) {
+		cJSON *sorted = cJSON_CreateArray();
+
+		while (cJSON_GetArraySize(items) > 0) {
+			int best = 0, i = 0;
+			double bs = -1e300;
+			const cJSON *it;
+
+			cJSON_ArrayForEach(it, items) {
+				double sc = cJSON_GetNumberValue(
+					cJSON_GetObjectItemCaseSensitive(it,
+									 "score"));
+
+				if (sc > bs)
+					bs = sc, best = i;
+				i++;
+			}
+			cJSON_AddItemToArray(sorted,
+					     cJSON_DetachItemFromArray(items, best));
+		}
+		cJSON_ReplaceItemInObjectCaseSensitive(res, "items", sorted);
+	}
+	{
+		cJSON *b = cJSON_AddObjectToObject(res, "budget");
+
+		cJSON_AddNumberToObject(b, "limit", q->budget);
+		cJSON_AddNumberToObject(b, "used", used);
+		cJSON_AddStringToObject(b, "unit", "tokens");
+	}
+	cJSON_AddBoolToObject(res, "noContext", count == 0);
+	cJSON_AddNumberToObject(res, "elapsedMs",
+				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
+					100);
+	j->result = res;
+}
+
+void req_search(Server *s, const cJSON *id, const cJSON *params)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(params, "query");
+	QueryJob *qj;
+
+	if (!cJSON_IsString(q)) {
+		lsp_error(s, id, RPC_INVALID_PARAMS, "query must be a string");
+		return;
+	}
+	qj = queryjob_new(id, q->valuestring, search_run);
+	qj->budget = budget_of(s, params);
+	qj->limit = limit_of(params, 20);
+	server_queue(s, &qj->job);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Status
+ * ---------------------------------------------------------------------- */
+
+static void status_run(Job *j)
+{
+	Server *s = j->s;
+	cJSON *res = j->result, *roots = cJSON_GetObjectItemCaseSensitive(res,
+									  "roots");
+	cJSON *rj;
+	int r = 0;
+	uint64_t files = 0, chunks = 0, spans = 0;
+
+	cJSON_ArrayForEach(rj, roots) {
+		IndexStatus st;
+		int err;
+		Index *ix = root_acquire(s, s->roots[r], &err);
+
+		if (ix && index_status(ix, &st) == 0) {
+			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
+
+			cJSON_AddStringToObject(rj, "database", index_db_path(ix));
+			cJSON_AddNumberToObject(rj, "databaseBytes",
+						(double)st.db_bytes);
+			cJSON_AddNumberToObject(rj, "files", st.files);
+			cJSON_AddNumberToObject(rj, "chunks", st.chunks);
+			cJSON_AddNumberToObject(rj, "spans", st.spans);
+			cJSON_AddNumberToObject(rj, "lastIndexed",
+						(double)st.last_indexed);
+			for (int l = 1; l < LANG_COUNT; l++)
+				if (st.files_by_lang[l])
+					cJSON_AddNumberToObject(
+						langs, lang_name((Lang)l),
+						st.files_by_lang[l]);
+			files += st.files;
+			chunks += st.chunks;
+			spans += st.spans;
+		} else {
+			cJSON_AddStringToObject(rj, "error",
+						castls_strerror(ix ? CASTLS_EDB
+								   : err));
+		}
+		if (ix)
+			root_release(s->roots[r], ix);
+		r++;
+	}
+	cJSON_AddNumberToObject(res, "files", (double)files);
+	cJSON_AddNumberToObject(res, "chunks", (double)chunks);
+	cJSON_AddNumberToObject(res, "spans", (double)spans);
+}
+
+/* The loop-side part of the status: what only the loop may read. */
+cJSON *status_json(Server *s)
+{
+	cJSON *res = cJSON_CreateObject(), *roots;
+	int open = 0;
+	bool indexing = false;
+
+	roots = cJSON_AddArrayToObject(res, "roots");
+	for (int i = 0; i < s->nroots; i++) {
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(r, "path", s->roots[i]->path);
+		cJSON_AddBoolToObject(r, "indexing", s->roots[i]->indexing);
+		indexing |= s->roots[i]->indexing;
+		cJSON_AddItemToArray(roots, r);
+	}
+	for (Document *d = s->docs; d; d = d->next)
+		open++;
+	cJSON_AddBoolToObject(res, "indexing", indexing);
+	cJSON_AddNumberToObject(res, "openDocuments", open);
+	if (indexing) {
+		pthread_mutex_lock(&s->progress_mu);
+		cJSON_AddNumberToObject(res, "filesDone", s->progress.done);
+		cJSON_AddNumberToObject(res, "filesSeen", s->progress.seen);
+		pthread_mutex_unlock(&s->progress_mu);
+	}
+	return res;
+}
+
+typedef struct {
+	Job job;
+} StatusJob;
+
+static void status_release(Job *j) { xfree(j); }
+
+void req_status(Server *s, const cJSON *id, const cJSON *params)
+{
+	StatusJob *sj = xcalloc(1, sizeof(*sj));
+
+	(void)params;
+	sj->job.id = cJSON_Duplicate(id, 1);
+	sj->job.result = status_json(s);
+	sj->job.run = status_run;
+	sj->job.release = status_release;
+	server_queue(s, &sj->job);
+}

@@ -1,0 +1,998 @@
+/*
+ * server.c: JSON-RPC dispatch, the LSP lifecycle, workspace roots and
+ * background indexing.
+ */
+#include "lsp_int.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CASTLS_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------------- *
+ * Settings
+ * ---------------------------------------------------------------------- */
+
+static void settings_defaults(Settings *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->budget_tokens = DEFAULT_BUDGET_TOKENS;
+	st->log_level = 1;
+}
+
+static void settings_free(Settings *st)
+{
+	xfree(st->exclude);
+	xfree(st->db_path);
+}
+
+static int log_level_of(const cJSON *v, int dflt)
+{
+	static const char *const names[] = {"error", "warn", "info", "debug"};
+
+	if (cJSON_IsNumber(v))
+		return v->valueint < 0 ? 0 : v->valueint > 3 ? 3 : v->valueint;
+	for (int i = 0; cJSON_IsString(v) && i < 4; i++)
+		if (strcmp(v->valuestring, names[i]) == 0)
+			return i;
+	return dflt;
+}
+
+/* Applies the settings in obj (either the castls section itself or an
+ * object holding a "castls" member). Returns true when a setting that
+ * changes the index (chunk size, excludes, file size) changed. */
+static bool settings_apply(Server *s, const cJSON *obj)
+{
+	Settings *st = &s->settings;
+	const cJSON *v, *sec = cJSON_GetObjectItemCaseSensitive(obj, "castls");
+	bool reindex = false;
+
+	if (cJSON_IsObject(sec))
+		obj = sec;
+	if (!cJSON_IsObject(obj))
+		return false;
+	v = cJSON_GetObjectItemCaseSensitive(obj, "maxChunkSize");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 50 &&
+	    v->valuedouble <= 100000 &&
+	    (uint32_t)v->valuedouble != st->max_chunk_size) {
+		st->max_chunk_size = (uint32_t)v->valuedouble;
+		reindex = true;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "budgetTokens");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble <= MAX_BUDGET_TOKENS)
+		st->budget_tokens = (uint32_t)v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(obj, "maxFileSize");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble <= CHUNKER_MAX_INPUT &&
+	    (uint64_t)v->valuedouble != st->max_file_size) {
+		st->max_file_size = (uint64_t)v->valuedouble;
+		reindex = true;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "exclude");
+	if (cJSON_IsArray(v) || cJSON_IsString(v)) {
+		Buf b = {0};
+		const cJSON *e;
+
+		if (cJSON_IsString(v))
+			buf_printf(&b, "%s\n", v->valuestring);
+		cJSON_ArrayForEach(e, v)
+			if (cJSON_IsString(e))
+				buf_printf(&b, "%s\n", e->valuestring);
+		if (!st->exclude || !b.data || strcmp(st->exclude, b.data)) {
+			xfree(st->exclude);
+			st->exclude = b.len ? buf_take(&b) : NULL;
+			reindex = true;
+		}
+		buf_free(&b);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "dbPath");
+	if (cJSON_IsString(v) && *v->valuestring) {
+		xfree(st->db_path);
+		st->db_path = xstrdup(v->valuestring);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "logLevel");
+	st->log_level = log_level_of(v, st->log_level);
+	return reindex;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Roots and their connections
+ * ---------------------------------------------------------------------- */
+
+static int add_root(Server *s, const char *path)
+{
+	char real[PATH_MAX];
+	Root *r;
+
+	if (s->nroots == MAX_ROOTS || !realpath(path, real))
+		return -1;
+	for (int i = 0; i < s->nroots; i++)
+		if (strcmp(s->roots[i]->path, real) == 0 && !s->roots[i]->removed)
+			return i;
+	r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(real);
+	r->uri = path_to_uri(real);
+	pthread_mutex_init(&r->mu, NULL);
+	s->roots[s->nroots] = r;
+	return s->nroots++;
+}
+
+static void root_free(Root *r)
+{
+	for (int i = 0; i < r->nidle; i++)
+		index_close(r->idle[i]);
+	pthread_mutex_destroy(&r->mu);
+	xfree(r->path);
+	xfree(r->uri);
+	xfree(r);
+}
+
+/* Safe from any thread: the settings read here change only on the loop
+ * while no connection is being opened (settings changes close the idle
+ * connections first and open ones keep their options). */
+Index *root_acquire(Server *s, Root *r, int *err)
+{
+	IndexOptions io = {0};
+	Index *ix = NULL;
+	const char *db;
+	char *db_copy = NULL, *exclude;
+
+	pthread_mutex_lock(&r->mu);
+	if (r->nidle)
+		ix = r->idle[--r->nidle];
+	r->busy++;
+	pthread_mutex_unlock(&r->mu);
+	if (ix)
+		return ix;
+	/* Settings change on the loop under pool_mu: copy them, then open
+	 * (which may take a while: quick_check) without the lock. */
+	pthread_mutex_lock(&s->pool_mu);
+	io.root = r->path;
+	db = s->opt.db_path	 ? s->opt.db_path
+	     : s->nroots == 1 ? s->settings.db_path
+			      : NULL;
+	io.db_path = db ? (db_copy = xstrdup(db)) : NULL;
+	io.max_chunk_size = s->settings.max_chunk_size;
+	io.max_file_size = s->settings.max_file_size;
+	io.exclude = exclude = s->settings.exclude ? xstrdup(s->settings.exclude)
+						   : NULL;
+	pthread_mutex_unlock(&s->pool_mu);
+	*err = index_open(&io, &ix);
+	xfree(db_copy);
+	xfree(exclude);
+	if (*err) {
+		pthread_mutex_lock(&r->mu);
+		r->busy--;
+		pthread_mutex_unlock(&r->mu);
+		return NULL;
+	}
+	return ix;
+}
+
+void root_release(Root *r, Index *ix)
+{
+	pthread_mutex_lock(&r->mu);
+	r->busy--;
+	if (r->nidle < (int)(sizeof(r->idle) / sizeof(*r->idle))) {
+		r->idle[r->nidle++] = ix;
+		ix = NULL;
+	}
+	pthread_mutex_unlock(&r->mu);
+	index_close(ix);
+}
+
+/* Closes idle connections so new ones pick up changed settings. */
+static void roots_flush(Server *s)
+{
+	for (int i = 0; i < s->nroots; i++) {
+		Root *r = s->roots[i];
+
+		pthread_mutex_lock(&r->mu);
+		while (r->nidle)
+			index_close(r->idle[--r->nidle]);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+int root_of_path(Server *s, const char *path, const char **rel)
+{
+	int best = -1;
+	size_t best_len = 0;
+
+	for (int i = 0; i < s->nroots; i++) {
+		const char *rp = s->roots[i]->path;
+		size_t n = strlen(rp);
+
+		if (s->roots[i]->removed || strncmp(path, rp, n) ||
+		    (path[n] != '/' && n > 1) || n < best_len)
+			continue;
+		best = i;
+		best_len = n;
+	}
+	if (best >= 0 && rel)
+		*rel = path + best_len + (best_len > 1);
+	return best;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Chunkers for worker threads
+ * ---------------------------------------------------------------------- */
+
+Chunker *chunker_acquire(Server *s)
+{
+	Chunker *ch = NULL;
+
+	pthread_mutex_lock(&s->pool_mu);
+	if (s->nchunkers)
+		ch = s->chunkers[--s->nchunkers];
+	pthread_mutex_unlock(&s->pool_mu);
+	return ch ? ch : chunker_new(s->chunker_size);
+}
+
+void chunker_release(Server *s, Chunker *ch)
+{
+	pthread_mutex_lock(&s->pool_mu);
+	if (chunker_max_size(ch) == (s->chunker_size ? s->chunker_size
+						      : CHUNKER_DEFAULT_MAX_SIZE) &&
+	    s->nchunkers < (int)(sizeof(s->chunkers) / sizeof(*s->chunkers))) {
+		s->chunkers[s->nchunkers++] = ch;
+		ch = NULL;
+	}
+	pthread_mutex_unlock(&s->pool_mu);
+	chunker_delete(ch);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Jobs
+ * ---------------------------------------------------------------------- */
+
+static void job_work(uv_work_t *req)
+{
+	Job *j = (Job *)req;
+
+	if (!j->cancelled)
+		j->run(j);
+}
+
+static void job_after(uv_work_t *req, int status)
+{
+	Job *j = (Job *)req, **p;
+	Server *s = j->s;
+
+	for (p = &s->requests; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	s->jobs_in_flight--;
+	if (status == UV_ECANCELED)
+		j->cancelled = true;
+	if (j->id && !s->exiting) {
+		if (j->cancelled)
+			lsp_error(s, j->id, RPC_REQUEST_CANCELLED,
+				  "request cancelled");
+		else if (j->err)
+			lsp_error(s, j->id, j->err, "%s", j->msg);
+		else
+			lsp_reply(s, j->id, j->result), j->result = NULL;
+	}
+	if (j->done && status != UV_ECANCELED)
+		j->done(j);
+	cJSON_Delete(j->id);
+	cJSON_Delete(j->result);
+	j->release(j);
+}
+
+void server_queue(Server *s, Job *j)
+{
+	j->s = s;
+	if (j->id) {
+		j->next = s->requests;
+		s->requests = j;
+	}
+	s->jobs_in_flight++;
+	uv_queue_work(s->loop, &j->req, job_work, job_after);
+}
+
+static void cancel_request(Server *s, const cJSON *params)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "id");
+
+	for (Job *j = s->requests; j && id; j = j->next)
+		if (cJSON_Compare(j->id, id, 1)) {
+			j->cancelled = true;
+			uv_cancel((uv_req_t *)&j->req);
+			return;
+		}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Indexing
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	Job job;
+	int root;
+	int err;
+	ScanStats stats;
+} ScanJob;
+
+typedef struct {
+	Server *s;
+	int root;
+} ScanCtx;
+
+static void scan_progress(void *ctx, const ScanStats *st)
+{
+	ScanCtx *c = ctx;
+	Server *s = c->s;
+
+	pthread_mutex_lock(&s->progress_mu);
+	s->progress = *st;
+	s->progress_root = c->root;
+	s->progress_dirty = true;
+	pthread_mutex_unlock(&s->progress_mu);
+	uv_async_send(&s->progress_async);
+}
+
+static void scan_run(Job *j)
+{
+	ScanJob *sj = (ScanJob *)j;
+	Server *s = j->s;
+	Root *r = s->roots[sj->root];
+	ScanCtx ctx = {s, sj->root};
+	Index *ix = root_acquire(s, r, &sj->err);
+
+	if (!ix)
+		return;
+	sj->err = index_scan(ix, 0, scan_progress, &ctx, &s->cancel_scans,
+			     &sj->stats);
+	root_release(r, ix);
+}
+
+static bool any_indexing(Server *s)
+{
+	for (int i = 0; i < s->nroots; i++)
+		if (s->roots[i]->indexing)
+			return true;
+	return false;
+}
+
+static void progress_send(Server *s, const char *kind, const char *message,
+			  int percent)
+{
+	cJSON *p, *v;
+
+	if (!s->cap_work_progress || s->exiting)
+		return;
+	p = cJSON_CreateObject();
+	v = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "token", s->progress_token);
+	cJSON_AddStringToObject(v, "kind", kind);
+	if (strcmp(kind, "begin") == 0) {
+		cJSON_AddStringToObject(v, "title", "castls: indexing");
+		cJSON_AddBoolToObject(v, "cancellable", false);
+	}
+	if (message)
+		cJSON_AddStringToObject(v, "message", message);
+	if (percent >= 0 && strcmp(kind, "end") != 0)
+		cJSON_AddNumberToObject(v, "percentage", percent);
+	cJSON_AddItemToObject(p, "value", v);
+	lsp_notify(s, "$/progress", p);
+}
+
+static void on_progress(uv_async_t *a)
+{
+	Server *s = a->data;
+	ScanStats st;
+	char msg[128];
+	bool dirty;
+
+	pthread_mutex_lock(&s->progress_mu);
+	st = s->progress;
+	dirty = s->progress_dirty;
+	s->progress_dirty = false;
+	pthread_mutex_unlock(&s->progress_mu);
+	if (!dirty || !s->progress_begun)
+		return;
+	snprintf(msg, sizeof(msg), "%u/%u files", st.done, st.seen);
+	progress_send(s, "report", msg,
+		      st.seen ? (int)(100.0 * st.done / st.seen) : 0);
+}
+
+static void scan_done(Job *j)
+{
+	ScanJob *sj = (ScanJob *)j;
+	Server *s = j->s;
+	Root *r = s->roots[sj->root];
+
+	r->indexing = false;
+	if (sj->err && sj->err != CASTLS_ECANCELED)
+		lsp_log(s, 0, "indexing %s: %s", r->path,
+			castls_strerror(sj->err));
+	else if (!sj->err)
+		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
+			r->path, sj->stats.seen, sj->stats.indexed,
+			sj->stats.removed);
+	/* The scan wrote disk contents; open buffers are the truth. */
+	for (Document *d = s->docs; d; d = d->next)
+		if (d->root == sj->root) {
+			d->written = 0;
+			doc_schedule_write(s, d);
+		}
+	if (r->rescan && !s->exiting && !s->shutdown) {
+		r->rescan = false;
+		server_reindex(s, sj->root);
+		return;
+	}
+	if (!any_indexing(s) && s->progress_begun) {
+		progress_send(s, "end", "done", -1);
+		s->progress_begun = false;
+	}
+}
+
+static void scan_release(Job *j) { xfree(j); }
+
+void server_reindex(Server *s, int root)
+{
+	ScanJob *sj;
+	Root *r = s->roots[root];
+
+	if (r->removed || s->shutdown || s->exiting)
+		return;
+	if (r->indexing) {
+		r->rescan = true;
+		return;
+	}
+	r->indexing = true;
+	if (!s->progress_begun && s->cap_work_progress) {
+		cJSON *p = cJSON_CreateObject();
+
+		snprintf(s->progress_token, sizeof(s->progress_token),
+			 "castls-index-%lld", (long long)++s->next_request_id);
+		cJSON_AddStringToObject(p, "token", s->progress_token);
+		lsp_request(s, "window/workDoneProgress/create", p);
+		progress_send(s, "begin", "scanning", 0);
+		s->progress_begun = true;
+	}
+	sj = xcalloc(1, sizeof(*sj));
+	sj->root = root;
+	sj->job.run = scan_run;
+	sj->job.done = scan_done;
+	sj->job.release = scan_release;
+	server_queue(s, &sj->job);
+}
+
+static void reindex_all(Server *s)
+{
+	for (int i = 0; i < s->nroots; i++)
+		server_reindex(s, i);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Lifecycle
+ * ---------------------------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *path)
+{
+	char key[64];
+
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		path += n + (dot != NULL);
+	}
+	return o;
+}
+
+static const char *str_or(const char *s) { return s ? s : ""; }
+
+static void add_folder_uri(Server *s, const char *uri)
+{
+	char *path = uri ? uri_to_path(uri) : NULL;
+
+	if (path && add_root(s, path) < 0)
+		lsp_log(s, 1, "workspace folder %s: not a directory", path);
+	xfree(path);
+}
+
+static PosEncoding pick_encoding(const cJSON *caps)
+{
+	const cJSON *e, *list = get(caps, "general.positionEncodings");
+
+	cJSON_ArrayForEach(e, list)
+		if (cJSON_IsString(e) && strcmp(e->valuestring, "utf-8") == 0)
+			return POS_UTF8;
+	return POS_UTF16;
+}
+
+static cJSON *capabilities(Server *s)
+{
+	static const char *const encodings[] = {"utf-8", "utf-16", "utf-32"};
+	cJSON *c = cJSON_CreateObject(), *sync = cJSON_CreateObject(), *o;
+	const char *commands[] = {"castls.reindex", "castls.status"};
+
+	cJSON_AddStringToObject(c, "positionEncoding", encodings[s->encoding]);
+	cJSON_AddBoolToObject(sync, "openClose", true);
+	cJSON_AddNumberToObject(sync, "change", 2); /* incremental */
+	o = cJSON_AddObjectToObject(sync, "save");
+	cJSON_AddBoolToObject(o, "includeText", false);
+	cJSON_AddItemToObject(c, "textDocumentSync", sync);
+	cJSON_AddBoolToObject(c, "documentSymbolProvider", true);
+	cJSON_AddBoolToObject(c, "workspaceSymbolProvider", true);
+	o = cJSON_AddObjectToObject(c, "executeCommandProvider");
+	cJSON_AddItemToObject(o, "commands",
+			      cJSON_CreateStringArray(commands, 2));
+	o = cJSON_AddObjectToObject(c, "workspace");
+	o = cJSON_AddObjectToObject(o, "workspaceFolders");
+	cJSON_AddBoolToObject(o, "supported", true);
+	cJSON_AddBoolToObject(o, "changeNotifications", true);
+	o = cJSON_AddObjectToObject(c, "experimental");
+	o = cJSON_AddObjectToObject(o, "castls");
+	cJSON_AddBoolToObject(o, "context", true);
+	cJSON_AddBoolToObject(o, "search", true);
+	cJSON_AddBoolToObject(o, "chunks", true);
+	cJSON_AddBoolToObject(o, "status", true);
+	return c;
+}
+
+static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
+{
+	const cJSON *caps = get(params, "capabilities"), *folders, *f;
+	cJSON *result, *info;
+
+	if (s->initialized) {
+		lsp_error(s, id, RPC_INVALID_REQUEST, "initialize sent twice");
+		return;
+	}
+	s->encoding = pick_encoding(caps);
+	s->cap_work_progress = cJSON_IsTrue(get(caps, "window.workDoneProgress"));
+	s->cap_configuration = cJSON_IsTrue(get(caps, "workspace.configuration"));
+	s->cap_watch_dynamic = cJSON_IsTrue(
+		get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
+	settings_apply(s, get(params, "initializationOptions"));
+	s->chunker_size = s->settings.max_chunk_size;
+	folders = get(params, "workspaceFolders");
+	cJSON_ArrayForEach(f, folders)
+		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
+	if (!s->nroots && cJSON_IsString(get(params, "rootUri")))
+		add_folder_uri(s, get(params, "rootUri")->valuestring);
+	if (!s->nroots && cJSON_IsString(get(params, "rootPath")) &&
+	    add_root(s, get(params, "rootPath")->valuestring) < 0)
+		lsp_log(s, 1, "rootPath is not a directory");
+	s->initialized = true;
+	result = cJSON_CreateObject();
+	cJSON_AddItemToObject(result, "capabilities", capabilities(s));
+	info = cJSON_AddObjectToObject(result, "serverInfo");
+	cJSON_AddStringToObject(info, "name", "castls");
+	cJSON_AddStringToObject(info, "version", CASTLS_VERSION);
+	lsp_reply(s, id, result);
+}
+
+static void register_watchers(Server *s)
+{
+	cJSON *p = cJSON_CreateObject(), *regs = cJSON_AddArrayToObject(p,
+								     "registrations");
+	cJSON *reg = cJSON_CreateObject(), *opts, *watchers, *w;
+
+	cJSON_AddStringToObject(reg, "id", "castls-watch");
+	cJSON_AddStringToObject(reg, "method",
+				"workspace/didChangeWatchedFiles");
+	opts = cJSON_AddObjectToObject(reg, "registerOptions");
+	watchers = cJSON_AddArrayToObject(opts, "watchers");
+	w = cJSON_CreateObject();
+	cJSON_AddStringToObject(w, "globPattern",
+				"**/*.{py,pyi,ts,mts,cts,tsx,js,mjs,cjs,jsx,"
+				"sh,bash,md,markdown}");
+	cJSON_AddItemToArray(watchers, w);
+	w = cJSON_CreateObject();
+	cJSON_AddStringToObject(w, "globPattern", "**/{.gitignore,.castlsignore}");
+	cJSON_AddItemToArray(watchers, w);
+	cJSON_AddItemToArray(regs, reg);
+	lsp_request(s, "client/registerCapability", p);
+}
+
+static void pull_configuration(Server *s)
+{
+	cJSON *p = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(p, "items");
+	cJSON *it = cJSON_CreateObject();
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(it, "section", "castls");
+	cJSON_AddItemToArray(items, it);
+	cJSON_AddStringToObject(m, "id", "castls-configuration");
+	cJSON_AddStringToObject(m, "method", "workspace/configuration");
+	cJSON_AddItemToObject(m, "params", p);
+	lsp_send(s, m);
+}
+
+static void on_initialized(Server *s, const cJSON *params)
+{
+	(void)params;
+	if (s->cap_watch_dynamic)
+		register_watchers(s);
+	if (s->cap_configuration)
+		pull_configuration(s);
+	reindex_all(s);
+}
+
+static void apply_settings_change(Server *s, const cJSON *settings)
+{
+	bool changed;
+
+	pthread_mutex_lock(&s->pool_mu);
+	changed = settings_apply(s, settings);
+	s->chunker_size = s->settings.max_chunk_size;
+	pthread_mutex_unlock(&s->pool_mu);
+	if (!changed)
+		return;
+	roots_flush(s);
+	reindex_all(s);
+}
+
+static void on_configuration_reply(Server *s, const cJSON *result)
+{
+	if (cJSON_IsArray(result) && cJSON_GetArraySize(result) > 0)
+		apply_settings_change(s, cJSON_GetArrayItem(result, 0));
+}
+
+static void on_did_change_configuration(Server *s, const cJSON *params)
+{
+	apply_settings_change(s, get(params, "settings"));
+	if (s->cap_configuration)
+		pull_configuration(s);
+}
+
+static void on_workspace_folders(Server *s, const cJSON *params)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, get(params, "event.removed")) {
+		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(f, "uri"))));
+
+		for (int i = 0; path && i < s->nroots; i++)
+			if (strcmp(s->roots[i]->path, path) == 0)
+				s->roots[i]->removed = true;
+		xfree(path);
+	}
+	cJSON_ArrayForEach(f, get(params, "event.added")) {
+		int before = s->nroots;
+
+		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
+		if (s->nroots > before)
+			server_reindex(s, s->nroots - 1);
+	}
+}
+
+static void on_watched_files(Server *s, const cJSON *params)
+{
+	const cJSON *c;
+	bool hit[MAX_ROOTS] = {false};
+
+	cJSON_ArrayForEach(c, get(params, "changes")) {
+		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(c, "uri"))));
+		int r = path ? root_of_path(s, path, NULL) : -1;
+
+		if (r >= 0)
+			hit[r] = true;
+		xfree(path);
+	}
+	/* An incremental scan reads only what changed (stamps), and it
+	 * applies ignore rules and deletions the same way a full one does. */
+	for (int i = 0; i < s->nroots; i++)
+		if (hit[i])
+			server_reindex(s, i);
+}
+
+static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
+{
+	const char *cmd = cJSON_GetStringValue(get(p, "command"));
+
+	if (cmd && strcmp(cmd, "castls.reindex") == 0) {
+		reindex_all(s);
+		lsp_reply(s, id, NULL);
+	} else if (cmd && strcmp(cmd, "castls.status") == 0) {
+		req_status(s, id, p);
+	} else {
+		lsp_error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
+			  cmd ? cmd : "(none)");
+	}
+}
+
+static void on_shutdown(Server *s, const cJSON *id)
+{
+	s->shutdown = true;
+	s->cancel_scans = 1;
+	lsp_reply(s, id, NULL);
+}
+
+static void on_exit_notification(Server *s)
+{
+	s->exiting = true;
+	s->exit_code = s->shutdown ? 0 : 1;
+	s->cancel_scans = 1;
+	transport_stop(s);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Dispatch
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+	M_REQUEST = 1,
+	M_NOTIFY = 2,
+} MethodKind;
+
+/* Handlers take (server, id or NULL, params or NULL). */
+typedef void (*Handler)(Server *s, const cJSON *id, const cJSON *params);
+
+static void h_initialize(Server *s, const cJSON *id, const cJSON *p)
+{
+	on_initialize(s, id, p);
+}
+static void h_initialized(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	on_initialized(s, p);
+}
+static void h_shutdown(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)p;
+	on_shutdown(s, id);
+}
+static void h_exit(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	(void)p;
+	on_exit_notification(s);
+}
+static void h_open(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	doc_open(s, p);
+}
+static void h_change(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	doc_change(s, p);
+}
+static void h_close(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	doc_close(s, p);
+}
+static void h_save(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	doc_save(s, p);
+}
+static void h_config(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	on_did_change_configuration(s, p);
+}
+static void h_folders(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	on_workspace_folders(s, p);
+}
+static void h_watched(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	on_watched_files(s, p);
+}
+static void h_cancel(Server *s, const cJSON *id, const cJSON *p)
+{
+	(void)id;
+	cancel_request(s, p);
+}
+
+static const struct {
+	const char *name;
+	MethodKind kind;
+	Handler fn;
+	const char *needs; /* a params member that must be an object */
+} methods[] = {
+	{"initialize", M_REQUEST, h_initialize, NULL},
+	{"initialized", M_NOTIFY, h_initialized, NULL},
+	{"shutdown", M_REQUEST, h_shutdown, NULL},
+	{"exit", M_NOTIFY, h_exit, NULL},
+	{"textDocument/didOpen", M_NOTIFY, h_open, "textDocument"},
+	{"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
+	{"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
+	{"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
+	{"textDocument/documentSymbol", M_REQUEST, req_document_symbol,
+	 "textDocument"},
+	{"workspace/symbol", M_REQUEST, req_workspace_symbol, NULL},
+	{"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
+	{"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
+	{"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
+	{"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
+	{"castls/context", M_REQUEST, req_context, "textDocument"},
+	{"castls/search", M_REQUEST, req_search, NULL},
+	{"castls/chunks", M_REQUEST, req_chunks, "textDocument"},
+	{"castls/status", M_REQUEST, req_status, NULL},
+	{"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
+};
+
+static void dispatch_response(Server *s, const cJSON *msg)
+{
+	const cJSON *id = get(msg, "id");
+
+	/* Replies to our requests: only the configuration pull matters. */
+	if (cJSON_IsString(id) &&
+	    strcmp(id->valuestring, "castls-configuration") == 0)
+		on_configuration_reply(s, get(msg, "result"));
+}
+
+static bool valid_id(const cJSON *id)
+{
+	return cJSON_IsNumber(id) || cJSON_IsString(id);
+}
+
+static void dispatch_message(Server *s, const cJSON *msg)
+{
+	const cJSON *id = get(msg, "id"), *params = get(msg, "params");
+	const cJSON *method = get(msg, "method");
+	bool request = id != NULL;
+	size_t i;
+
+	if (!cJSON_IsObject(msg)) {
+		lsp_error(s, NULL, RPC_INVALID_REQUEST, "message is not an object");
+		return;
+	}
+	if (!method && id && (get(msg, "result") || get(msg, "error"))) {
+		dispatch_response(s, msg);
+		return;
+	}
+	if (!cJSON_IsString(method) || (request && !valid_id(id))) {
+		lsp_error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
+			  "not a JSON-RPC request: %s",
+			  !cJSON_IsString(method) ? "no method" : "bad id");
+		return;
+	}
+	if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params) &&
+	    !cJSON_IsNull(params)) {
+		if (request)
+			lsp_error(s, id, RPC_INVALID_PARAMS,
+				  "params must be an object or array");
+		return;
+	}
+	if (cJSON_IsNull(params))
+		params = NULL;
+	for (i = 0; i < sizeof(methods) / sizeof(*methods); i++)
+		if (strcmp(methods[i].name, method->valuestring) == 0)
+			break;
+	if (strcmp(method->valuestring, "exit") == 0) {
+		on_exit_notification(s);
+		return;
+	}
+	if (!s->initialized && strcmp(method->valuestring, "initialize")) {
+		if (request)
+			lsp_error(s, id, RPC_SERVER_NOT_INITIALIZED,
+				  "server not initialized");
+		return;
+	}
+	if (s->shutdown && request) {
+		lsp_error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
+		return;
+	}
+	if (i == sizeof(methods) / sizeof(*methods)) {
+		/* Unknown notifications ($/setTrace, ...) are ignored. */
+		if (request)
+			lsp_error(s, id, RPC_METHOD_NOT_FOUND,
+				  "unknown method: %s", method->valuestring);
+		return;
+	}
+	if ((methods[i].kind == M_REQUEST) != request) {
+		if (request)
+			lsp_error(s, id, RPC_INVALID_REQUEST,
+				  "%s is a notification", method->valuestring);
+		return;
+	}
+	if (methods[i].needs &&
+	    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
+							     methods[i].needs))) {
+		if (request)
+			lsp_error(s, id, RPC_INVALID_PARAMS,
+				  "params.%s must be an object",
+				  methods[i].needs);
+		else
+			lsp_log(s, 1, "%s: params.%s must be an object",
+				method->valuestring, methods[i].needs);
+		return;
+	}
+	methods[i].fn(s, request ? id : NULL, params);
+}
+
+void server_dispatch(Server *s, const char *body, size_t len)
+{
+	cJSON *msg;
+
+	if (s->exiting)
+		return;
+	if (!json_depth_ok(body, len, LSP_MAX_JSON_DEPTH)) {
+		lsp_error(s, NULL, RPC_PARSE_ERROR,
+			  "JSON nested deeper than %d levels",
+			  LSP_MAX_JSON_DEPTH);
+		return;
+	}
+	msg = cJSON_ParseWithLength(body, len);
+	if (!msg) {
+		lsp_error(s, NULL, RPC_PARSE_ERROR, "malformed JSON");
+		return;
+	}
+	dispatch_message(s, msg);
+	cJSON_Delete(msg);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Running
+ * ---------------------------------------------------------------------- */
+
+static void *cjson_malloc(size_t n) { return xmalloc(n); }
+
+static void walk_close(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+int server_run(const ServerOptions *opt)
+{
+	cJSON_Hooks hooks = {cjson_malloc, xfree};
+	uv_loop_t loop;
+	Server *s = xcalloc(1, sizeof(*s));
+	int code;
+
+	cJSON_InitHooks(&hooks);
+	signal(SIGPIPE, SIG_IGN);
+	uv_loop_init(&loop);
+	s->loop = &loop;
+	s->opt = *opt;
+	settings_defaults(&s->settings);
+	pthread_mutex_init(&s->progress_mu, NULL);
+	pthread_mutex_init(&s->pool_mu, NULL);
+	uv_async_init(&loop, &s->progress_async, on_progress);
+	s->progress_async.data = s;
+	uv_unref((uv_handle_t *)&s->progress_async);
+	if (transport_start(s) != 0) {
+		fprintf(stderr, "castls: cannot read standard input\n");
+		s->exiting = true;
+		s->exit_code = 1;
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	/* Input ended or exit arrived; work still queued has finished
+	 * (uv_run returns only when nothing is pending). */
+	uv_walk(&loop, walk_close, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_loop_close(&loop);
+	code = s->exit_code;
+	while (s->docs) {
+		Document *d = s->docs;
+
+		s->docs = d->next;
+		doc_free(d);
+	}
+	for (int i = 0; i < s->nroots; i++)
+		root_free(s->roots[i]);
+	while (s->nchunkers)
+		chunker_delete(s->chunkers[--s->nchunkers]);
+	framer_delete(s->framer);
+	settings_free(&s->settings);
+	pthread_mutex_destroy(&s->progress_mu);
+	pthread_mutex_destroy(&s->pool_mu);
+	xfree(s);
+	return code;
+}
