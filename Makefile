@@ -25,8 +25,12 @@ test: deps
 	@tests/corpus/fetch build/corpus
 	@cd $(TEST) && ctest --output-on-failure -j $(JOBS)
 
+# The main job: index this repository, then print the ranked context for
+# a cursor inside castls_repo() of the eval harness (it calls into
+# lsp_client.py, so the definitions it needs live in another file).
+RUN_AT ?= tests/eval/run.py:252
 run: release
-	@./$(RELEASE)/castls chunk chunker/chunker.c --format text
+	@./$(RELEASE)/castls context --root . $(RUN_AT) --budget 1200
 
 bench: release
 	@tests/corpus/fetch build/corpus

@@ -20,7 +20,9 @@
 	"       castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"   \
 	"                    [--max-file-size BYTES] [--exclude PATTERN]\n" \
 	"       castls search [ROOT] QUERY [--limit N] [--format json|text]\n" \
-	"       castls status [ROOT] [--db PATH] [--format json|text]\n"
+	"       castls status [ROOT] [--db PATH] [--format json|text]\n"     \
+	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
+	"                      [--limit N] [--format json|text]\n"
 
 /* Options shared by the subcommands; each takes the ones it needs. */
 typedef struct {
@@ -32,6 +34,9 @@ typedef struct {
 	int jobs;
 	bool json, quiet;
 	const char *db;
+	const char *root;  /* --root */
+	uint32_t budget;   /* --budget, tokens */
+	uint32_t nlimit;   /* --limit as given, 0 when absent */
 	Buf exclude; /* --exclude patterns, one per line */
 } Opts;
 
@@ -77,6 +82,11 @@ static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
 			o->json = strcmp(v, "json") == 0;
 		} else if (strcmp(a, "--db") == 0) {
 			o->db = v;
+		} else if (strcmp(a, "--root") == 0) {
+			o->root = v;
+		} else if (strcmp(a, "--budget") == 0 &&
+			   (n = number(v, 1, 1000000)) > 0) {
+			o->budget = (uint32_t)n;
 		} else if (strcmp(a, "--exclude") == 0) {
 			buf_printf(&o->exclude, "%s\n", v);
 		} else if (strcmp(a, "--max-size") == 0 &&
@@ -87,7 +97,7 @@ static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
 			o->max_file_size = (uint64_t)n;
 		} else if (strcmp(a, "--limit") == 0 &&
 			   (n = number(v, 1, INDEX_SEARCH_MAX)) > 0) {
-			o->limit = (uint32_t)n;
+			o->limit = o->nlimit = (uint32_t)n;
 		} else if (strcmp(a, "--jobs") == 0 &&
 			   (n = number(v, 1, INDEX_MAX_JOBS)) > 0) {
 			o->jobs = (int)n;
@@ -504,6 +514,53 @@ static int cmd_status(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+static int cmd_context(int argc, char **argv)
+{
+	Opts o;
+	ContextCli c = {0};
+	char *spec, *colon;
+	long long v;
+	int err = parse_opts(argc, argv, &o, false), code;
+
+	if (!err && o.nargs != 1)
+		err = usage_error("context takes one FILE:LINE[:COL]");
+	if (err) {
+		opts_free(&o);
+		return err;
+	}
+	spec = xstrdup(o.args[0]);
+	/* FILE:LINE[:COL], from the right so paths may hold colons. */
+	colon = strrchr(spec, ':');
+	if (colon && colon != spec && (v = number(colon + 1, 1, 1 << 30)) > 0) {
+		char *prev;
+
+		*colon = '\0';
+		prev = strrchr(spec, ':');
+		if (prev && (number(prev + 1, 1, 1 << 30)) > 0) {
+			c.column = (unsigned)v;
+			c.line = (unsigned)number(prev + 1, 1, 1 << 30);
+			*prev = '\0';
+		} else {
+			c.line = (unsigned)v;
+		}
+	}
+	if (!c.line) {
+		xfree(spec);
+		opts_free(&o);
+		return usage_error("FILE:LINE[:COL] with LINE from 1");
+	}
+	c.file = spec;
+	c.root = o.root ? o.root : ".";
+	c.db_path = o.db;
+	c.budget = o.budget;
+	c.limit = o.nlimit;
+	c.json = o.json;
+	code = server_context_cli(&c);
+	xfree(spec);
+	opts_free(&o);
+	return code;
+}
+
 static int cmd_serve(int argc, char **argv)
 {
 	ServerOptions so = {0, 1, NULL};
@@ -522,6 +579,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{"serve", cmd_serve},
+	{"context", cmd_context},
 	{"chunk", cmd_chunk},
 	{"spans", cmd_spans},
 	{"index", cmd_index},

@@ -88,17 +88,20 @@ cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
 	while (sid && n < 16 && index_span_get(ix, sid, &chain[n]) == 1)
 		sid = chain[n++].parent_id;
 	for (int i = n - 1; i >= 0; i--) {
-		cJSON *p = cJSON_CreateObject();
+		cJSON *p;
+
+		/* A span the chunk starts with is the chunk's own definition,
+		 * not an enclosing one: its header is already in the text. */
+		if (chain[i].bytes.start >= h->bytes.start)
+			continue;
+		p = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(p, "kind", span_kind_name(chain[i].kind));
 		cJSON_AddStringToObject(p, "name", chain[i].qualname);
 		cJSON_AddItemToObject(p, "range", line_range(chain[i].lines.start,
 							     chain[i].lines.end));
 		cJSON_AddStringToObject(p, "header", chain[i].header);
-		/* Headers the chunk does not itself start with are context
-		 * the reader needs and costs tokens. */
-		if (chain[i].bytes.start < h->bytes.start)
-			cost += strlen(chain[i].header) + 1;
+		cost += strlen(chain[i].header) + 1;
 		cJSON_AddItemToArray(parents, p);
 	}
 	if (n)

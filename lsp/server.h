@@ -16,4 +16,15 @@ typedef struct {
  * input ends or `exit` comes without a shutdown first. */
 int server_run(const ServerOptions *opt);
 
+/* `castls context`: brings the index of root up to date, then prints the
+ * ranked context for a cursor (1-based line and column, UTF-8 bytes) in
+ * file, as JSON or as text. Returns the exit code. */
+typedef struct {
+	const char *root, *file, *db_path;
+	unsigned line, column, budget, limit;
+	bool json;
+} ContextCli;
+
+int server_context_cli(const ContextCli *c);
+
 #endif
