@@ -241,10 +241,17 @@ static ByteRange walk_range(const Walk *w, uint8_t *flags)
 	}
 	n = ts_tree_cursor_current_node(&w->ts);
 	sym = ts_node_symbol(n); /* ERROR nodes are 65535, past the table */
-	*flags = sym < w->rules->nsymbols ? w->rules->role[sym] : 0;
+	*flags = sym < w->rules->nsymbols ? w->rules->role[sym] &
+						  (ROLE_COMMENT | ROLE_IMPORT |
+						   ROLE_DEF)
+					  : 0;
 	return (ByteRange){ts_node_start_byte(n), ts_node_end_byte(n)};
 }
 
+/* A file that fits is one chunk all the same: the packer never cuts below
+ * the limit and no node is oversized, so no chunk break is forced. The
+ * walk still runs so the chunk's atoms carry their roles and it can be
+ * classified (a file that is one definition is a definition chunk). */
 static void atomize(Run *r, Walk *w)
 {
 	uint32_t depth = 0;
@@ -521,7 +528,6 @@ static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
 	uint32_t span_cap = 0;
 	SynTree syn = {0};
 	Walk w = {0};
-	bool fits = size_of(r, 0, r->len) <= ch->max_size;
 
 	if (out->lang == LANG_MARKDOWN) {
 		markdown_build(r->text, r->len, &syn, out, &span_cap);
@@ -529,10 +535,7 @@ static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
 		w.cap = 16;
 		w.path = xmalloc(w.cap * sizeof(*w.path));
 		w.path[0] = 0;
-		if (fits)
-			add_atom(r, 0, r->len, 0);
-		else
-			atomize(r, &w);
+		atomize(r, &w);
 		xfree(w.path);
 		syntree_free(&syn);
 		return;
@@ -541,10 +544,6 @@ static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
 	spans_collect(w.rules, ts_tree_root_node(tree), r->text, out,
 		      &span_cap);
 	out->had_errors = ts_node_has_error(ts_tree_root_node(tree));
-	if (fits) {
-		add_atom(r, 0, r->len, 0);
-		return;
-	}
 	w.ts = ts_tree_cursor_new(ts_tree_root_node(tree));
 	atomize(r, &w);
 	ts_tree_cursor_delete(&w.ts);

@@ -61,37 +61,50 @@ static const DefRule no_defs[] = {
 	{NULL, 0, NULL, NULL, NULL},
 };
 
+/* Node types the span walk skips, for speed: nothing inside them can be a
+ * definition we record. Statements that may hold a def (if, for, with,
+ * try, expressions holding arrow functions) are not listed. */
+#define PY_OPAQUE "expression_statement return_statement string comment " \
+		  "call assignment augmented_assignment import_statement " \
+		  "import_from_statement future_import_statement " \
+		  "raise_statement assert_statement delete_statement " \
+		  "global_statement nonlocal_statement pass_statement"
+#define JS_OPAQUE "comment string template_string regex number " \
+		  "import_statement type_annotation"
+#define BASH_OPAQUE "comment string raw_string heredoc_body command " \
+		    "variable_assignment"
+
 #define JS_WRAPPERS "export_statement lexical_declaration " \
 		    "variable_declaration"
 
 static const LangSpec specs[LANG_COUNT] = {
-	[LANG_NONE] = {LANG_NONE, "", "", NULL, no_defs, "", "", "",
+	[LANG_NONE] = {LANG_NONE, "", "", NULL, no_defs, "", "", "", "",
 		       DOC_NONE, "."},
 	[LANG_PYTHON] = {LANG_PYTHON, "python", ".py .pyi",
 			 tree_sitter_python, python_defs,
 			 "decorated_definition",
 			 "import_statement import_from_statement "
 			 "future_import_statement",
-			 "comment", DOC_BODY_STRING, "."},
+			 "comment", PY_OPAQUE, DOC_BODY_STRING, "."},
 	[LANG_TYPESCRIPT] = {LANG_TYPESCRIPT, "typescript", ".ts .mts .cts",
 			     tree_sitter_typescript, typescript_defs,
 			     JS_WRAPPERS " ambient_declaration",
-			     "import_statement", "comment",
+			     "import_statement", "comment", JS_OPAQUE,
 			     DOC_LEADING_COMMENT, "."},
 	[LANG_TSX] = {LANG_TSX, "tsx", ".tsx", tree_sitter_tsx,
 		      typescript_defs, JS_WRAPPERS " ambient_declaration",
-		      "import_statement", "comment", DOC_LEADING_COMMENT,
-		      "."},
+		      "import_statement", "comment", JS_OPAQUE,
+		      DOC_LEADING_COMMENT, "."},
 	[LANG_JAVASCRIPT] = {LANG_JAVASCRIPT, "javascript",
 			     ".js .mjs .cjs .jsx", tree_sitter_javascript,
 			     javascript_defs, JS_WRAPPERS,
-			     "import_statement", "comment",
+			     "import_statement", "comment", JS_OPAQUE,
 			     DOC_LEADING_COMMENT, "."},
 	[LANG_BASH] = {LANG_BASH, "bash", ".sh .bash", tree_sitter_bash,
-		       bash_defs, "", "", "comment", DOC_LEADING_COMMENT,
-		       "."},
+		       bash_defs, "", "", "comment", BASH_OPAQUE,
+		       DOC_LEADING_COMMENT, "."},
 	[LANG_MARKDOWN] = {LANG_MARKDOWN, "markdown", ".md .markdown", NULL,
-			   no_defs, "", "", "", DOC_NONE, " > "},
+			   no_defs, "", "", "", "", DOC_NONE, " > "},
 };
 
 /* LSP languageIds and other aliases that differ from our names. */

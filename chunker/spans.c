@@ -197,6 +197,8 @@ void span_rules_init(SpanRules *r, Lang lang)
 			r->role[s] |= ROLE_IMPORT;
 		if (name && word_in_list(r->spec->wrappers, name))
 			r->role[s] |= ROLE_DEF;
+		if (name && word_in_list(r->spec->opaque, name))
+			r->role[s] |= ROLE_OPAQUE;
 		if (!name ||
 		    ts_language_symbol_type(tl, (TSSymbol)s) !=
 			    TSSymbolTypeRegular)
@@ -357,9 +359,13 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			stack = xrealloc(stack, (size_t)scap * sizeof(*stack));
 		}
 		stack[depth] = (Frame){n, -1};
+		TSSymbol sym = ts_node_symbol(n);
+		bool opaque = sym < r->nsymbols &&
+			      (r->role[sym] & ROLE_OPAQUE);
+
 		if (ts_node_is_named(n) && (rule = match_rule(r, n)))
 			add_def(out, cap, r, rule, stack, depth, text);
-		if (ts_tree_cursor_goto_first_child(&cur)) {
+		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			continue;
 		}

@@ -16,7 +16,7 @@ typedef struct {
 } SpanRules;
 
 /* ROLE_DEF: a definition or a wrapper around one. */
-enum { ROLE_COMMENT = 1, ROLE_IMPORT = 2, ROLE_DEF = 4 };
+enum { ROLE_COMMENT = 1, ROLE_IMPORT = 2, ROLE_DEF = 4, ROLE_OPAQUE = 16 };
 
 void span_rules_init(SpanRules *r, Lang lang);
 void span_rules_free(SpanRules *r);
