@@ -29,6 +29,8 @@ typedef struct {
 				   * gitignore syntax, anchored at the root;
 				   * copied; NULL: none */
 	uint32_t busy_timeout_ms; /* wait for another writer; 0: default */
+	bool verify;              /* run PRAGMA quick_check when opening (it
+				   * reads the whole file) */
 	bool quiet;               /* no messages on stderr */
 } IndexOptions;
 
@@ -38,12 +40,13 @@ void index_default_db_path(const char *root, Buf *out);
 
 /*
  * Opens the index of opt->root, creating the database and its directory
- * when missing. A database of another schema version, or one that fails
- * to open or fails `PRAGMA quick_check`, is rebuilt empty (with a message
- * on stderr) and filled by the next scan. Returns 0 and sets *out (the
- * caller's to index_close), or CASTLS_ENOENT (no root), CASTLS_EACCES,
- * CASTLS_EREADONLY or CASTLS_ENOSPC (the database's directory),
- * CASTLS_EBUSY (locked past the busy timeout), CASTLS_EDB.
+ * when missing. A database of another schema version, or one that is not
+ * a database or (with opt->verify) fails `PRAGMA quick_check`, is rebuilt
+ * empty (with a message on stderr) and filled by the next scan. Returns 0
+ * and sets *out (the caller's to index_close), or CASTLS_ENOENT (no root),
+ * CASTLS_EACCES, CASTLS_EREADONLY, CASTLS_ENOSPC or CASTLS_EIO (the
+ * database or its directory), CASTLS_EBUSY (locked past the busy
+ * timeout), CASTLS_EDB.
  */
 int index_open(const IndexOptions *opt, Index **out);
 void index_close(Index *ix); /* NULL-safe */

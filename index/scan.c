@@ -131,7 +131,12 @@ static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
 	base = base ? base + 1 : rel->data;
 	if (lstat(abs->data, &st) < 0)
 		return; /* vanished since readdir */
-	if (S_ISLNK(st.st_mode) && !link_target_ok(w, abs->data, &st))
+	/* A link to a file is followed when it stays inside the root. A link
+	 * to a directory is not: inside the root its files are found under
+	 * their real paths (a link sorting first would otherwise take them
+	 * over), outside it they are not ours; git does not follow either. */
+	if (S_ISLNK(st.st_mode) &&
+	    (!link_target_ok(w, abs->data, &st) || S_ISDIR(st.st_mode)))
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		if (strcmp(base, ".git") == 0 ||

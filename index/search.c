@@ -38,14 +38,18 @@ static char *column_dup(sqlite3_stmt *s, int i)
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n)
 {
+	/* The top hits are ranked in the full-text index alone; only they
+	 * are joined with their rows, so a common term does not read the
+	 * text of every chunk it appears in. */
 	static const char sql[] =
 		"SELECT c.id, c.span_id, c.file_id, f.path, f.lang, c.kind,"
 		" c.start_byte, c.end_byte, c.start_line, c.end_line,"
-		" -bm25(chunks_fts, ?2, ?3, ?4), c.names, c.text"
-		" FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-		" JOIN files f ON f.id = c.file_id"
-		" WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts, ?2, ?3,"
-		" ?4) LIMIT ?5";
+		" -t.rank, c.names, c.text"
+		" FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS rank"
+		" FROM chunks_fts WHERE chunks_fts MATCH ?1"
+		" ORDER BY rank LIMIT ?5) t"
+		" JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
+		" ORDER BY t.rank";
 	Buf expr = {0};
 	sqlite3_stmt *s;
 	uint32_t cap = 0;

@@ -15,6 +15,10 @@
 
 #include "tokenize.h"
 
+/* Page cache per connection, KiB: enough to keep the full-text index's
+ * hot pages of a large workspace. */
+#define INDEX_CACHE_KIB "16384"
+
 /* ---------------------------------------------------------------------- *
  * Schema
  * ---------------------------------------------------------------------- */
@@ -214,7 +218,11 @@ static int make_parent_dirs(const char *path)
 	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
 		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			err = castls_from_errno(errno);
+			/* ENOENT here is not "no root": the database's own
+			 * directory cannot be made (a file in the way). */
+			err = errno == ENOENT || errno == ENOTDIR
+				      ? CASTLS_EIO
+				      : castls_from_errno(errno);
 			break;
 		}
 		*s = '/';
@@ -303,12 +311,13 @@ static int open_db(Index *ix)
 			 INDEX_SCHEMA_VERSION);
 		return CASTLS_ECORRUPT;
 	}
-	if (version != 0 && !quick_check_ok(ix)) {
+	if (version != 0 && ix->opt.verify && !quick_check_ok(ix)) {
 		snprintf(ix->errmsg, sizeof(ix->errmsg), "quick_check failed");
 		return CASTLS_ECORRUPT;
 	}
 	if ((err = exec(ix, "PRAGMA journal_mode=WAL")) ||
-	    (err = exec(ix, "PRAGMA synchronous=NORMAL")))
+	    (err = exec(ix, "PRAGMA synchronous=NORMAL")) ||
+	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;
 	if (code_tokenizer_register(ix->db))
 		return CASTLS_EDB;

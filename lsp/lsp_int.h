@@ -54,6 +54,7 @@ typedef struct {
 	bool indexing;  /* a scan is running */
 	bool rescan;    /* another scan was asked for meanwhile */
 	bool removed;   /* folder removed: close when idle */
+	bool verified;  /* the first connection ran quick_check */
 	int busy;       /* connections handed out */
 } Root;
 
@@ -124,7 +125,7 @@ struct Server {
 	ScanStats progress;
 	int progress_root;
 	bool progress_dirty;
-	char progress_token[32];
+	char progress_token[48];
 	bool progress_begun;
 	/* chunkers for worker threads */
 	pthread_mutex_t pool_mu;

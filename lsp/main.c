@@ -3,6 +3,7 @@
  * is a language server on stdio; the other subcommands are tools over the
  * same modules.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,7 +298,8 @@ static int cmd_spans(int argc, char **argv)
 
 /* Opens the index of ROOT (args[0] when given, else "."); prints the
  * reason and returns non-zero on failure. */
-static int open_index(const Opts *o, const char *root, Index **ix)
+static int open_index(const Opts *o, const char *root, Index **ix,
+		      bool verify)
 {
 	IndexOptions io = {0};
 	int err;
@@ -308,16 +310,24 @@ static int open_index(const Opts *o, const char *root, Index **ix)
 	io.max_file_size = o->max_file_size;
 	io.exclude = o->exclude.len ? o->exclude.data : NULL;
 	io.quiet = o->quiet;
+	io.verify = verify;
 	err = index_open(&io, ix);
 	if (!err)
 		return 0;
-	if (err == CASTLS_ENOENT)
+	if (err == CASTLS_ENOENT) {
 		fprintf(stderr, "castls: %s: no such directory\n", root);
-	else if (o->db)
-		fprintf(stderr, "castls: %s: %s\n", o->db, castls_strerror(err));
-	else
-		fprintf(stderr, "castls: index of %s: %s\n", root,
+	} else {
+		char real[PATH_MAX];
+		Buf db = {0};
+
+		if (o->db)
+			buf_puts(&db, o->db);
+		else if (realpath(root, real))
+			index_default_db_path(real, &db);
+		fprintf(stderr, "castls: %s: %s\n", db.data ? db.data : root,
 			castls_strerror(err));
+		buf_free(&db);
+	}
 	return 1;
 }
 
@@ -360,7 +370,7 @@ static int cmd_index(int argc, char **argv)
 		return err ? err : usage_error("one ROOT at most");
 	}
 	root = o.nargs ? o.args[0] : ".";
-	if (open_index(&o, root, &ix)) {
+	if (open_index(&o, root, &ix, true)) {
 		opts_free(&o);
 		return 1;
 	}
@@ -370,8 +380,8 @@ static int cmd_index(int argc, char **argv)
 	if (p.tty)
 		fputs("\r\033[K", stderr);
 	if (err)
-		fprintf(stderr, "castls: indexing %s: %s (%s)\n", root,
-			castls_strerror(err), index_errmsg(ix));
+		fprintf(stderr, "castls: indexing %s into %s: %s\n", root,
+			index_db_path(ix), castls_strerror(err));
 	else if (!o.quiet)
 		fprintf(stderr,
 			"castls: %u files: %u indexed, %u unchanged, "
@@ -418,7 +428,7 @@ static int cmd_search(int argc, char **argv)
 
 	if (!err && (o.nargs < 1 || o.nargs > 2))
 		err = usage_error("search takes [ROOT] QUERY");
-	if (err || open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix)) {
+	if (err || open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix, false)) {
 		opts_free(&o);
 		return err ? err : 1;
 	}
@@ -451,7 +461,7 @@ static int cmd_status(int argc, char **argv)
 
 	if (!err && o.nargs > 1)
 		err = usage_error("one ROOT at most");
-	if (err || open_index(&o, o.nargs ? o.args[0] : ".", &ix)) {
+	if (err || open_index(&o, o.nargs ? o.args[0] : ".", &ix, false)) {
 		opts_free(&o);
 		return err ? err : 1;
 	}

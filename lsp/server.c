@@ -160,6 +160,10 @@ Index *root_acquire(Server *s, Root *r, int *err)
 	io.max_file_size = s->settings.max_file_size;
 	io.exclude = exclude = s->settings.exclude ? xstrdup(s->settings.exclude)
 						   : NULL;
+	/* The first connection to a root checks the file once; later ones
+	 * trust it (quick_check reads the whole database). */
+	io.verify = !r->verified;
+	r->verified = true;
 	pthread_mutex_unlock(&s->pool_mu);
 	*err = index_open(&io, &ix);
 	xfree(db_copy);
