@@ -1,0 +1,863 @@
+/*
+ * test_scan.c: the workspace scan. Which files a scan picks (ignore
+ * files, .git, binaries, sizes, shebangs, symlinks), what a rescan does
+ * with unchanged, touched, edited and deleted files, and how it survives
+ * a locked database, a missing root, files vanishing under it and a
+ * SIGKILL of the real binary halfway through a cold index.
+ */
+#include "test.h"
+
+#include <time.h>
+
+#include "index/index.h"
+#include "ixtest.h"
+
+typedef struct {
+	char *tmp, *root, *db_path;
+	Index *ix;
+	sqlite3 *db; /* second connection, opened on first use */
+} Fixture;
+
+static void fixture_init(Fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->tmp = ixt_tmpdir();
+	f->root = ixt_path(f->tmp, "root");
+	f->db_path = ixt_path(f->tmp, "db/index.db");
+	ixt_mkdirs(f->root);
+}
+
+static int fixture_open_with(Fixture *f, uint32_t max_chunk,
+			     uint64_t max_file)
+{
+	IndexOptions o = {0};
+
+	o.root = f->root;
+	o.db_path = f->db_path;
+	o.max_chunk_size = max_chunk;
+	o.max_file_size = max_file;
+	o.busy_timeout_ms = 200;
+	o.quiet = true;
+	return index_open(&o, &f->ix);
+}
+
+static void fixture_close(Fixture *f)
+{
+	index_close(f->ix);
+	if (f->db)
+		sqlite3_close(f->db);
+	ixt_rmtree(f->tmp);
+	xfree(f->tmp);
+	xfree(f->root);
+	xfree(f->db_path);
+}
+
+static sqlite3 *fdb(Fixture *f)
+{
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	return f->db;
+}
+
+static long long q_int(Fixture *f, const char *sql)
+{
+	return ixt_int(fdb(f), sql);
+}
+
+/* Expects the rows of sql to be want; frees the rows. */
+#define EXPECT_ROWS(f, sql, want)                   \
+	do {                                        \
+		char *rows_ = ixt_rows(fdb(f), sql); \
+		EXPECT_STR_EQ(rows_, want);         \
+		xfree(rows_);                       \
+	} while (0)
+
+static long long fts_count(Fixture *f, const char *term)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '%s'",
+		 term);
+	return q_int(f, sql);
+}
+
+static int fts_integrity(Fixture *f)
+{
+	return ixt_exec(fdb(f), "INSERT INTO chunks_fts(chunks_fts)"
+				" VALUES('integrity-check')");
+}
+
+/* Rows left behind by a file that is gone. */
+static long long orphans(Fixture *f)
+{
+	return q_int(f, "SELECT (SELECT count(*) FROM spans WHERE file_id"
+			" NOT IN (SELECT id FROM files)) + (SELECT count(*)"
+			" FROM chunks WHERE file_id NOT IN (SELECT id FROM"
+			" files))");
+}
+
+static void do_symlink(const char *target, const char *root,
+		       const char *rel)
+{
+	char *p = ixt_path(root, rel);
+
+	if (symlink(target, p) < 0)
+		ixt_die("symlink", p);
+	xfree(p);
+}
+
+/* ---------------------------------------------------------------------- *
+ * What a scan picks
+ * ---------------------------------------------------------------------- */
+
+#define SCAN_MAX_FILE 4096
+
+static void make_workspace(const char *tmp, const char *root)
+{
+	static const struct {
+		const char *rel, *text;
+	} files[] = {
+		{".gitignore", "# output and logs\n"
+			       "build/\n"
+			       "*.log\n"
+			       "/top.py\n"
+			       "**/gen/*.py\n"
+			       "ignored_*.py\n"
+			       "!ignored_keep.py\n"},
+		{".castlsignore", "castls_only.py\nvendor/\n"},
+		{".git/info/exclude", "excluded_by_info.py\n"},
+		{".git/hooks/hook.py", "def hook():\n    pass\n"},
+		{".git/objects/ab/cd.py", "x = 1\n"},
+		{".git/HEAD", "ref: refs/heads/main\n"},
+		{"a.py", "def alpha():\n    return 1\n"},
+		{"b.ts", "export function beta(): number { return 2; }\n"},
+		{"c.sh", "gamma() { echo 3; }\n"},
+		{"readme.md", "# Title\n\nSome words.\n"},
+		{"notes.txt", "def not_code():\n    pass\n"},
+		{"data.log", "def logged():\n    pass\n"},
+		{"top.py", "anchored = 1\n"},
+		{"sub/top.py", "not_anchored = 1\n"},
+		{"ignored_x.py", "x = 1\n"},
+		{"ignored_keep.py", "kept = 1\n"},
+		{"excluded_by_info.py", "x = 1\n"},
+		{"castls_only.py", "x = 1\n"},
+		{"vendor/v.py", "x = 1\n"},
+		{"build/out.py", "x = 1\n"},
+		{"sub/build/deep.py", "x = 1\n"},
+		{"src/build", "#!/bin/sh\necho built\n"},
+		{"gen/g.py", "x = 1\n"},
+		{"src/gen/x.py", "x = 1\n"},
+		{"src/gen/x.ts", "export const x = 1;\n"},
+		{"src/gen/sub/y.py", "y = 1\n"},
+		{"src/.gitignore", "local.py\n!ignored_src.py\n"},
+		{"src/local.py", "x = 1\n"},
+		{"local.py", "root_local = 1\n"},
+		{"src/ignored_src.py", "reincluded = 1\n"},
+		{"src/ignored_other.py", "x = 1\n"},
+		{"src/main.py", "def main():\n    pass\n"},
+		{"script", "#!/bin/sh\necho hi\n"},
+		{"plain", "just some words, no shebang\n"},
+		{"loop/l.py", "in_loop = 1\n"},
+	};
+	char big[SCAN_MAX_FILE + 1000];
+	static const char binary[] = "x = 1\n\0\0\0\x01\x02\xff\xfe\0\0def f():\n";
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
+		ixt_write(root, files[i].rel, files[i].text);
+	ixt_write_n(root, "bin.py", binary, sizeof(binary) - 1);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = i % 40 == 39 ? '\n' : i % 40 == 0 ? '#' : 'b';
+	ixt_write_n(root, "big.py", big, sizeof(big));
+	ixt_write(tmp, "outside/o.py", "outside_marker = 1\n");
+	do_symlink("a.py", root, "link_file.py");
+	do_symlink("../outside/o.py", root, "link_out.py");
+	do_symlink("../outside", root, "ext_dir");
+	do_symlink("..", root, "loop/up");
+	do_symlink(".", root, "loop/self");
+}
+
+static const char workspace_files[] = "a.py|python\n"
+				      "b.ts|typescript\n"
+				      "c.sh|bash\n"
+				      "ignored_keep.py|python\n"
+				      "link_file.py|python\n"
+				      "local.py|python\n"
+				      "loop/l.py|python\n"
+				      "readme.md|markdown\n"
+				      "script|bash\n"
+				      "src/build|bash\n"
+				      "src/gen/sub/y.py|python\n"
+				      "src/gen/x.ts|typescript\n"
+				      "src/ignored_src.py|python\n"
+				      "src/main.py|python\n"
+				      "sub/top.py|python\n";
+
+TEST(scan_workspace_picks_exact_files)
+{
+	Fixture f;
+	ScanStats st;
+	IndexStatus s;
+
+	fixture_init(&f);
+	make_workspace(f.tmp, f.root);
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, SCAN_MAX_FILE), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path, lang FROM files ORDER BY path",
+		    workspace_files);
+	EXPECT_INT_EQ(st.indexed, 15);
+	EXPECT_INT_EQ(st.unchanged + st.removed, 0);
+	/* bin.py, big.py and plain at least; ignore files may count too. */
+	EXPECT_TRUE(st.skipped >= 3);
+	EXPECT_TRUE(st.seen >= 17 && st.done == st.seen);
+	EXPECT_TRUE(!st.walking);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks WHERE text LIKE"
+				"'%outside_marker%'"),
+		      0);
+	EXPECT_INT_EQ(index_status(f.ix, &s), 0);
+	EXPECT_INT_EQ(s.files, 15);
+	EXPECT_INT_EQ(s.files_by_lang[LANG_PYTHON], 9);
+	EXPECT_INT_EQ(s.files_by_lang[LANG_BASH], 3);
+	EXPECT_INT_EQ(s.files_by_lang[LANG_TYPESCRIPT], 2);
+	EXPECT_INT_EQ(s.files_by_lang[LANG_MARKDOWN], 1);
+	EXPECT_TRUE(s.last_indexed > 0 && s.db_bytes > 0);
+
+	/* Again: the same set, nothing read. */
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 15);
+	EXPECT_ROWS(&f, "SELECT path, lang FROM files ORDER BY path",
+		    workspace_files);
+	EXPECT_INT_EQ(orphans(&f), 0);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	fixture_close(&f);
+}
+
+/* Patterns passed in IndexOptions.exclude count like a root ignore
+ * file; a file that becomes ignored loses its rows on the next scan. */
+TEST(scan_exclude_option_and_newly_ignored)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	ScanStats st;
+
+	fixture_init(&f);
+	ixt_write(f.root, "keep.py", "keep = 1\n");
+	ixt_write(f.root, "drop/me.py", "dropped_word = 1\n");
+	ixt_write(f.root, "later.py", "later_word = 1\n");
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.exclude = "drop/\n";
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "keep.py\nlater.py\n");
+	ixt_write(f.root, ".castlsignore", "later.py\n");
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_INT_EQ(st.removed, 1);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path", "keep.py\n");
+	EXPECT_INT_EQ(fts_count(&f, "later_word"), 0);
+	EXPECT_INT_EQ(orphans(&f), 0);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Incremental rescans
+ * ---------------------------------------------------------------------- */
+
+static const char led_v1[] = "class Ledger:\n"
+			     "    def deposit(self, amount):\n"
+			     "        self.total = self.total + amount\n"
+			     "        return self.total\n"
+			     "\n"
+			     "    def withdraw(self, amount):\n"
+			     "        self.total = self.total - amount\n"
+			     "        return self.total\n"
+			     "\n"
+			     "\n"
+			     "def helper(value):\n"
+			     "    zebra = 7\n"
+			     "    return value * 2 + zebra\n"
+			     "\n"
+			     "\n"
+			     "def other(x):\n"
+			     "    return x - 42 + value_of_other\n";
+
+static const char led_v2[] = "class Ledger:\n"
+			     "    def deposit(self, amount):\n"
+			     "        self.total = self.total + amount\n"
+			     "        return self.total\n"
+			     "\n"
+			     "    def withdraw(self, amount):\n"
+			     "        self.total = self.total - amount\n"
+			     "        return self.total\n"
+			     "\n"
+			     "\n"
+			     "def helper(value):\n"
+			     "    giraffe = 7\n"
+			     "    print(giraffe)\n"
+			     "    return value * 2 + giraffe\n"
+			     "\n"
+			     "\n"
+			     "def other(x):\n"
+			     "    return x - 42 + value_of_other\n";
+
+static int64_t file_mtime_ns(const char *root, const char *rel)
+{
+	char *p = ixt_path(root, rel);
+	struct stat st;
+	int64_t ns = -1;
+
+	if (stat(p, &st) == 0)
+		ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		     st.st_mtim.tv_nsec;
+	xfree(p);
+	return ns;
+}
+
+/* Sets the modification time of root/rel to that of a struct stat, or
+ * shifts it by delta seconds when st is NULL. */
+static void set_mtime(const char *root, const char *rel,
+		      const struct stat *st, int delta)
+{
+	char *p = ixt_path(root, rel);
+	struct stat now;
+	struct timespec ts[2];
+
+	if (stat(p, &now) < 0)
+		ixt_die("stat", p);
+	ts[0] = now.st_atim;
+	ts[1] = st ? st->st_mtim : now.st_mtim;
+	ts[1].tv_sec += delta;
+	if (utimensat(AT_FDCWD, p, ts, 0) < 0)
+		ixt_die("utimensat", p);
+	xfree(p);
+}
+
+static ScanStats rescan(Fixture *f)
+{
+	ScanStats st;
+
+	memset(&st, 0xff, sizeof(st));
+	EXPECT_INT_EQ(index_scan(f->ix, 2, NULL, NULL, NULL, &st), 0);
+	return st;
+}
+
+TEST(scan_incremental)
+{
+	Fixture f;
+	ScanStats st;
+	struct stat other_st;
+	long long deposit_chunk, helper_chunk, other_chunk, withdraw_span,
+		helper_span, led_file, sh_file;
+	char sql[256];
+
+	fixture_init(&f);
+	ixt_write(f.root, "led.py", led_v1);
+	ixt_write(f.root, "other.py", "oldword = 1\n");
+	ixt_write(f.root, "tools/c.sh", "shellonly() { echo zz; }\n");
+	ASSERT_INT_EQ(fixture_open_with(&f, 70, 0), 0); /* one def a chunk */
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 3);
+	EXPECT_INT_EQ(st.seen, 3);
+	deposit_chunk = q_int(&f, "SELECT id FROM chunks"
+				  " WHERE text LIKE '%def deposit%'");
+	helper_chunk = q_int(&f, "SELECT id FROM chunks"
+				 " WHERE text LIKE '%def helper%'");
+	other_chunk = q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def other%'");
+	withdraw_span = q_int(&f, "SELECT id FROM spans"
+				  " WHERE qualname='Ledger.withdraw'");
+	helper_span = q_int(&f, "SELECT id FROM spans WHERE qualname='helper'");
+	led_file = q_int(&f, "SELECT id FROM files WHERE path='led.py'");
+	sh_file = q_int(&f, "SELECT id FROM files WHERE path='tools/c.sh'");
+	ASSERT_TRUE(deposit_chunk > 0 && helper_chunk > 0 && other_chunk > 0);
+	ASSERT_TRUE(deposit_chunk != helper_chunk &&
+		    helper_chunk != other_chunk);
+	ASSERT_TRUE(withdraw_span > 0 && helper_span > 0 && sh_file > 0);
+
+	/* Nothing changed. */
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 3);
+	EXPECT_INT_EQ(st.removed + st.skipped, 0);
+
+	/* A newer mtime, the same content: unchanged by hash, and the new
+	 * stamp is stored so the next scan does not read it again. */
+	set_mtime(f.root, "led.py", NULL, 10);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 3);
+	snprintf(sql, sizeof(sql), "SELECT mtime = %lld FROM files"
+		 " WHERE path='led.py'",
+		 (long long)file_mtime_ns(f.root, "led.py"));
+	EXPECT_INT_EQ(q_int(&f, sql), 1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def deposit%'"),
+		      deposit_chunk);
+
+	/* Same size and mtime, other content: a scan must not read the
+	 * file (that is the point of the stamp), so the old text stays. */
+	{
+		char *p = ixt_path(f.root, "other.py");
+
+		ASSERT_INT_EQ(stat(p, &other_st), 0);
+		xfree(p);
+	}
+	ixt_write(f.root, "other.py", "newword = 1\n");
+	set_mtime(f.root, "other.py", &other_st, 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 3);
+	EXPECT_INT_EQ(fts_count(&f, "oldword"), 1);
+	EXPECT_INT_EQ(fts_count(&f, "newword"), 0);
+	set_mtime(f.root, "other.py", NULL, 5);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	EXPECT_INT_EQ(st.unchanged, 2);
+	EXPECT_INT_EQ(fts_count(&f, "oldword"), 0);
+	EXPECT_INT_EQ(fts_count(&f, "newword"), 1);
+
+	/* One function edited: one file indexed; rows of the parts that
+	 * did not change keep their ids, the edited ones are replaced. */
+	ixt_write(f.root, "led.py", led_v2);
+	set_mtime(f.root, "led.py", NULL, 20);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	EXPECT_INT_EQ(st.unchanged, 2);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM files WHERE path='led.py'"),
+		      led_file);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def deposit%'"),
+		      deposit_chunk);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def other%'"),
+		      other_chunk);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM spans"
+				" WHERE qualname='Ledger.withdraw'"),
+		      withdraw_span);
+	EXPECT_TRUE(q_int(&f, "SELECT id FROM chunks"
+			      " WHERE text LIKE '%def helper%'") !=
+		    helper_chunk);
+	EXPECT_TRUE(q_int(&f, "SELECT id FROM spans"
+			      " WHERE qualname='helper'") != helper_span);
+	EXPECT_INT_EQ(fts_count(&f, "zebra"), 0);
+	EXPECT_INT_EQ(fts_count(&f, "giraffe"), 1);
+
+	/* A deleted file: its rows and index entries go. */
+	{
+		char *p = ixt_path(f.root, "tools/c.sh");
+
+		ASSERT_INT_EQ(unlink(p), 0);
+		xfree(p);
+	}
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.removed, 1);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 2);
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT count(*) FROM files WHERE id=%lld) +"
+		 " (SELECT count(*) FROM spans WHERE file_id=%lld) +"
+		 " (SELECT count(*) FROM chunks WHERE file_id=%lld)",
+		 sh_file, sh_file, sh_file);
+	EXPECT_INT_EQ(q_int(&f, sql), 0);
+	EXPECT_INT_EQ(fts_count(&f, "shellonly"), 0);
+	EXPECT_INT_EQ(orphans(&f), 0);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "led.py\nother.py\n");
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Faults
+ * ---------------------------------------------------------------------- */
+
+TEST(scan_locked_database_is_busy)
+{
+	Fixture f;
+	ScanStats st;
+	sqlite3 *w;
+	char *out, *err;
+	int status;
+
+	fixture_init(&f);
+	for (int i = 0; i < 300; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "d%d/f%03d.py", i % 7, i);
+		ixt_write(f.root, rel, "def f():\n    return 1\n");
+	}
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	/* Another writer holds the database. */
+	w = fdb(&f);
+	ASSERT_INT_EQ(ixt_exec(w, "BEGIN IMMEDIATE"), SQLITE_OK);
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, &st),
+		      CASTLS_EBUSY);
+	EXPECT_TRUE(strlen(index_errmsg(f.ix)) > 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM meta"
+				" WHERE key='last_scan'"),
+		      0);
+
+	/* The CLI waits for its (default, longer) timeout, then says what
+	 * is locked and fails. */
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", f.db_path, "--quiet", NULL};
+
+		status = ixt_run(f.tmp, argv, &out, &err);
+	}
+	EXPECT_INT_EQ(status, 1);
+	EXPECT_TRUE(strstr(err, "locked") != NULL);
+	if (!strstr(err, f.db_path))
+		test_fail(__FILE__, __LINE__,
+			  "the message does not name the database %s:\n  %s",
+			  f.db_path, err);
+	xfree(out);
+	xfree(err);
+
+	/* Released: the same handle scans everything. */
+	ASSERT_INT_EQ(ixt_exec(w, "COMMIT"), SQLITE_OK);
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, &st), 0);
+	EXPECT_INT_EQ(st.indexed, 300);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 300);
+	fixture_close(&f);
+}
+
+TEST(scan_missing_root)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	Index *ix = (Index *)1;
+	char *nope, *afile, *out, *err, *dbdir;
+	struct stat st;
+	int status;
+
+	fixture_init(&f);
+	nope = ixt_path(f.tmp, "no/such/root");
+	afile = ixt_path(f.tmp, "afile");
+	dbdir = ixt_path(f.tmp, "db");
+	ixt_write(f.tmp, "afile", "x\n");
+	o.root = nope;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	EXPECT_INT_EQ(index_open(&o, &ix), CASTLS_ENOENT);
+	EXPECT_TRUE(ix == NULL);
+	o.root = afile; /* not a directory */
+	ix = (Index *)1;
+	EXPECT_INT_EQ(index_open(&o, &ix), CASTLS_ENOENT);
+	EXPECT_TRUE(ix == NULL);
+	/* Nothing was created for a root that is not there. */
+	EXPECT_TRUE(stat(dbdir, &st) < 0);
+
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", nope,
+				"--db", f.db_path, "--quiet", NULL};
+
+		status = ixt_run(f.tmp, argv, &out, &err);
+	}
+	EXPECT_INT_EQ(status, 1);
+	EXPECT_TRUE(strstr(err, nope) != NULL);
+	EXPECT_TRUE(strstr(err, "no such") != NULL);
+	xfree(out);
+	xfree(err);
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "search", nope,
+				"anything", "--db", f.db_path, NULL};
+
+		status = ixt_run(f.tmp, argv, &out, &err);
+	}
+	EXPECT_INT_EQ(status, 1);
+	EXPECT_TRUE(strstr(err, nope) != NULL);
+	EXPECT_STR_EQ(out, "");
+	xfree(out);
+	xfree(err);
+	xfree(nope);
+	xfree(afile);
+	xfree(dbdir);
+	fixture_close(&f);
+}
+
+/* Files deleted while the scan runs: from the progress callback, which
+ * runs on the scanning thread, once, at its first call. */
+typedef struct {
+	const char *root;
+	int from, to; /* delete f<from>.py .. f<to - 1>.py */
+	int calls;
+} Vanish;
+
+static void vanish_progress(void *ctx, const ScanStats *s)
+{
+	Vanish *v = ctx;
+
+	(void)s;
+	if (v->calls++)
+		return;
+	for (int i = v->from; i < v->to; i++) {
+		char rel[32], *p;
+
+		snprintf(rel, sizeof(rel), "f%03d.py", i);
+		p = ixt_path(v->root, rel);
+		unlink(p);
+		xfree(p);
+	}
+}
+
+static void expect_files_upto(Fixture *f, int n)
+{
+	char sql[128];
+
+	EXPECT_INT_EQ(q_int(f, "SELECT count(*) FROM files"), n);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM files WHERE path < 'f%03d.py'", n);
+	if (q_int(f, sql) != n) {
+		char *rows = ixt_rows(fdb(f), "SELECT group_concat(substr(path,"
+					      " 2, 3), ' ') FROM files");
+
+		test_fail(__FILE__, __LINE__,
+			  "want f000 .. f%03d, have:\n%s", n - 1, rows);
+		xfree(rows);
+	}
+	EXPECT_INT_EQ(orphans(f), 0);
+	EXPECT_INT_EQ(fts_integrity(f), SQLITE_OK);
+}
+
+TEST(scan_files_vanish_during_scan)
+{
+	Fixture f;
+	ScanStats st;
+	Vanish v = {0};
+
+	fixture_init(&f);
+	for (int i = 0; i < 400; i++) {
+		char rel[32], text[128];
+
+		snprintf(rel, sizeof(rel), "f%03d.py", i);
+		snprintf(text, sizeof(text),
+			 "def func_%d(a, b):\n    return a * %d + b\n", i, i);
+		ixt_write(f.root, rel, text);
+	}
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+
+	/* Cold: 300 new files vanish before they are read. */
+	v.root = f.root;
+	v.from = 100;
+	v.to = 400;
+	EXPECT_INT_EQ(index_scan(f.ix, 1, vanish_progress, &v, NULL, &st), 0);
+	EXPECT_TRUE(v.calls >= 2);
+	EXPECT_INT_EQ(st.seen, 400);
+	EXPECT_INT_EQ(st.done, 400);
+	EXPECT_TRUE(st.indexed >= 1 && st.indexed < 400);
+	EXPECT_INT_EQ(st.indexed + st.skipped, 400);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed + st.unchanged, 100);
+	expect_files_upto(&f, 100);
+
+	/* Warm: known files change, then half of them vanish mid-scan;
+	 * their stored rows must go rather than linger. */
+	for (int i = 0; i < 100; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "f%03d.py", i);
+		ixt_write(f.root, rel, "def changed():\n    return 0\n");
+		set_mtime(f.root, rel, NULL, 30);
+	}
+	v.calls = 0;
+	v.from = 50;
+	v.to = 100;
+	EXPECT_INT_EQ(index_scan(f.ix, 1, vanish_progress, &v, NULL, &st), 0);
+	EXPECT_INT_EQ(st.seen, 100);
+	EXPECT_TRUE(st.removed >= 1);
+	/* Each of f050..f099 was either read before it vanished (and
+	 * written) or found gone (and dropped); which, depends on how the
+	 * deleting thread and the worker interleave. */
+	EXPECT_INT_EQ(st.indexed + st.removed, 100);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"),
+		      100 - (long long)st.removed);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"
+				" WHERE path < 'f050.py'"),
+		      50);
+	EXPECT_INT_EQ(orphans(&f), 0);
+	st = rescan(&f);
+	expect_files_upto(&f, 50);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * SIGKILL during a cold index
+ * ---------------------------------------------------------------------- */
+
+#define KILL_FILES 1500
+#define KILL_AFTER_MS 400
+
+static const char *const words[] = {
+	"account", "balance", "parse", "token", "stream", "buffer", "render",
+	"widget", "socket", "packet", "schema", "record", "ledger", "cursor",
+	"window", "thread", "signal", "vector", "matrix", "config", "loader",
+};
+#define NWORDS (sizeof(words) / sizeof(*words))
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s >> 8;
+}
+
+/* A deterministic Python module of about 7 KB: classes with docstrings
+ * and methods, and a few top-level functions. */
+static void gen_module(Buf *b, uint32_t seed)
+{
+	for (int c = 0; c < 4; c++) {
+		const char *w = words[lcg(&seed) % NWORDS];
+
+		buf_printf(b, "class %c%s%u:\n    \"\"\"Handles %s %s.\"\"\"\n\n",
+			   'A' + c, w, seed % 1000, w,
+			   words[lcg(&seed) % NWORDS]);
+		for (int m = 0; m < 5; m++) {
+			const char *x = words[lcg(&seed) % NWORDS];
+			const char *y = words[lcg(&seed) % NWORDS];
+
+			buf_printf(b, "    def %s_%s_%d(self, %s):\n"
+				      "        \"\"\"Return the %s of %s.\"\"\"\n"
+				      "        total = 0\n"
+				      "        for item in %s:\n"
+				      "            total += item.%s * %u\n"
+				      "        return total\n\n",
+				   x, y, m, x, y, x, x, y, lcg(&seed) % 97);
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		const char *x = words[lcg(&seed) % NWORDS];
+
+		buf_printf(b, "\ndef top_%s_%d(value):\n"
+			      "    return [%s * %u for %s in value]\n",
+			   x, k, x, lcg(&seed) % 31, x);
+	}
+}
+
+static void make_big_workspace(const char *root)
+{
+	Buf b = {0};
+
+	for (uint32_t i = 0; i < KILL_FILES; i++) {
+		char rel[64];
+
+		b.len = 0;
+		gen_module(&b, i * 2654435761u + 1);
+		snprintf(rel, sizeof(rel), "pkg%u/sub%u/mod_%u.py", i % 13,
+			 i % 5, i);
+		ixt_write_n(root, rel, b.data, b.len);
+	}
+	buf_free(&b);
+}
+
+/* Compares two long texts line by line and reports the first difference
+ * only (the whole text would be megabytes). */
+static void expect_same_rows(const char *what, const char *a, const char *b)
+{
+	size_t line = 1, i = 0;
+
+	if (strcmp(a, b) == 0)
+		return;
+	for (; a[i] && a[i] == b[i]; i++)
+		line += a[i] == '\n';
+	while (i > 0 && a[i - 1] != '\n')
+		i--;
+	test_fail(__FILE__, __LINE__,
+		  "%s differ at line %zu:\n  resumed: %.200s\n  clean:   %.200s",
+		  what, line, a + i, b + i);
+}
+
+static const char *const compare_sql[][2] = {
+	{"files", "SELECT path, lang, size, hash FROM files ORDER BY 1"},
+	{"spans", "SELECT f.path, s.kind, s.name, s.qualname, s.start_byte,"
+		  " s.end_byte, s.start_line, s.end_line, s.header, s.doc,"
+		  " s.hash, p.qualname FROM spans s JOIN files f ON"
+		  " f.id=s.file_id LEFT JOIN spans p ON p.id=s.parent_id"
+		  " ORDER BY 1, 5, 6, 4"},
+	{"chunks", "SELECT f.path, c.kind, c.start_byte, c.end_byte,"
+		   " c.start_line, c.end_line, c.size, c.hash, c.names,"
+		   " c.text, s.qualname FROM chunks c JOIN files f ON"
+		   " f.id=c.file_id LEFT JOIN spans s ON s.id=c.span_id"
+		   " ORDER BY 1, 3"},
+	{"fts ledger", "SELECT f.path, c.start_byte FROM chunks_fts JOIN"
+		       " chunks c ON c.id=chunks_fts.rowid JOIN files f ON"
+		       " f.id=c.file_id WHERE chunks_fts MATCH 'ledger'"
+		       " ORDER BY 1, 2"},
+	{"fts parts", "SELECT f.path, c.start_byte FROM chunks_fts JOIN"
+		      " chunks c ON c.id=chunks_fts.rowid JOIN files f ON"
+		      " f.id=c.file_id WHERE chunks_fts MATCH"
+		      " 'names:widget AND matrix' ORDER BY 1, 2"},
+	{"fts paths", "SELECT count(*) FROM chunks_fts WHERE chunks_fts"
+		      " MATCH 'path:pkg7 AND socket'"},
+};
+
+TEST(scan_sigkill_then_resume_equals_clean)
+{
+	Fixture f;
+	char *clean_db, *out, *err;
+	int status;
+	pid_t pid;
+	sqlite3 *clean;
+	struct timespec pause = {0, KILL_AFTER_MS * 1000000L};
+
+	fixture_init(&f);
+	make_big_workspace(f.root);
+	clean_db = ixt_path(f.tmp, "clean/index.db");
+	ixt_mkdirs(f.tmp); /* the CLI makes db/ itself */
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", f.db_path, "--jobs", "2", "--quiet",
+				NULL};
+		char *o = ixt_path(f.tmp, "kill.out"),
+		     *e = ixt_path(f.tmp, "kill.err");
+
+		pid = ixt_spawn(argv, o, e);
+		nanosleep(&pause, NULL);
+		kill(pid, SIGKILL);
+		status = ixt_wait(pid);
+		xfree(o);
+		xfree(e);
+	}
+	if (status != 128 + SIGKILL)
+		test_fail(__FILE__, __LINE__,
+			  "castls index ended (status %d) before the kill at"
+			  " %d ms: make the workspace bigger",
+			  status, KILL_AFTER_MS);
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", f.db_path, "--quiet", NULL};
+
+		EXPECT_INT_EQ(ixt_run(f.tmp, argv, &out, &err), 0);
+		xfree(out);
+		xfree(err);
+	}
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", clean_db, "--quiet", NULL};
+
+		EXPECT_INT_EQ(ixt_run(f.tmp, argv, &out, &err), 0);
+		xfree(out);
+		xfree(err);
+	}
+	EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	EXPECT_INT_EQ(orphans(&f), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), KILL_FILES);
+	clean = ixt_db_open(clean_db);
+	for (size_t i = 0; i < sizeof(compare_sql) / sizeof(*compare_sql);
+	     i++) {
+		char *a = ixt_rows(fdb(&f), compare_sql[i][1]);
+		char *b = ixt_rows(clean, compare_sql[i][1]);
+
+		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
+		expect_same_rows(compare_sql[i][0], a, b);
+		xfree(a);
+		xfree(b);
+	}
+	sqlite3_close(clean);
+	xfree(clean_db);
+	fixture_close(&f);
+}

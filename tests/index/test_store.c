@@ -1,0 +1,607 @@
+/*
+ * test_store.c: the SQLite store of the index: stable row ids across
+ * index_file_put, search over text, names and identifier parts, and
+ * opening damaged, foreign, locked or unreachable databases. Every test
+ * works on real files in a fresh temporary directory and reads what the
+ * index wrote through a second, independent SQLite connection.
+ */
+#include "test.h"
+
+#include "index/index.h"
+#include "ixtest.h"
+
+/* Small enough that every method below is its own chunk. */
+#define SMALL_CHUNK 80
+
+/* ---------------------------------------------------------------------- *
+ * Fixture
+ * ---------------------------------------------------------------------- */
+
+/* The deposit method's chunk does not contain the word "Ledger": only its
+ * names (Ledger.deposit) do. */
+static const char ledger_v1[] =
+	"import os\n"
+	"\n"
+	"\n"
+	"class Ledger:\n"
+	"    \"\"\"Keeps balances.\"\"\"\n"
+	"\n"
+	"    def deposit(self, amount):\n"
+	"        self.total = self.total + amount\n"
+	"        return self.total\n"
+	"\n"
+	"    def withdraw(self, amount):\n"
+	"        self.total = self.total - amount\n"
+	"        return self.total\n"
+	"\n"
+	"\n"
+	"def helper(value):\n"
+	"    zebra = 7\n"
+	"    return value * 2 + zebra\n"
+	"\n"
+	"\n"
+	"def getUserName(user):\n"
+	"    return user.first_name + user.last_name\n"
+	"\n"
+	"\n"
+	"def other(x):\n"
+	"    return x - 42\n";
+
+/* One line of helper replaced by two: zebra gone, giraffe new, and every
+ * row after helper one line further down. */
+static const char ledger_v2[] =
+	"import os\n"
+	"\n"
+	"\n"
+	"class Ledger:\n"
+	"    \"\"\"Keeps balances.\"\"\"\n"
+	"\n"
+	"    def deposit(self, amount):\n"
+	"        self.total = self.total + amount\n"
+	"        return self.total\n"
+	"\n"
+	"    def withdraw(self, amount):\n"
+	"        self.total = self.total - amount\n"
+	"        return self.total\n"
+	"\n"
+	"\n"
+	"def helper(value):\n"
+	"    giraffe = 7\n"
+	"    print(giraffe)\n"
+	"    return value * 2 + giraffe\n"
+	"\n"
+	"\n"
+	"def getUserName(user):\n"
+	"    return user.first_name + user.last_name\n"
+	"\n"
+	"\n"
+	"def other(x):\n"
+	"    return x - 42\n";
+
+typedef struct {
+	char *tmp, *root, *db_path;
+	Index *ix;
+	sqlite3 *db; /* the second connection, once opened */
+} Fixture;
+
+static int fixture_open(Fixture *f)
+{
+	IndexOptions o = {0};
+
+	o.root = f->root;
+	o.db_path = f->db_path;
+	o.max_chunk_size = SMALL_CHUNK;
+	o.quiet = true;
+	o.busy_timeout_ms = 200;
+	return index_open(&o, &f->ix);
+}
+
+static void fixture_init(Fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->tmp = ixt_tmpdir();
+	f->root = ixt_path(f->tmp, "root");
+	f->db_path = ixt_path(f->tmp, "db/index.db");
+	ixt_mkdirs(f->root);
+}
+
+static void fixture_close(Fixture *f)
+{
+	index_close(f->ix);
+	if (f->db)
+		sqlite3_close(f->db);
+	ixt_rmtree(f->tmp);
+	xfree(f->tmp);
+	xfree(f->root);
+	xfree(f->db_path);
+}
+
+/* Chunks text as Python at SMALL_CHUNK and puts it at relpath. */
+static int put(Index *ix, const char *relpath, const char *text,
+	       IndexDelta *d)
+{
+	Chunker *ch = chunker_new(SMALL_CHUNK);
+	Chunking c;
+	uint32_t len = (uint32_t)strlen(text);
+	int err = chunker_run(ch, LANG_PYTHON, text, len, NULL, &c);
+
+	if (err == 0) {
+		err = index_file_put(ix, relpath, text, len, &c, d);
+		chunking_close(&c);
+	}
+	chunker_delete(ch);
+	return err;
+}
+
+static long long q_int(Fixture *f, const char *sql)
+{
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	return ixt_int(f->db, sql);
+}
+
+/* Raw FTS matches, which still count index entries whose chunk row is
+ * gone (a stale full-text entry is invisible to index_search's join). */
+static long long fts_count(Fixture *f, const char *term)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '%s'",
+		 term);
+	return q_int(f, sql);
+}
+
+/* The full-text index agrees with the chunks it was built from. */
+static int fts_integrity(Fixture *f)
+{
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	return ixt_exec(f->db, "INSERT INTO chunks_fts(chunks_fts)"
+			       " VALUES('integrity-check')");
+}
+
+static uint32_t search_n(Index *ix, const char *q, uint32_t limit)
+{
+	IndexHit *h;
+	uint32_t n = UINT32_MAX;
+
+	if (index_search(ix, q, strlen(q), limit, &h, &n) == 0)
+		index_hits_free(h, n);
+	return n;
+}
+
+/* ---------------------------------------------------------------------- *
+ * index_file_put: stable ids
+ * ---------------------------------------------------------------------- */
+
+TEST(store_put_keeps_unchanged_rows)
+{
+	Fixture f;
+	IndexDelta d;
+	long long helper_span, withdraw_span, other_span, deposit_chunk,
+		tail_chunk, helper_chunk;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
+	/* 6 chunks (imports, class head, deposit, withdraw, helper, the
+	 * two last functions) and 6 spans, all new. */
+	EXPECT_INT_EQ(d.inserted, 12);
+	EXPECT_INT_EQ(d.updated + d.deleted + d.kept, 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks"), 6);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"), 6);
+
+	helper_span = q_int(&f, "SELECT id FROM spans WHERE qualname='helper'");
+	withdraw_span = q_int(&f, "SELECT id FROM spans"
+				  " WHERE qualname='Ledger.withdraw'");
+	other_span = q_int(&f, "SELECT id FROM spans WHERE qualname='other'");
+	deposit_chunk = q_int(&f, "SELECT id FROM chunks"
+				  " WHERE text LIKE '%def deposit%'");
+	helper_chunk = q_int(&f, "SELECT id FROM chunks"
+				 " WHERE text LIKE '%def helper%'");
+	tail_chunk = q_int(&f, "SELECT id FROM chunks"
+			       " WHERE text LIKE '%def other%'");
+	ASSERT_TRUE(helper_span > 0 && withdraw_span > 0 && other_span > 0);
+	ASSERT_TRUE(deposit_chunk > 0 && helper_chunk > 0 && tail_chunk > 0);
+	EXPECT_INT_EQ(fts_count(&f, "zebra"), 1);
+
+	/* Same text again: nothing to do. */
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
+	EXPECT_INT_EQ(d.kept, 12);
+	EXPECT_INT_EQ(d.inserted + d.updated + d.deleted, 0);
+
+	/* A one-line edit in helper: its span and chunk are replaced, the
+	 * two spans and one chunk after it move, the rest stay put. */
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v2, &d), 0);
+	EXPECT_INT_EQ(d.inserted, 2);
+	EXPECT_INT_EQ(d.deleted, 2);
+	EXPECT_INT_EQ(d.updated, 3);
+	EXPECT_INT_EQ(d.kept, 7);
+
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM spans"
+				" WHERE qualname='Ledger.withdraw'"),
+		      withdraw_span);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM spans WHERE qualname='other'"),
+		      other_span);
+	EXPECT_INT_EQ(q_int(&f, "SELECT start_line FROM spans"
+				" WHERE qualname='other'"),
+		      25); /* 0-based, one further down */
+	EXPECT_TRUE(q_int(&f, "SELECT id FROM spans WHERE qualname='helper'") !=
+		    helper_span);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def deposit%'"),
+		      deposit_chunk);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM chunks"
+				" WHERE text LIKE '%def other%'"),
+		      tail_chunk);
+	EXPECT_INT_EQ(q_int(&f, "SELECT start_line FROM chunks"
+				" WHERE text LIKE '%def other%'"),
+		      19);
+	EXPECT_TRUE(q_int(&f, "SELECT id FROM chunks"
+			      " WHERE text LIKE '%def helper%'") !=
+		    helper_chunk);
+	/* A chunk's span reference follows the span's new row. */
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks c LEFT JOIN"
+				" spans s ON s.id=c.span_id WHERE"
+				" c.span_id IS NOT NULL AND s.id IS NULL"),
+		      0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks"), 6);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"), 6);
+
+	/* The text index follows: new words found, removed ones gone. */
+	EXPECT_INT_EQ(search_n(f.ix, "giraffe", 10), 1);
+	EXPECT_INT_EQ(search_n(f.ix, "zebra", 10), 0);
+	EXPECT_INT_EQ(fts_count(&f, "giraffe"), 1);
+	EXPECT_INT_EQ(fts_count(&f, "zebra"), 0);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+
+	/* Removing the file takes every row and index entry with it. */
+	ASSERT_INT_EQ(index_file_remove(f.ix, "pkg/led.py"), 0);
+	EXPECT_INT_EQ(index_file_remove(f.ix, "pkg/led.py"), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks"), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"), 0);
+	EXPECT_INT_EQ(fts_count(&f, "giraffe"), 0);
+	EXPECT_INT_EQ(fts_count(&f, "deposit"), 0);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Search
+ * ---------------------------------------------------------------------- */
+
+static void put_search_corpus(Fixture *f)
+{
+	char rel[64], text[256];
+	IndexDelta d;
+
+	EXPECT_INT_EQ(put(f->ix, "led.py", ledger_v1, &d), 0);
+	/* Five more chunks that all say "total", in different amounts. */
+	for (int i = 0; i < 5; i++) {
+		Buf b = {0};
+
+		for (int k = 0; k <= i; k++)
+			buf_puts(&b, " total");
+		snprintf(rel, sizeof(rel), "more/t%d.py", i);
+		snprintf(text, sizeof(text), "def f%d():\n    \"\"\"%s\"\"\"\n",
+			 i, b.data);
+		buf_free(&b);
+		EXPECT_INT_EQ(put(f->ix, rel, text, &d), 0);
+	}
+}
+
+TEST(store_search_names_and_identifier_parts)
+{
+	Fixture f;
+	IndexHit *h;
+	uint32_t n;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	put_search_corpus(&f);
+
+	/* Class and method name: the method's chunk, found through its
+	 * names although its text never says "Ledger". */
+	ASSERT_INT_EQ(index_search(f.ix, "Ledger deposit", 14, 5, &h, &n), 0);
+	ASSERT_TRUE(n >= 1);
+	EXPECT_STR_EQ(h[0].names, "Ledger.deposit");
+	EXPECT_STR_EQ(h[0].path, "led.py");
+	EXPECT_TRUE(strstr(h[0].text, "def deposit") != NULL);
+	EXPECT_TRUE(strstr(h[0].text, "Ledger") == NULL);
+	EXPECT_INT_EQ(h[0].lang, LANG_PYTHON);
+	EXPECT_INT_EQ(h[0].kind, CHUNK_DEFINITION);
+	EXPECT_INT_EQ(h[0].lines.start, 5);
+	EXPECT_INT_EQ(h[0].lines.end, 8);
+	EXPECT_TRUE(h[0].span_id > 0 && h[0].file_id > 0 && h[0].id > 0);
+	EXPECT_INT_EQ(memcmp(h[0].text, ledger_v1 + h[0].bytes.start,
+			     h[0].bytes.end - h[0].bytes.start),
+		      0);
+	index_hits_free(h, n);
+
+	/* Identifier parts: "user name" meets getUserName. */
+	ASSERT_INT_EQ(index_search(f.ix, "user name", 9, 5, &h, &n), 0);
+	ASSERT_TRUE(n >= 1);
+	EXPECT_TRUE(strstr(h[0].text, "def getUserName") != NULL);
+	index_hits_free(h, n);
+	ASSERT_INT_EQ(index_search(f.ix, "get_user_name", 13, 5, &h, &n), 0);
+	ASSERT_TRUE(n >= 1);
+	EXPECT_TRUE(strstr(h[0].text, "def getUserName") != NULL);
+	index_hits_free(h, n);
+
+	/* Nothing to search for: no hits and no error. */
+	EXPECT_INT_EQ(search_n(f.ix, "(){}[]<>;:.,!?*&^%-+=\"'", 10), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "", 10), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "deposit", 0), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "nosuchwordanywhere", 10), 0);
+	fixture_close(&f);
+}
+
+TEST(store_search_limit_and_order)
+{
+	Fixture f;
+	IndexHit *h;
+	uint32_t n;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	put_search_corpus(&f);
+
+	/* deposit, withdraw and the five docstrings. */
+	EXPECT_INT_EQ(search_n(f.ix, "total", 100), 7);
+	EXPECT_INT_EQ(search_n(f.ix, "total", 3), 3);
+	EXPECT_INT_EQ(search_n(f.ix, "total", INDEX_SEARCH_MAX + 5), 7);
+
+	ASSERT_INT_EQ(index_search(f.ix, "total", 5, 100, &h, &n), 0);
+	ASSERT_INT_EQ(n, 7);
+	for (uint32_t i = 1; i < n; i++)
+		EXPECT_TRUE(h[i - 1].score >= h[i].score);
+	/* Higher is better: the docstring that says it five times beats
+	 * the one that says it once. */
+	{
+		double once = 0, five = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			if (strcmp(h[i].path, "more/t0.py") == 0)
+				once = h[i].score;
+			if (strcmp(h[i].path, "more/t4.py") == 0)
+				five = h[i].score;
+		}
+		EXPECT_TRUE(once != 0 && five != 0);
+		EXPECT_TRUE(five > once);
+	}
+	index_hits_free(h, n);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Damaged and foreign databases
+ * ---------------------------------------------------------------------- */
+
+/* Writes two small Python files into the fixture's root and scans. */
+static void fill_and_scan(Fixture *f, uint32_t want_files)
+{
+	ScanStats st;
+	IndexStatus s;
+
+	ixt_write(f->root, "led.py", ledger_v1);
+	ixt_write(f->root, "sub/v2.py", ledger_v2);
+	EXPECT_INT_EQ(index_scan(f->ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_INT_EQ(st.indexed, want_files);
+	EXPECT_INT_EQ(index_status(f->ix, &s), 0);
+	EXPECT_INT_EQ(s.files, 2);
+	EXPECT_TRUE(s.chunks >= 12 && s.spans == 12);
+	EXPECT_INT_EQ(search_n(f->ix, "giraffe", 10), 1);
+}
+
+static uint32_t status_files(Index *ix)
+{
+	IndexStatus s;
+
+	return index_status(ix, &s) == 0 ? s.files : UINT32_MAX;
+}
+
+TEST(store_open_rebuilds_garbage_file)
+{
+	Fixture f;
+	char junk[16384];
+
+	fixture_init(&f);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 131 + 7);
+	ixt_write_n(f.tmp, "db/index.db", junk, sizeof(junk));
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 0);
+	fill_and_scan(&f, 2);
+	fixture_close(&f);
+}
+
+TEST(store_open_rebuilds_truncated_index)
+{
+	Fixture f;
+	struct stat st;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	/* Enough rows that half the file holds live b-tree pages. */
+	for (int i = 0; i < 40; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "gen/m%02d.py", i);
+		ixt_write(f.root, rel, i % 2 ? ledger_v1 : ledger_v2);
+	}
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 40);
+	index_close(f.ix);
+	f.ix = NULL;
+	ASSERT_INT_EQ(stat(f.db_path, &st), 0);
+	ASSERT_TRUE(st.st_size >= 8 * 4096);
+	ASSERT_INT_EQ(truncate(f.db_path, st.st_size / 2), 0);
+
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 0);
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 40);
+	{
+		char *ok;
+
+		q_int(&f, "SELECT 1"); /* opens the second connection */
+		ok = ixt_rows(f.db, "PRAGMA quick_check");
+
+		EXPECT_STR_EQ(ok, "ok\n");
+		xfree(ok);
+	}
+	fixture_close(&f);
+}
+
+TEST(store_open_rebuilds_other_schema_version)
+{
+	Fixture f;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	fill_and_scan(&f, 2);
+	index_close(f.ix);
+	f.ix = NULL;
+	f.db = ixt_db_open(f.db_path);
+	ASSERT_INT_EQ(ixt_exec(f.db, "PRAGMA user_version=99"), SQLITE_OK);
+	sqlite3_close(f.db);
+	f.db = NULL;
+
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 0);
+	EXPECT_INT_EQ(q_int(&f, "PRAGMA user_version"), INDEX_SCHEMA_VERSION);
+	fill_and_scan(&f, 2);
+	fixture_close(&f);
+}
+
+/* A brand-new database whose file another writer holds: the schema
+ * cannot be written, and the open says so within the busy timeout. */
+TEST(store_open_locked_new_database)
+{
+	Fixture f;
+
+	fixture_init(&f);
+	ixt_write(f.tmp, "db/keep", "");
+	{
+		sqlite3 *w;
+
+		ASSERT_INT_EQ(sqlite3_open(f.db_path, &w), SQLITE_OK);
+		f.db = w;
+	}
+	ASSERT_INT_EQ(ixt_exec(f.db, "PRAGMA journal_mode=WAL"), SQLITE_OK);
+	ASSERT_INT_EQ(ixt_exec(f.db, "BEGIN IMMEDIATE"), SQLITE_OK);
+	EXPECT_INT_EQ(fixture_open(&f), CASTLS_EBUSY);
+	EXPECT_TRUE(f.ix == NULL);
+	ASSERT_INT_EQ(ixt_exec(f.db, "ROLLBACK"), SQLITE_OK);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	fill_and_scan(&f, 2);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Where the database goes
+ * ---------------------------------------------------------------------- */
+
+TEST(store_default_path_under_xdg_cache)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	char *old = getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME"))
+					     : NULL;
+	Buf want = {0};
+	struct stat st;
+
+	fixture_init(&f);
+	setenv("XDG_CACHE_HOME", f.tmp, 1);
+	o.root = f.root;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	index_default_db_path(index_root(f.ix), &want);
+	EXPECT_STR_EQ(index_db_path(f.ix), want.data);
+	EXPECT_INT_EQ(strncmp(index_db_path(f.ix), f.tmp, strlen(f.tmp)), 0);
+	EXPECT_INT_EQ(stat(want.data, &st), 0);
+	/* Another root, another database. */
+	{
+		Buf other = {0};
+
+		index_default_db_path("/some/other/root", &other);
+		EXPECT_TRUE(strcmp(other.data, want.data) != 0);
+		buf_free(&other);
+	}
+	buf_free(&want);
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	xfree(old);
+	fixture_close(&f);
+}
+
+/* The database's directory cannot be made: under a regular file, or in
+ * /proc. The root exists, so the error must not say it does not. */
+TEST(store_open_db_dir_uncreatable)
+{
+	Fixture f;
+	static const char *const bad[] = {"afile/sub/index.db",
+					  "/proc/castls-ixtest/index.db"};
+
+	fixture_init(&f);
+	ixt_write(f.tmp, "afile", "not a directory\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *db = bad[i][0] == '/' ? xstrdup(bad[i])
+					    : ixt_path(f.tmp, bad[i]);
+		IndexOptions o = {0};
+		Index *ix = (Index *)1;
+		int err;
+
+		o.root = f.root;
+		o.db_path = db;
+		o.quiet = true;
+		err = index_open(&o, &ix);
+		EXPECT_TRUE(err < 0);
+		EXPECT_TRUE(ix == NULL);
+		if (err == CASTLS_ENOENT)
+			test_fail(__FILE__, __LINE__,
+				  "%s: CASTLS_ENOENT means 'no root', but the"
+				  " root %s exists",
+				  db, f.root);
+		index_close(ix);
+		xfree(db);
+	}
+	fixture_close(&f);
+}
+
+/* The same through the CLI: exit 1, and a message that names the
+ * database path rather than blaming the root. */
+TEST(store_cli_db_dir_uncreatable)
+{
+	Fixture f;
+	char *db, *out, *err;
+	int status;
+
+	fixture_init(&f);
+	ixt_write(f.tmp, "afile", "not a directory\n");
+	ixt_write(f.root, "a.py", "x = 1\n");
+	db = ixt_path(f.tmp, "afile/sub/index.db");
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", db, "--quiet", NULL};
+
+		status = ixt_run(f.tmp, argv, &out, &err);
+	}
+	EXPECT_INT_EQ(status, 1);
+	EXPECT_STR_EQ(out, "");
+	if (!strstr(err, db))
+		test_fail(__FILE__, __LINE__,
+			  "stderr does not name the database %s:\n  %s", db,
+			  err);
+	if (strstr(err, "no such directory"))
+		test_fail(__FILE__, __LINE__,
+			  "stderr blames the root, which exists:\n  %s", err);
+	xfree(out);
+	xfree(err);
+	xfree(db);
+	fixture_close(&f);
+}
