@@ -57,6 +57,7 @@ typedef struct {
 	size_t root_len;
 	ScanStats *stats;
 	const volatile int *cancel;
+	bool rechunk; /* stored rows were cut at another chunk size */
 } Walk;
 
 static int64_t stat_mtime(const struct stat *st)
@@ -278,6 +279,10 @@ static int merge_stored(Walk *w, Vanished *gone)
 			c->stored.size = sqlite3_column_int64(s, 2);
 			c->stored.mtime = sqlite3_column_int64(s, 3);
 			c->stored.hash = (uint64_t)sqlite3_column_int64(s, 4);
+			/* Another chunk size: read and re-chunk everything. */
+			if (w->rechunk)
+				c->stored.size = c->stored.mtime = -1,
+				c->stored.hash = 0;
 			continue;
 		}
 		if (gone->n == gone->cap) {
@@ -518,17 +523,47 @@ static int drop_vanished(Index *ix, const Vanished *gone, ScanStats *st)
 	return index__commit(ix);
 }
 
-static int mark_scanned(Index *ix)
+static int meta_put(Index *ix, const char *key, long long value)
 {
 	sqlite3_stmt *s = index__stmt(ix, ST_META_PUT);
-	char when[32];
+	char text[32];
 	int rc;
 
-	snprintf(when, sizeof(when), "%lld", (long long)index__now());
-	sqlite3_bind_text(s, 1, "last_scan", -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, when, -1, SQLITE_TRANSIENT);
+	snprintf(text, sizeof(text), "%lld", value);
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(s);
 	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+/* The chunk size the stored rows were cut at; -1 when unknown. */
+static long long stored_chunk_size(Index *ix)
+{
+	sqlite3_stmt *s;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT CAST(value AS INTEGER) FROM meta"
+			       " WHERE key='chunk_size'",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static uint32_t chunk_size_of(const Index *ix)
+{
+	return ix->opt.max_chunk_size ? ix->opt.max_chunk_size
+				      : CHUNKER_DEFAULT_MAX_SIZE;
+}
+
+static int mark_scanned(Index *ix)
+{
+	int err = meta_put(ix, "last_scan", (long long)index__now());
+
+	return err ? err : meta_put(ix, "chunk_size", chunk_size_of(ix));
 }
 
 static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
@@ -591,6 +626,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	if (jobs <= 0)
 		jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	jobs = jobs < 1 ? 1 : jobs > INDEX_MAX_JOBS ? INDEX_MAX_JOBS : jobs;
+	w.rechunk = stored_chunk_size(ix) != chunk_size_of(ix);
 	local.walking = true;
 	walk_root(&w);
 	local.walking = false;

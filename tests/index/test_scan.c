@@ -861,3 +861,34 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	xfree(clean_db);
 	fixture_close(&f);
 }
+
+/* Rows cut at one chunk size are re-cut when the size changes, although
+ * no file changed; an unchanged size reads nothing. */
+TEST(scan_rechunks_when_chunk_size_changes)
+{
+	Fixture f;
+	ScanStats st;
+	long long small, large;
+
+	fixture_init(&f);
+	ixt_write(f.root, "led.py", led_v1);
+	ASSERT_INT_EQ(fixture_open_with(&f, 70, 0), 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	small = q_int(&f, "SELECT count(*) FROM chunks");
+	index_close(f.ix);
+	f.ix = NULL;
+	ASSERT_INT_EQ(fixture_open_with(&f, 70, 0), 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 0);
+	EXPECT_INT_EQ(st.unchanged, 1);
+	index_close(f.ix);
+	f.ix = NULL;
+	ASSERT_INT_EQ(fixture_open_with(&f, 100000, 0), 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	large = q_int(&f, "SELECT count(*) FROM chunks");
+	EXPECT_TRUE(small > 1);
+	EXPECT_INT_EQ(large, 1);
+	fixture_close(&f);
+}
