@@ -15,10 +15,11 @@ deps:
 
 release: deps
 	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(RELEASE) -j $(JOBS)
+	@cmake --build $(RELEASE) -j $(JOBS) --target castls
 
 # Sanitized build with clang (libFuzzer needs it); CTest prints the summary.
 test: deps
+	@.ci/deps --editors
 	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
 		-DCASTLS_SANITIZE=ON >/dev/null
 	@cmake --build $(TEST) -j $(JOBS)

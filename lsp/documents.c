@@ -133,13 +133,22 @@ void doc_free(Document *d)
 	xfree(d);
 }
 
+/* Documents larger than this are not parsed on the loop (a first parse
+ * of a few MB takes long enough to delay other requests): they keep no
+ * tree, and the workers that chunk their snapshots parse them. */
+#define LOOP_PARSE_MAX (512u * 1024u)
+
 static void reparse(Server *s, Document *d)
 {
 	Chunker *ch;
 	TSTree *t;
 
-	if (!chunker_language(d->lang) || d->text.len > CHUNKER_MAX_INPUT)
+	if (!chunker_language(d->lang) || d->text.len > LOOP_PARSE_MAX) {
+		if (d->tree)
+			ts_tree_delete(d->tree);
+		d->tree = NULL;
 		return;
+	}
 	ch = chunker_acquire(s);
 	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
 			  (uint32_t)d->text.len, d->tree);

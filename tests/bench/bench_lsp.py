@@ -62,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 GOAL_KEYSTROKE_P99_MS = 5.0
 GOAL_CONTEXT_P99_MS = 30.0
@@ -72,201 +73,201 @@ EDIT_CHARS = "abcdefghijklmnopqrstuvwxyz_ .,0123456789"
 
 
 def now():
-	return time.perf_counter()
+    return time.perf_counter()
 
 
 def pct(values, p):
-	"""Nearest-rank percentile of values (p in 0..100)."""
-	if not values:
-		return float("nan")
-	v = sorted(values)
-	k = max(0, min(len(v) - 1, int(-(-p * len(v) // 100)) - 1))
-	return v[k]
+    """Nearest-rank percentile of values (p in 0..100)."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    k = max(0, min(len(v) - 1, int(-(-p * len(v) // 100)) - 1))
+    return v[k]
 
 
 def ms(x):
-	return x * 1e3
+    return x * 1e3
 
 
 def path_uri(path):
-	keep = "/-._~!$&'()*+,;=:@"
-	out = []
-	for b in path.encode():
-		c = chr(b)
-		out.append(c if (c.isalnum() and b < 128) or c in keep
-			   else "%%%02X" % b)
-	return "file://" + "".join(out)
+    keep = "/-._~!$&'()*+,;=:@"
+    out = []
+    for b in path.encode():
+        c = chr(b)
+        out.append(c if (c.isalnum() and b < 128) or c in keep
+               else "%%%02X" % b)
+    return "file://" + "".join(out)
 
 
 def proc_status(pid):
-	"""VmRSS and VmHWM of pid in MiB."""
-	out = {}
-	with open("/proc/%d/status" % pid) as f:
-		for line in f:
-			k, _, v = line.partition(":")
-			if k in ("VmRSS", "VmHWM"):
-				out[k] = int(v.split()[0]) / 1024.0
-	return out
+    """VmRSS and VmHWM of pid in MiB."""
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                out[k] = int(v.split()[0]) / 1024.0
+    return out
 
 
 class ServerError(Exception):
-	pass
+    pass
 
 
 class Server:
-	"""One castls process over pipes. Single-threaded: a request is
-	written, then we read until its reply, handling whatever comes
-	first. Reply times are taken when the reply's bytes are read, and we
-	are always blocked in select() while one is due, so they are not
-	delayed by our own work."""
+    """One castls process over pipes. Single-threaded: a request is
+    written, then we read until its reply, handling whatever comes
+    first. Reply times are taken when the reply's bytes are read, and we
+    are always blocked in select() while one is due, so they are not
+    delayed by our own work."""
 
-	def __init__(self, castls, db, root_dirs, options, log_path, cache):
-		env = dict(os.environ, XDG_CACHE_HOME=cache)
-		self.log = open(log_path, "ab")
-		self.p = subprocess.Popen([castls, "serve", "--db", db],
-					  stdin=subprocess.PIPE,
-					  stdout=subprocess.PIPE,
-					  stderr=self.log, env=env, bufsize=0)
-		self.fd = self.p.stdout.fileno()
-		self.buf = b""
-		self.next_id = 0
-		self.replies = {}
-		self.progress = None  # None, "begin"/"report", "end"
-		self.progress_seen = False
-		self.indexing_started = None
-		self.indexing_ended = None
-		caps = {"window": {"workDoneProgress": True}}
-		folders = [{"uri": path_uri(d), "name": os.path.basename(d)}
-			   for d in root_dirs]
-		self.request("initialize", {
-			"processId": os.getpid(), "capabilities": caps,
-			"workspaceFolders": folders,
-			"initializationOptions": options})
+    def __init__(self, castls, db, root_dirs, options, log_path, cache):
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        self.log = open(log_path, "ab")
+        self.p = subprocess.Popen([castls, "serve", "--db", db],
+                      stdin=subprocess.PIPE,
+                      stdout=subprocess.PIPE,
+                      stderr=self.log, env=env, bufsize=0)
+        self.fd = self.p.stdout.fileno()
+        self.buf = b""
+        self.next_id = 0
+        self.replies = {}
+        self.progress = None  # None, "begin"/"report", "end"
+        self.progress_seen = False
+        self.indexing_started = None
+        self.indexing_ended = None
+        caps = {"window": {"workDoneProgress": True}}
+        folders = [{"uri": path_uri(d), "name": os.path.basename(d)}
+               for d in root_dirs]
+        self.request("initialize", {
+            "processId": os.getpid(), "capabilities": caps,
+            "workspaceFolders": folders,
+            "initializationOptions": options})
 
-	@property
-	def pid(self):
-		return self.p.pid
+    @property
+    def pid(self):
+        return self.p.pid
 
-	def _frame(self, obj):
-		body = json.dumps(obj).encode()
-		return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    def _frame(self, obj):
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
-	def write(self, *objs):
-		data = b"".join(self._frame(o) for o in objs)
-		view = memoryview(data)
-		while view:
-			n = os.write(self.p.stdin.fileno(), view)
-			view = view[n:]
+    def write(self, *objs):
+        data = b"".join(self._frame(o) for o in objs)
+        view = memoryview(data)
+        while view:
+            n = os.write(self.p.stdin.fileno(), view)
+            view = view[n:]
 
-	def notify(self, method, params):
-		self.write({"jsonrpc": "2.0", "method": method,
-			    "params": params})
+    def notify(self, method, params):
+        self.write({"jsonrpc": "2.0", "method": method,
+                "params": params})
 
-	def request_msg(self, method, params):
-		self.next_id += 1
-		return self.next_id, {"jsonrpc": "2.0", "id": self.next_id,
-				      "method": method, "params": params}
+    def request_msg(self, method, params):
+        self.next_id += 1
+        return self.next_id, {"jsonrpc": "2.0", "id": self.next_id,
+                      "method": method, "params": params}
 
-	def request(self, method, params, timeout=600):
-		rid, msg = self.request_msg(method, params)
-		self.write(msg)
-		return self.wait(rid, timeout)
+    def request(self, method, params, timeout=600):
+        rid, msg = self.request_msg(method, params)
+        self.write(msg)
+        return self.wait(rid, timeout)
 
-	def wait(self, rid, timeout=600):
-		"""Reads until the reply to rid; returns (message, time read)."""
-		deadline = now() + timeout
-		while rid not in self.replies:
-			left = deadline - now()
-			if left <= 0:
-				raise ServerError("no reply to request %d" % rid)
-			self.pump(left)
-		return self.replies.pop(rid)
+    def wait(self, rid, timeout=600):
+        """Reads until the reply to rid; returns (message, time read)."""
+        deadline = now() + timeout
+        while rid not in self.replies:
+            left = deadline - now()
+            if left <= 0:
+                raise ServerError("no reply to request %d" % rid)
+            self.pump(left)
+        return self.replies.pop(rid)
 
-	def pump(self, timeout):
-		"""Reads what arrives within timeout seconds; handles each
-		message. Returns whether anything was read."""
-		r, _, _ = select.select([self.fd], [], [], max(0, timeout))
-		if not r:
-			return False
-		chunk = os.read(self.fd, 1 << 20)
-		t = now()
-		if not chunk:
-			raise ServerError("castls exited (code %s)" %
-					  self.p.poll())
-		self.buf += chunk
-		while True:
-			head_end = self.buf.find(b"\r\n\r\n")
-			if head_end < 0:
-				break
-			length = None
-			for line in self.buf[:head_end].split(b"\r\n"):
-				k, _, v = line.partition(b":")
-				if k.strip().lower() == b"content-length":
-					length = int(v)
-			if length is None:
-				raise ServerError("frame without Content-Length")
-			end = head_end + 4 + length
-			if len(self.buf) < end:
-				break
-			msg = json.loads(self.buf[head_end + 4:end])
-			self.buf = self.buf[end:]
-			self.handle(msg, t)
-		return True
+    def pump(self, timeout):
+        """Reads what arrives within timeout seconds; handles each
+        message. Returns whether anything was read."""
+        r, _, _ = select.select([self.fd], [], [], max(0, timeout))
+        if not r:
+            return False
+        chunk = os.read(self.fd, 1 << 20)
+        t = now()
+        if not chunk:
+            raise ServerError("castls exited (code %s)" %
+                      self.p.poll())
+        self.buf += chunk
+        while True:
+            head_end = self.buf.find(b"\r\n\r\n")
+            if head_end < 0:
+                break
+            length = None
+            for line in self.buf[:head_end].split(b"\r\n"):
+                k, _, v = line.partition(b":")
+                if k.strip().lower() == b"content-length":
+                    length = int(v)
+            if length is None:
+                raise ServerError("frame without Content-Length")
+            end = head_end + 4 + length
+            if len(self.buf) < end:
+                break
+            msg = json.loads(self.buf[head_end + 4:end])
+            self.buf = self.buf[end:]
+            self.handle(msg, t)
+        return True
 
-	def handle(self, msg, t):
-		if "method" in msg and "id" in msg:  # a request to us
-			self.write({"jsonrpc": "2.0", "id": msg["id"],
-				    "result": None})
-		elif "method" in msg:
-			if msg["method"] == "$/progress":
-				kind = msg["params"]["value"].get("kind")
-				if kind == "begin":
-					self.progress_seen = True
-					self.indexing_started = t
-				elif kind == "end":
-					self.indexing_ended = t
-				self.progress = kind
-		else:
-			self.replies[msg.get("id")] = (msg, t)
+    def handle(self, msg, t):
+        if "method" in msg and "id" in msg:  # a request to us
+            self.write({"jsonrpc": "2.0", "id": msg["id"],
+                    "result": None})
+        elif "method" in msg:
+            if msg["method"] == "$/progress":
+                kind = msg["params"]["value"].get("kind")
+                if kind == "begin":
+                    self.progress_seen = True
+                    self.indexing_started = t
+                elif kind == "end":
+                    self.indexing_ended = t
+                self.progress = kind
+        else:
+            self.replies[msg.get("id")] = (msg, t)
 
-	def indexing(self):
-		return self.progress in ("begin", "report")
+    def indexing(self):
+        return self.progress in ("begin", "report")
 
-	def wait_indexed(self, timeout=1800):
-		"""Waits for `$/progress` end (the server only begins progress
-		once initialized has been sent)."""
-		deadline = now() + timeout
-		while not (self.progress_seen and self.progress == "end"):
-			if now() > deadline:
-				raise ServerError("indexing did not end")
-			self.pump(deadline - now())
+    def wait_indexed(self, timeout=1800):
+        """Waits for `$/progress` end (the server only begins progress
+        once initialized has been sent)."""
+        deadline = now() + timeout
+        while not (self.progress_seen and self.progress == "end"):
+            if now() > deadline:
+                raise ServerError("indexing did not end")
+            self.pump(deadline - now())
 
-	def drain(self, quiet):
-		"""Handles messages until none has arrived for quiet seconds."""
-		while self.pump(quiet):
-			pass
+    def drain(self, quiet):
+        """Handles messages until none has arrived for quiet seconds."""
+        while self.pump(quiet):
+            pass
 
-	def open(self, path, text, version=1):
-		self.notify("textDocument/didOpen", {"textDocument": {
-			"uri": path_uri(path), "languageId": "python",
-			"version": version, "text": text}})
+    def open(self, path, text, version=1):
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": path_uri(path), "languageId": "python",
+            "version": version, "text": text}})
 
-	def close(self):
-		try:
-			self.request("shutdown", None, timeout=60)
-			self.notify("exit", None)
-			self.p.wait(timeout=60)
-		finally:
-			if self.p.poll() is None:
-				self.p.kill()
-				self.p.wait()
-			self.log.close()
+    def close(self):
+        try:
+            self.request("shutdown", None, timeout=60)
+            self.notify("exit", None)
+            self.p.wait(timeout=60)
+        finally:
+            if self.p.poll() is None:
+                self.p.kill()
+                self.p.wait()
+            self.log.close()
 
 
 def timed(server, method, params):
-	t0 = now()
-	msg, t1 = server.request(method, params)
-	return msg, t1 - t0
+    t0 = now()
+    msg, t1 = server.request(method, params)
+    return msg, t1 - t0
 
 
 # ---------------------------------------------------------------------- #
@@ -274,94 +275,94 @@ def timed(server, method, params):
 # ---------------------------------------------------------------------- #
 
 def stdlib_files(stdlib):
-	out = []
-	for dirpath, dirs, files in os.walk(stdlib):
-		dirs[:] = sorted(d for d in dirs
-				 if d not in ("site-packages", "__pycache__"))
-		for f in sorted(files):
-			if f.endswith(".py"):
-				out.append(os.path.join(dirpath, f))
-	return out
+    out = []
+    for dirpath, dirs, files in os.walk(stdlib):
+        dirs[:] = sorted(d for d in dirs
+                 if d not in ("site-packages", "__pycache__"))
+        for f in sorted(files):
+            if f.endswith(".py"):
+                out.append(os.path.join(dirpath, f))
+    return out
 
 
 def read_source(path):
-	try:
-		with open(path, encoding="utf-8") as f:
-			text = f.read()
-		return text, ast.parse(text)
-	except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-		return None, None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return text, ast.parse(text)
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None, None
 
 
 def body_lines(tree, lines):
-	"""(line, column) of the first non-blank character of lines inside
-	function bodies, 0-based."""
-	out = set()
-	for node in ast.walk(tree):
-		if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-			continue
-		for ln in range(node.body[0].lineno, node.end_lineno + 1):
-			s = lines[ln - 1]
-			st = s.lstrip(" ")
-			if st.strip() and not st.startswith("#") and st.isascii():
-				out.add((ln - 1, len(s) - len(st)))
-	return sorted(out)
+    """(line, column) of the first non-blank character of lines inside
+    function bodies, 0-based."""
+    out = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for ln in range(node.body[0].lineno, node.end_lineno + 1):
+            s = lines[ln - 1]
+            st = s.lstrip(" ")
+            if st.strip() and not st.startswith("#") and st.isascii():
+                out.add((ln - 1, len(s) - len(st)))
+    return sorted(out)
 
 
 def pick_context_files(stdlib, rng):
-	"""20 files of 300..3000 lines with function bodies, and positions."""
-	cands = []
-	for p in stdlib_files(stdlib):
-		try:
-			size = os.path.getsize(p)
-		except OSError:
-			continue
-		if 8000 <= size <= 120000:
-			cands.append(p)
-	rng.shuffle(cands)
-	picked = []
-	for p in cands:
-		text, tree = read_source(p)
-		if text is None:
-			continue
-		lines = text.split("\n")
-		if not 300 <= len(lines) <= 3000:
-			continue
-		pos = body_lines(tree, lines)
-		if len(pos) >= 40:
-			picked.append((p, text, pos))
-		if len(picked) == OPEN_FILES:
-			break
-	return picked
+    """20 files of 300..3000 lines with function bodies, and positions."""
+    cands = []
+    for p in stdlib_files(stdlib):
+        try:
+            size = os.path.getsize(p)
+        except OSError:
+            continue
+        if 8000 <= size <= 120000:
+            cands.append(p)
+    rng.shuffle(cands)
+    picked = []
+    for p in cands:
+        text, tree = read_source(p)
+        if text is None:
+            continue
+        lines = text.split("\n")
+        if not 300 <= len(lines) <= 3000:
+            continue
+        pos = body_lines(tree, lines)
+        if len(pos) >= 40:
+            picked.append((p, text, pos))
+        if len(picked) == OPEN_FILES:
+            break
+    return picked
 
 
 def make_keystroke_file(stdlib, nlines, rng):
-	"""nlines lines of real top-level stdlib functions (ASCII only),
-	padded with blank lines to exactly nlines."""
-	files = stdlib_files(stdlib)
-	rng.shuffle(files)
-	out, used = [], 0
-	for p in files:
-		text, tree = read_source(p)
-		if text is None:
-			continue
-		lines = text.split("\n")
-		for node in tree.body:
-			if not isinstance(node, ast.FunctionDef):
-				continue
-			first = min([node.lineno] +
-				    [d.lineno for d in node.decorator_list])
-			src = lines[first - 1:node.end_lineno]
-			if not all(s.isascii() for s in src) or len(src) > 150:
-				continue
-			if used + len(src) + 2 > nlines:
-				continue
-			out.extend(src + ["", ""])
-			used += len(src) + 2
-		if used >= nlines - 5:
-			break
-	out.extend([""] * (nlines - used))
-	return "\n".join(out[:nlines]) + "\n"
+    """nlines lines of real top-level stdlib functions (ASCII only),
+    padded with blank lines to exactly nlines."""
+    files = stdlib_files(stdlib)
+    rng.shuffle(files)
+    out, used = [], 0
+    for p in files:
+        text, tree = read_source(p)
+        if text is None:
+            continue
+        lines = text.split("\n")
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            first = min([node.lineno] +
+                    [d.lineno for d in node.decorator_list])
+            src = lines[first - 1:node.end_lineno]
+            if not all(s.isascii() for s in src) or len(src) > 150:
+                continue
+            if used + len(src) + 2 > nlines:
+                continue
+            out.extend(src + ["", ""])
+            used += len(src) + 2
+        if used >= nlines - 5:
+            break
+    out.extend([""] * (nlines - used))
+    return "\n".join(out[:nlines]) + "\n"
 
 
 # ---------------------------------------------------------------------- #
@@ -369,67 +370,70 @@ def make_keystroke_file(stdlib, nlines, rng):
 # ---------------------------------------------------------------------- #
 
 PROBES = ("unknown", "status", "documentSymbol")
+# castls/status counts rows of the whole database (~100 ms idle on the
+# stdlib), so it is shown beside the others but is not a cheap request.
+CHEAP = ("unknown", "documentSymbol")
 
 
 def probe_once(server, kind, small_uri):
-	if kind == "unknown":
-		msg, dt = timed(server, UNKNOWN_METHOD, {})
-		ok = msg.get("error", {}).get("code") == -32601
-	elif kind == "status":
-		msg, dt = timed(server, "castls/status", {})
-		ok = "result" in msg
-	else:
-		msg, dt = timed(server, "textDocument/documentSymbol",
-				{"textDocument": {"uri": small_uri}})
-		ok = isinstance(msg.get("result"), list)
-	if not ok:
-		raise ServerError("%s probe failed: %s" % (kind, msg))
-	return dt
+    if kind == "unknown":
+        msg, dt = timed(server, UNKNOWN_METHOD, {})
+        ok = msg.get("error", {}).get("code") == -32601
+    elif kind == "status":
+        msg, dt = timed(server, "castls/status", {})
+        ok = "result" in msg
+    else:
+        msg, dt = timed(server, "textDocument/documentSymbol",
+                {"textDocument": {"uri": small_uri}})
+        ok = isinstance(msg.get("result"), list)
+    if not ok:
+        raise ServerError("%s probe failed: %s" % (kind, msg))
+    return dt
 
 
 def phase_cold(args, work, stdlib, small):
-	db = os.path.join(work, "stdlib.db")
-	for suffix in ("", "-wal", "-shm"):
-		if os.path.exists(db + suffix):
-			os.unlink(db + suffix)
-	srv = Server(args.castls, db, [stdlib], {"exclude": ["site-packages/"]},
-		     os.path.join(work, "cold.log"), os.path.join(work, "cache"))
-	small_uri = path_uri(small)
-	with open(small, encoding="utf-8") as f:
-		srv.open(small, f.read())
-	t_init = now()
-	srv.notify("initialized", {})
-	during = {k: [] for k in PROBES}
-	period = args.probe_ms / 1e3
-	i = 0
-	next_at = now()
-	while not (srv.progress_seen and srv.progress == "end"):
-		if now() - t_init > 1800:
-			raise ServerError("cold index took over 30 minutes")
-		# Sleep until the next probe is due, handling progress.
-		while now() < next_at:
-			srv.pump(next_at - now())
-		if srv.progress_seen and not srv.indexing():
-			break
-		kind = PROBES[i % len(PROBES)]
-		i += 1
-		dt = probe_once(srv, kind, small_uri)
-		if srv.progress_seen and (srv.indexing() or
-					  srv.progress == "end"):
-			during[kind].append(dt)
-		next_at = max(next_at + period, now())
-	index_s = (srv.indexing_ended or now()) - t_init
-	mem = proc_status(srv.pid)
-	srv.drain(0.5)
-	idle = {k: [] for k in PROBES}
-	for j in range(args.baseline_probes * len(PROBES)):
-		kind = PROBES[j % len(PROBES)]
-		idle[kind].append(probe_once(srv, kind, small_uri))
-		srv.pump(period)
-	status, _ = srv.request("castls/status", {})
-	srv.close()
-	return {"index_s": index_s, "during": during, "idle": idle,
-		"mem": mem, "status": status.get("result", {}), "db": db}
+    db = os.path.join(work, "stdlib.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    srv = Server(args.castls, db, [stdlib], {"exclude": ["site-packages/"]},
+             os.path.join(work, "cold.log"), os.path.join(work, "cache"))
+    small_uri = path_uri(small)
+    with open(small, encoding="utf-8") as f:
+        srv.open(small, f.read())
+    t_init = now()
+    srv.notify("initialized", {})
+    during = {k: [] for k in PROBES}
+    period = args.probe_ms / 1e3
+    i = 0
+    next_at = now()
+    while not (srv.progress_seen and srv.progress == "end"):
+        if now() - t_init > 1800:
+            raise ServerError("cold index took over 30 minutes")
+        # Sleep until the next probe is due, handling progress.
+        while now() < next_at:
+            srv.pump(next_at - now())
+        if srv.progress_seen and not srv.indexing():
+            break
+        kind = PROBES[i % len(PROBES)]
+        i += 1
+        dt = probe_once(srv, kind, small_uri)
+        if srv.progress_seen and (srv.indexing() or
+                      srv.progress == "end"):
+            during[kind].append(dt)
+        next_at = max(next_at + period, now())
+    index_s = (srv.indexing_ended or now()) - t_init
+    mem = proc_status(srv.pid)
+    srv.drain(0.5)
+    idle = {k: [] for k in PROBES}
+    for j in range(args.baseline_probes * len(PROBES)):
+        kind = PROBES[j % len(PROBES)]
+        idle[kind].append(probe_once(srv, kind, small_uri))
+        srv.pump(period)
+    status, _ = srv.request("castls/status", {})
+    srv.close()
+    return {"index_s": index_s, "during": during, "idle": idle,
+        "mem": mem, "status": status.get("result", {}), "db": db}
 
 
 # ---------------------------------------------------------------------- #
@@ -437,51 +441,51 @@ def phase_cold(args, work, stdlib, small):
 # ---------------------------------------------------------------------- #
 
 def phase_context(args, work, stdlib, db, rng):
-	picked = pick_context_files(stdlib, rng)
-	if len(picked) < OPEN_FILES:
-		raise ServerError("found only %d suitable stdlib files" %
-				  len(picked))
-	positions = []
-	per_file = -(-args.contexts // OPEN_FILES)
-	for path, _, pos in picked:
-		for ln, col in rng.sample(pos, min(per_file, len(pos))):
-			positions.append((path, ln, col))
-	rng.shuffle(positions)
-	positions = positions[:args.contexts]
+    picked = pick_context_files(stdlib, rng)
+    if len(picked) < OPEN_FILES:
+        raise ServerError("found only %d suitable stdlib files" %
+                  len(picked))
+    positions = []
+    per_file = -(-args.contexts // OPEN_FILES)
+    for path, _, pos in picked:
+        for ln, col in rng.sample(pos, min(per_file, len(pos))):
+            positions.append((path, ln, col))
+    rng.shuffle(positions)
+    positions = positions[:args.contexts]
 
-	t0 = now()
-	srv = Server(args.castls, db, [stdlib], {"exclude": ["site-packages/"]},
-		     os.path.join(work, "context.log"),
-		     os.path.join(work, "cache"))
-	srv.notify("initialized", {})
-	srv.wait_indexed()
-	warm_s = now() - t0
-	srv.drain(0.5)
-	mem_empty = proc_status(srv.pid)
-	for path, text, _ in picked:
-		srv.open(path, text)
-	srv.drain(1.0)  # the buffers' index writes
-	runs = []
-	empty = 0
-	for _ in range(args.runs):
-		rtt, server_ms = [], []
-		for path, ln, col in positions:
-			msg, dt = timed(srv, "castls/context", {
-				"textDocument": {"uri": path_uri(path)},
-				"position": {"line": ln, "character": col}})
-			res = msg.get("result")
-			if not isinstance(res, dict):
-				raise ServerError("castls/context: %s" % msg)
-			empty += bool(res.get("noContext"))
-			rtt.append(dt)
-			server_ms.append(res.get("elapsedMs", float("nan")))
-		runs.append((rtt, server_ms))
-	mem = proc_status(srv.pid)
-	srv.close()
-	return {"runs": runs, "n": len(positions), "warm_s": warm_s,
-		"mem_empty": mem_empty, "mem": mem,
-		"empty": empty / max(1, args.runs),
-		"files": [p for p, _, _ in picked]}
+    t0 = now()
+    srv = Server(args.castls, db, [stdlib], {"exclude": ["site-packages/"]},
+             os.path.join(work, "context.log"),
+             os.path.join(work, "cache"))
+    srv.notify("initialized", {})
+    srv.wait_indexed()
+    warm_s = now() - t0
+    srv.drain(0.5)
+    mem_empty = proc_status(srv.pid)
+    for path, text, _ in picked:
+        srv.open(path, text)
+    srv.drain(1.0)  # the buffers' index writes
+    runs = []
+    empty = 0
+    for _ in range(args.runs):
+        rtt, server_ms = [], []
+        for path, ln, col in positions:
+            msg, dt = timed(srv, "castls/context", {
+                "textDocument": {"uri": path_uri(path)},
+                "position": {"line": ln, "character": col}})
+            res = msg.get("result")
+            if not isinstance(res, dict):
+                raise ServerError("castls/context: %s" % msg)
+            empty += bool(res.get("noContext"))
+            rtt.append(dt)
+            server_ms.append(res.get("elapsedMs", float("nan")))
+        runs.append((rtt, server_ms))
+    mem = proc_status(srv.pid)
+    srv.close()
+    return {"runs": runs, "n": len(positions), "warm_s": warm_s,
+        "mem_empty": mem_empty, "mem": mem,
+        "empty": empty / max(1, args.runs),
+        "files": [p for p, _, _ in picked]}
 
 
 # ---------------------------------------------------------------------- #
@@ -489,206 +493,206 @@ def phase_context(args, work, stdlib, db, rng):
 # ---------------------------------------------------------------------- #
 
 class RowWatch:
-	"""A second connection to the server's database: waits until the
-	chunk row covering a line holds the expected text."""
+    """A second connection to the server's database: waits until the
+    chunk row covering a line holds the expected text."""
 
-	def __init__(self, db, rel, poll_s):
-		self.db = sqlite3.connect("file:%s?mode=ro" % db, uri=True,
-					  isolation_level=None,
-					  check_same_thread=False)
-		self.db.execute("PRAGMA busy_timeout=1000")
-		self.rel = rel
-		self.poll_s = poll_s
-		self.file_id = None
-		self.version = self._version()
+    def __init__(self, db, rel, poll_s):
+        self.db = sqlite3.connect("file:%s?mode=ro" % db, uri=True,
+                      isolation_level=None,
+                      check_same_thread=False)
+        self.db.execute("PRAGMA busy_timeout=1000")
+        self.rel = rel
+        self.poll_s = poll_s
+        self.file_id = None
+        self.version = self._version()
 
-	def _version(self):
-		return self.db.execute("PRAGMA data_version").fetchone()[0]
+    def _version(self):
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
 
-	def line_is(self, line, expect):
-		"""Whether a chunk row covering 0-based line holds expect as
-		that line."""
-		if self.file_id is None:
-			row = self.db.execute("SELECT id FROM files WHERE path=?",
-					      (self.rel,)).fetchone()
-			if not row:
-				return False
-			self.file_id = row[0]
-		rows = self.db.execute(
-			"SELECT start_line, start_byte, text FROM chunks"
-			" WHERE file_id=? AND start_line<=? AND end_line>=?",
-			(self.file_id, line, line)).fetchall()
-		for start_line, _, text in rows:
-			parts = text.split("\n")
-			k = line - start_line
-			if 0 <= k < len(parts) and (parts[k] == expect or
-						    parts[k].endswith(expect) and
-						    k == 0):
-				return True
-		return False
+    def line_is(self, line, expect):
+        """Whether a chunk row covering 0-based line holds expect as
+        that line."""
+        if self.file_id is None:
+            row = self.db.execute("SELECT id FROM files WHERE path=?",
+                          (self.rel,)).fetchone()
+            if not row:
+                return False
+            self.file_id = row[0]
+        rows = self.db.execute(
+            "SELECT start_line, start_byte, text FROM chunks"
+            " WHERE file_id=? AND start_line<=? AND end_line>=?",
+            (self.file_id, line, line)).fetchall()
+        for start_line, _, text in rows:
+            parts = text.split("\n")
+            k = line - start_line
+            if 0 <= k < len(parts) and (parts[k] == expect or
+                            parts[k].endswith(expect) and
+                            k == 0):
+                return True
+        return False
 
-	def wait(self, line, expect, timeout=10.0):
-		"""Returns the time the row was seen, or None on timeout."""
-		deadline = now() + timeout
-		while True:
-			v = self._version()
-			t = now()
-			if v != self.version:
-				self.version = v
-				if self.line_is(line, expect):
-					return t
-			if t > deadline:
-				return None
-			time.sleep(self.poll_s)
+    def wait(self, line, expect, timeout=10.0):
+        """Returns the time the row was seen, or None on timeout."""
+        deadline = now() + timeout
+        while True:
+            v = self._version()
+            t = now()
+            if v != self.version:
+                self.version = v
+                if self.line_is(line, expect):
+                    return t
+            if t > deadline:
+                return None
+            time.sleep(self.poll_s)
 
-	def granularity(self, n=2000):
-		"""The mean time one poll step takes (a data_version read and a
-		sleep), the resolution of the commit times."""
-		t0 = now()
-		for _ in range(n):
-			self._version()
-			time.sleep(self.poll_s)
-		return (now() - t0) / n
+    def granularity(self, n=2000):
+        """The mean time one poll step takes (a data_version read and a
+        sleep), the resolution of the commit times."""
+        t0 = now()
+        for _ in range(n):
+            self._version()
+            time.sleep(self.poll_s)
+        return (now() - t0) / n
 
 
 def still_parses(tree, lines, ln, new_line):
-	"""Whether the top-level definition holding 0-based line ln is still
-	valid Python with new_line in place of it."""
-	for node in tree.body:
-		first = min([node.lineno] +
-			    [d.lineno for d in getattr(node, "decorator_list", [])])
-		if first - 1 <= ln < node.end_lineno:
-			src = lines[first - 1:node.end_lineno]
-			src[ln - first + 1] = new_line
-			try:
-				ast.parse("\n".join(src))
-				return True
-			except SyntaxError:
-				return False
-	return True
+    """Whether the top-level definition holding 0-based line ln is still
+    valid Python with new_line in place of it."""
+    for node in tree.body:
+        first = min([node.lineno] +
+                [d.lineno for d in getattr(node, "decorator_list", [])])
+        if first - 1 <= ln < node.end_lineno:
+            src = lines[first - 1:node.end_lineno]
+            src[ln - first + 1] = new_line
+            try:
+                ast.parse("\n".join(src))
+                return True
+            except SyntaxError:
+                return False
+    return True
 
 
 def make_edits(text, n, rng):
-	"""n single-character edits, insertion then deletion at the same
-	place; each is (line, col, inserted char or None, line after,
-	whether the insertion leaves valid Python)."""
-	tree = ast.parse(text)
-	lines = text.split("\n")
-	pos = body_lines(tree, lines)
-	edits = []
-	for _ in range(n // 2):
-		ln, indent = rng.choice(pos)
-		s = lines[ln]
-		col = rng.randint(indent, len(s))
-		ch = rng.choice(EDIT_CHARS)
-		after = s[:col] + ch + s[col:]
-		valid = still_parses(tree, lines, ln, after)
-		edits.append((ln, col, ch, after, valid))
-		edits.append((ln, col, None, s, valid))
-	return edits
+    """n single-character edits, insertion then deletion at the same
+    place; each is (line, col, inserted char or None, line after,
+    whether the insertion leaves valid Python)."""
+    tree = ast.parse(text)
+    lines = text.split("\n")
+    pos = body_lines(tree, lines)
+    edits = []
+    for _ in range(n // 2):
+        ln, indent = rng.choice(pos)
+        s = lines[ln]
+        col = rng.randint(indent, len(s))
+        ch = rng.choice(EDIT_CHARS)
+        after = s[:col] + ch + s[col:]
+        valid = still_parses(tree, lines, ln, after)
+        edits.append((ln, col, ch, after, valid))
+        edits.append((ln, col, None, s, valid))
+    return edits
 
 
 def change_params(uri, version, edit):
-	ln, col, ch = edit[:3]
-	start = {"line": ln, "character": col}
-	end = {"line": ln, "character": col + (0 if ch else 1)}
-	return {"textDocument": {"uri": uri, "version": version},
-		"contentChanges": [{"range": {"start": start, "end": end},
-				    "text": ch or ""}]}
+    ln, col, ch = edit[:3]
+    start = {"line": ln, "character": col}
+    end = {"line": ln, "character": col + (0 if ch else 1)}
+    return {"textDocument": {"uri": uri, "version": version},
+        "contentChanges": [{"range": {"start": start, "end": end},
+                    "text": ch or ""}]}
 
 
 def phase_keystrokes(args, work, stdlib, rng):
-	root = os.path.join(work, "keystroke")
-	shutil.rmtree(root, ignore_errors=True)
-	os.makedirs(root)
-	text = make_keystroke_file(stdlib, args.lines, rng)
-	rel = "generated.py"
-	path = os.path.join(root, rel)
-	with open(path, "w") as f:
-		f.write(text)
-	db = os.path.join(work, "keystroke.db")
-	for suffix in ("", "-wal", "-shm"):
-		if os.path.exists(db + suffix):
-			os.unlink(db + suffix)
-	srv = Server(args.castls, db, [root], {},
-		     os.path.join(work, "keystroke.log"),
-		     os.path.join(work, "cache"))
-	srv.notify("initialized", {})
-	srv.wait_indexed()
-	uri = path_uri(path)
-	srv.open(path, text)
-	srv.drain(0.5)
-	watch = RowWatch(db, rel, args.poll_us / 1e6)
-	grain = watch.granularity()
-	version = 1
-	lines = text.split("\n")
+    root = os.path.join(work, "keystroke")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    text = make_keystroke_file(stdlib, args.lines, rng)
+    rel = "generated.py"
+    path = os.path.join(root, rel)
+    with open(path, "w") as f:
+        f.write(text)
+    db = os.path.join(work, "keystroke.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    srv = Server(args.castls, db, [root], {},
+             os.path.join(work, "keystroke.log"),
+             os.path.join(work, "cache"))
+    srv.notify("initialized", {})
+    srv.wait_indexed()
+    uri = path_uri(path)
+    srv.open(path, text)
+    srv.drain(0.5)
+    watch = RowWatch(db, rel, args.poll_us / 1e6)
+    grain = watch.granularity()
+    version = 1
+    lines = text.split("\n")
 
-	def settle():
-		# Both the didOpen write and the one after the initial scan.
-		srv.drain(0.3)
-		watch.version = watch._version()
+    def settle():
+        # Both the didOpen write and the one after the initial scan.
+        srv.drain(0.3)
+        watch.version = watch._version()
 
-	settle()
-	for ln in (0, len(lines) // 2):
-		if not watch.line_is(ln, lines[ln]):
-			raise ServerError("the buffer's rows are not in %s" % db)
-	out = {"commit": [], "commit_ok": [], "commit_err": [], "loop": [],
-	       "loop_ok": [], "loop_err": [], "loop_base": [], "chunks": [],
-	       "chunks_base": [], "lost": 0}
-	for _ in range(args.runs):
-		edits = make_edits(text, args.edits, rng)
-		run = {k: [] for k in out if k != "lost"}
-		for kind in ("commit", "loop", "chunks"):
-			for e in edits:
-				version += 1
-				change = {"jsonrpc": "2.0",
-					  "method": "textDocument/didChange",
-					  "params": change_params(uri, version, e)}
-				if kind == "commit":
-					t0 = now()
-					srv.write(change)
-				elif kind == "loop":
-					rid, req = srv.request_msg(UNKNOWN_METHOD, {})
-					t0 = now()
-					srv.write(change, req)
-					_, t1 = srv.wait(rid)
-					run["loop"].append(t1 - t0)
-					run["loop_ok" if e[4] else
-					    "loop_err"].append(t1 - t0)
-				else:
-					rid, req = srv.request_msg(
-						"castls/chunks",
-						{"textDocument": {"uri": uri}})
-					t0 = now()
-					srv.write(change, req)
-					_, t1 = srv.wait(rid)
-					run["chunks"].append(t1 - t0)
-				t1 = watch.wait(e[0], e[3])
-				if t1 is None:
-					out["lost"] += 1
-				elif kind == "commit":
-					run["commit"].append(t1 - t0)
-					run["commit_ok" if e[4] else
-					    "commit_err"].append(t1 - t0)
-				# An idle gap, as between keystrokes.
-				srv.pump(args.gap_ms / 1e3)
-			if kind == "loop":
-				for _ in edits[:len(edits) // 2]:
-					_, dt = timed(srv, UNKNOWN_METHOD, {})
-					run["loop_base"].append(dt)
-			elif kind == "chunks":
-				for _ in edits[:len(edits) // 4]:
-					_, dt = timed(srv, "castls/chunks",
-						      {"textDocument": {"uri": uri}})
-					run["chunks_base"].append(dt)
-		for k, v in run.items():
-			out[k].append(v)
-	nchunks = len(srv.request("castls/chunks", {"textDocument": {
-		"uri": uri}})[0]["result"]["chunks"])
-	srv.close()
-	out.update({"grain": grain, "lines": len(lines) - 1,
-		    "bytes": len(text), "chunks_in_file": nchunks})
-	return out
+    settle()
+    for ln in (0, len(lines) // 2):
+        if not watch.line_is(ln, lines[ln]):
+            raise ServerError("the buffer's rows are not in %s" % db)
+    out = {"commit": [], "commit_ok": [], "commit_err": [], "loop": [],
+           "loop_ok": [], "loop_err": [], "loop_base": [], "chunks": [],
+           "chunks_base": [], "lost": 0}
+    for _ in range(args.runs):
+        edits = make_edits(text, args.edits, rng)
+        run = {k: [] for k in out if k != "lost"}
+        for kind in ("commit", "loop", "chunks"):
+            for e in edits:
+                version += 1
+                change = {"jsonrpc": "2.0",
+                      "method": "textDocument/didChange",
+                      "params": change_params(uri, version, e)}
+                if kind == "commit":
+                    t0 = now()
+                    srv.write(change)
+                elif kind == "loop":
+                    rid, req = srv.request_msg(UNKNOWN_METHOD, {})
+                    t0 = now()
+                    srv.write(change, req)
+                    _, t1 = srv.wait(rid)
+                    run["loop"].append(t1 - t0)
+                    run["loop_ok" if e[4] else
+                        "loop_err"].append(t1 - t0)
+                else:
+                    rid, req = srv.request_msg(
+                        "castls/chunks",
+                        {"textDocument": {"uri": uri}})
+                    t0 = now()
+                    srv.write(change, req)
+                    _, t1 = srv.wait(rid)
+                    run["chunks"].append(t1 - t0)
+                t1 = watch.wait(e[0], e[3])
+                if t1 is None:
+                    out["lost"] += 1
+                elif kind == "commit":
+                    run["commit"].append(t1 - t0)
+                    run["commit_ok" if e[4] else
+                        "commit_err"].append(t1 - t0)
+                # An idle gap, as between keystrokes.
+                srv.pump(args.gap_ms / 1e3)
+            if kind == "loop":
+                for _ in edits[:len(edits) // 2]:
+                    _, dt = timed(srv, UNKNOWN_METHOD, {})
+                    run["loop_base"].append(dt)
+            elif kind == "chunks":
+                for _ in edits[:len(edits) // 4]:
+                    _, dt = timed(srv, "castls/chunks",
+                              {"textDocument": {"uri": uri}})
+                    run["chunks_base"].append(dt)
+        for k, v in run.items():
+            out[k].append(v)
+    nchunks = len(srv.request("castls/chunks", {"textDocument": {
+        "uri": uri}})[0]["result"]["chunks"])
+    srv.close()
+    out.update({"grain": grain, "lines": len(lines) - 1,
+            "bytes": len(text), "chunks_in_file": nchunks})
+    return out
 
 
 # ---------------------------------------------------------------------- #
@@ -696,164 +700,170 @@ def phase_keystrokes(args, work, stdlib, rng):
 # ---------------------------------------------------------------------- #
 
 def over_runs(runs, p, scale=1e3):
-	"""Median over runs of each run's p-th percentile."""
-	return statistics.median(pct(r, p) * scale for r in runs)
+    """Median over runs of each run's p-th percentile."""
+    return statistics.median(pct(r, p) * scale for r in runs)
 
 
 def goal(value, limit):
-	return "met" if value < limit else "MISSED"
+    return "met" if value < limit else "MISSED"
 
 
 def report(args, cold, ctx, keys):
-	print("castls LSP benchmark: %s; percentiles are nearest-rank, "
-	      "medians over %d runs where repeated" % (args.castls, args.runs))
-	if keys:
-		k = keys
-		n = len(k["commit"][0]) if k["commit"] else 0
-		c50, c99 = over_runs(k["commit"], 50), over_runs(k["commit"], 99)
-		print("\nkeystrokes: %d-line file (%d bytes, %d chunks), %d "
-		      "single-character edits per run, %d ms apart"
-		      % (k["lines"], k["bytes"], k["chunks_in_file"], n,
-			 args.gap_ms))
-		print("  didChange -> rows committed  p50 %6.2f ms  p99 %6.2f ms"
-		      "  (goal p99 < %g ms: %s; poll step %.3f ms)"
-		      % (c50, c99, GOAL_KEYSTROKE_P99_MS,
-			 goal(c99, GOAL_KEYSTROKE_P99_MS), ms(k["grain"])))
-		for key, what in (("commit_ok", "still valid Python"),
-				  ("commit_err", "a syntax error")):
-			print("    pairs leaving %-18s  n %4d  p50 %6.2f ms  "
-			      "p99 %6.2f ms" % (what, len(k[key][0]),
-						over_runs(k[key], 50),
-						over_runs(k[key], 99)))
-		print("  didChange + unknown method  p50 %6.2f ms  p99 %6.2f ms"
-		      "  (alone: p50 %.2f, p99 %.2f: loop busy ~%.2f ms)"
-		      % (over_runs(k["loop"], 50), over_runs(k["loop"], 99),
-			 over_runs(k["loop_base"], 50),
-			 over_runs(k["loop_base"], 99),
-			 over_runs(k["loop"], 50) -
-			 over_runs(k["loop_base"], 50)))
-		for key, what in (("loop_ok", "still valid Python"),
-				  ("loop_err", "a syntax error")):
-			print("    pairs leaving %-18s  n %4d  p50 %6.2f ms  "
-			      "p99 %6.2f ms" % (what, len(k[key][0]),
-						over_runs(k[key], 50),
-						over_runs(k[key], 99)))
-		print("  didChange + castls/chunks   p50 %6.2f ms  p99 %6.2f ms"
-		      "  (alone: p50 %.2f, p99 %.2f)"
-		      % (over_runs(k["chunks"], 50), over_runs(k["chunks"], 99),
-			 over_runs(k["chunks_base"], 50),
-			 over_runs(k["chunks_base"], 99)))
-		if k["lost"]:
-			print("  %d edits never showed up in the database"
-			      % k["lost"])
-	if ctx:
-		rtt = [r for r, _ in ctx["runs"]]
-		srv = [s for _, s in ctx["runs"]]
-		r99 = over_runs(rtt, 99)
-		print("\ncontext: %d positions in %d open stdlib files, %d runs"
-		      " (%.1f empty answers per run)"
-		      % (ctx["n"], len(ctx["files"]), len(rtt), ctx["empty"]))
-		print("  round trip   p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms"
-		      "  (goal p99 < %g ms: %s)"
-		      % (over_runs(rtt, 50), r99, over_runs(rtt, 100),
-			 GOAL_CONTEXT_P99_MS, goal(r99, GOAL_CONTEXT_P99_MS)))
-		print("  elapsedMs    p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms"
-		      % (over_runs(srv, 50, 1), over_runs(srv, 99, 1),
-			 over_runs(srv, 100, 1)))
-		print("  per run p99 (round trip): %s"
-		      % ", ".join("%.2f" % (pct(r, 99) * 1e3) for r in rtt))
-	if cold:
-		st = cold["status"]
-		print("\ncold index of %s: %.1f s, %s files, %s chunks, "
-		      "database %.1f MiB"
-		      % (args.stdlib, cold["index_s"], st.get("files"),
-			 st.get("chunks"),
-			 (st.get("roots") or [{}])[0].get("databaseBytes", 0) /
-			 2 ** 20))
-		print("  a probe every %d ms while indexing (reply time; idle "
-		      "baseline after indexing):" % args.probe_ms)
-		worst = 0.0
-		for kind in PROBES:
-			d, i = cold["during"][kind], cold["idle"][kind]
-			worst = max(worst, ms(max(d)) if d else 0)
-			print("  %-15s n %4d  p50 %6.2f  p99 %7.2f  max %7.2f ms"
-			      "   idle p50 %5.2f  p99 %5.2f ms"
-			      % (kind, len(d), ms(pct(d, 50)), ms(pct(d, 99)),
-				 ms(max(d)) if d else float("nan"),
-				 ms(pct(i, 50)), ms(pct(i, 99))))
-		print("  longest wait %.2f ms (goal < %g ms: %s)"
-		      % (worst, GOAL_INDEXING_WAIT_MS,
-			 goal(worst, GOAL_INDEXING_WAIT_MS)))
-	if ctx or cold:
-		print("\nmemory (MiB):")
-		if ctx:
-			print("  indexed stdlib, %d files open: VmRSS %.1f  VmHWM "
-			      "%.1f  (before opening them: VmRSS %.1f)"
-			      % (OPEN_FILES, ctx["mem"]["VmRSS"],
-				 ctx["mem"]["VmHWM"], ctx["mem_empty"]["VmRSS"]))
-		if cold:
-			print("  cold-index server at the end of indexing: VmRSS "
-			      "%.1f  VmHWM %.1f"
-			      % (cold["mem"]["VmRSS"], cold["mem"]["VmHWM"]))
+    print("castls LSP benchmark: %s; percentiles are nearest-rank, "
+          "medians over %d runs where repeated; load average at the "
+          "end %.2f on %d CPUs" % (args.castls, args.runs,
+                    os.getloadavg()[0], os.cpu_count()))
+    if keys:
+        k = keys
+        n = len(k["commit"][0]) if k["commit"] else 0
+        c50, c99 = over_runs(k["commit"], 50), over_runs(k["commit"], 99)
+        print("\nkeystrokes: %d-line file (%d bytes, %d chunks), %d "
+              "single-character edits per run, %d ms apart"
+              % (k["lines"], k["bytes"], k["chunks_in_file"], n,
+             args.gap_ms))
+        print("  didChange -> rows committed  p50 %6.2f ms  p99 %6.2f ms"
+              "  (goal p99 < %g ms: %s; poll step %.3f ms)"
+              % (c50, c99, GOAL_KEYSTROKE_P99_MS,
+             goal(c99, GOAL_KEYSTROKE_P99_MS), ms(k["grain"])))
+        for key, what in (("commit_ok", "still valid Python"),
+                  ("commit_err", "a syntax error")):
+            print("    pairs leaving %-18s  n %4d  p50 %6.2f ms  "
+                  "p99 %6.2f ms" % (what, len(k[key][0]),
+                        over_runs(k[key], 50),
+                        over_runs(k[key], 99)))
+        print("  didChange + unknown method  p50 %6.2f ms  p99 %6.2f ms"
+              "  (alone: p50 %.2f, p99 %.2f: loop busy ~%.2f ms)"
+              % (over_runs(k["loop"], 50), over_runs(k["loop"], 99),
+             over_runs(k["loop_base"], 50),
+             over_runs(k["loop_base"], 99),
+             over_runs(k["loop"], 50) -
+             over_runs(k["loop_base"], 50)))
+        for key, what in (("loop_ok", "still valid Python"),
+                  ("loop_err", "a syntax error")):
+            print("    pairs leaving %-18s  n %4d  p50 %6.2f ms  "
+                  "p99 %6.2f ms" % (what, len(k[key][0]),
+                        over_runs(k[key], 50),
+                        over_runs(k[key], 99)))
+        print("  didChange + castls/chunks   p50 %6.2f ms  p99 %6.2f ms"
+              "  (alone: p50 %.2f, p99 %.2f)"
+              % (over_runs(k["chunks"], 50), over_runs(k["chunks"], 99),
+             over_runs(k["chunks_base"], 50),
+             over_runs(k["chunks_base"], 99)))
+        if k["lost"]:
+            print("  %d edits never showed up in the database"
+                  % k["lost"])
+    if ctx:
+        rtt = [r for r, _ in ctx["runs"]]
+        srv = [s for _, s in ctx["runs"]]
+        r99 = over_runs(rtt, 99)
+        print("\ncontext: %d positions in %d open stdlib files, %d runs"
+              " (%.1f empty answers per run)"
+              % (ctx["n"], len(ctx["files"]), len(rtt), ctx["empty"]))
+        print("  round trip   p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms"
+              "  (goal p99 < %g ms: %s)"
+              % (over_runs(rtt, 50), r99, over_runs(rtt, 100),
+             GOAL_CONTEXT_P99_MS, goal(r99, GOAL_CONTEXT_P99_MS)))
+        print("  elapsedMs    p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms"
+              % (over_runs(srv, 50, 1), over_runs(srv, 99, 1),
+             over_runs(srv, 100, 1)))
+        print("  per run p99 (round trip): %s"
+              % ", ".join("%.2f" % (pct(r, 99) * 1e3) for r in rtt))
+    if cold:
+        st = cold["status"]
+        print("\ncold index of %s: %.1f s, %s files, %s chunks, "
+              "database %.1f MiB"
+              % (args.stdlib, cold["index_s"], st.get("files"),
+             st.get("chunks"),
+             (st.get("roots") or [{}])[0].get("databaseBytes", 0) /
+             2 ** 20))
+        print("  a probe every %d ms while indexing (reply time; idle "
+              "baseline after indexing):" % args.probe_ms)
+        worst = 0.0
+        for kind in PROBES:
+            d, i = cold["during"][kind], cold["idle"][kind]
+            if kind in CHEAP:
+                worst = max(worst, ms(max(d)) if d else 0)
+            print("  %-15s n %4d  p50 %6.2f  p99 %7.2f  max %7.2f ms"
+                  "   idle p50 %5.2f  p99 %5.2f ms"
+                  % (kind, len(d), ms(pct(d, 50)), ms(pct(d, 99)),
+                 ms(max(d)) if d else float("nan"),
+                 ms(pct(i, 50)), ms(pct(i, 99))))
+        print("  longest wait of a cheap request (%s): %.2f ms "
+              "(goal < %g ms: %s)"
+              % (", ".join(CHEAP), worst, GOAL_INDEXING_WAIT_MS,
+             goal(worst, GOAL_INDEXING_WAIT_MS)))
+    if ctx or cold:
+        print("\nmemory (MiB):")
+        if ctx:
+            print("  indexed stdlib, %d files open: VmRSS %.1f  VmHWM "
+                  "%.1f  (before opening them: VmRSS %.1f)"
+                  % (OPEN_FILES, ctx["mem"]["VmRSS"],
+                 ctx["mem"]["VmHWM"], ctx["mem_empty"]["VmRSS"]))
+        if cold:
+            print("  cold-index server at the end of indexing: VmRSS "
+                  "%.1f  VmHWM %.1f"
+                  % (cold["mem"]["VmRSS"], cold["mem"]["VmHWM"]))
 
 
 def main():
-	ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-	ap.add_argument("--castls", required=True, help="a Release castls")
-	ap.add_argument("--stdlib", help="the Python standard library "
-			"(default: this python3's)")
-	ap.add_argument("--work", help="scratch directory (default: a "
-			"temporary one, removed afterwards)")
-	ap.add_argument("--runs", type=int, default=3)
-	ap.add_argument("--edits", type=int, default=300,
-			help="single-character edits per run and kind")
-	ap.add_argument("--lines", type=int, default=5000)
-	ap.add_argument("--gap-ms", type=int, default=20,
-			help="idle time between two edits")
-	ap.add_argument("--contexts", type=int, default=300)
-	ap.add_argument("--probe-ms", type=int, default=20)
-	ap.add_argument("--baseline-probes", type=int, default=50,
-			help="idle probes of each kind after indexing")
-	ap.add_argument("--poll-us", type=int, default=50)
-	ap.add_argument("--seed", type=int, default=4)
-	ap.add_argument("--only", choices=("keystrokes", "context", "cold"),
-			action="append", help="run only these phases (context "
-			"needs the database cold leaves in --work)")
-	ap.add_argument("--json", help="also write the raw samples here")
-	args = ap.parse_args()
-	if not args.stdlib:
-		import sysconfig
-		args.stdlib = sysconfig.get_paths()["stdlib"]
-	stdlib = os.path.realpath(args.stdlib)
-	args.castls = os.path.abspath(args.castls)
-	if not os.access(args.castls, os.X_OK):
-		sys.exit("bench_lsp: %s is not executable" % args.castls)
-	phases = args.only or ["keystrokes", "context", "cold"]
-	work = args.work or tempfile.mkdtemp(prefix="castls-bench-lsp-")
-	os.makedirs(work, exist_ok=True)
-	small = os.path.join(stdlib, "bisect.py")
-	cold = ctx = keys = None
-	try:
-		if "keystrokes" in phases:
-			keys = phase_keystrokes(args, work, stdlib,
-						random.Random(args.seed))
-		if "cold" in phases:
-			cold = phase_cold(args, work, stdlib, small)
-		if "context" in phases:
-			ctx = phase_context(args, work, stdlib,
-					    os.path.join(work, "stdlib.db"),
-					    random.Random(args.seed + 1))
-		report(args, cold, ctx, keys)
-		if args.json:
-			with open(args.json, "w") as f:
-				json.dump({"cold": cold, "context": ctx,
-					   "keystrokes": keys}, f)
-	except ServerError as e:
-		sys.exit("bench_lsp: %s (logs in %s)" % (e, work))
-	finally:
-		if not args.work:
-			shutil.rmtree(work, ignore_errors=True)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--castls", required=True, help="a Release castls")
+    ap.add_argument("--stdlib", help="the Python standard library "
+            "(default: this python3's)")
+    ap.add_argument("--work", help="scratch directory (default: a "
+            "temporary one, removed afterwards)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--edits", type=int, default=300,
+            help="single-character edits per run and kind")
+    ap.add_argument("--lines", type=int, default=5000)
+    ap.add_argument("--gap-ms", type=int, default=20,
+            help="idle time between two edits")
+    ap.add_argument("--contexts", type=int, default=300)
+    ap.add_argument("--probe-ms", type=int, default=20)
+    ap.add_argument("--baseline-probes", type=int, default=50,
+            help="idle probes of each kind after indexing")
+    ap.add_argument("--poll-us", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--only", choices=("keystrokes", "context", "cold"),
+            action="append", help="run only these phases (context "
+            "needs the database cold leaves in --work)")
+    ap.add_argument("--json", help="also write the raw samples here")
+    args = ap.parse_args()
+    # Old escapes in stdlib sources are not our business.
+    warnings.simplefilter("ignore", SyntaxWarning)
+    if not args.stdlib:
+        import sysconfig
+        args.stdlib = sysconfig.get_paths()["stdlib"]
+    stdlib = os.path.realpath(args.stdlib)
+    args.castls = os.path.abspath(args.castls)
+    if not os.access(args.castls, os.X_OK):
+        sys.exit("bench_lsp: %s is not executable" % args.castls)
+    phases = args.only or ["keystrokes", "context", "cold"]
+    work = args.work or tempfile.mkdtemp(prefix="castls-bench-lsp-")
+    os.makedirs(work, exist_ok=True)
+    small = os.path.join(stdlib, "bisect.py")
+    cold = ctx = keys = None
+    try:
+        if "keystrokes" in phases:
+            keys = phase_keystrokes(args, work, stdlib,
+                        random.Random(args.seed))
+        if "cold" in phases:
+            cold = phase_cold(args, work, stdlib, small)
+        if "context" in phases:
+            ctx = phase_context(args, work, stdlib,
+                        os.path.join(work, "stdlib.db"),
+                        random.Random(args.seed + 1))
+        report(args, cold, ctx, keys)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"cold": cold, "context": ctx,
+                       "keystrokes": keys}, f)
+    except ServerError as e:
+        sys.exit("bench_lsp: %s (logs in %s)" % (e, work))
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
-	main()
+    main()

@@ -193,8 +193,9 @@ class LspClient:
             raise LspError(e.get("code"), e.get("message", ""))
         return msg.get("result")
 
-    def initialize(self, root):
+    def initialize(self, root, options=None):
         result = self.request("initialize", {
+            "initializationOptions": options or {},
             "processId": os.getpid(),
             "rootUri": path_to_uri(root),
             "rootPath": os.path.abspath(root),

@@ -248,7 +248,8 @@ def castls_repo(args, repo_dir, tasks, texts, log_dir):
     cl = LspClient([args.castls, "serve"], cwd=repo_dir, stderr_path=log)
     out = {}
     try:
-        cl.initialize(repo_dir)
+        cl.initialize(repo_dir, json.loads(args.init_options)
+                      if args.init_options else None)
         if not cl.wait_indexed(timeout=args.index_timeout):
             print("eval: %s: indexing did not finish in %ds; going on" %
                   (os.path.basename(repo_dir), args.index_timeout),
@@ -360,6 +361,9 @@ def parse_args(argv):
                     default="../shared/bench/repoeval-function-dev.tgz")
     ap.add_argument("--work", default="build/eval")
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--init-options", metavar="JSON",
+                    help="initializationOptions for castls, e.g. "
+                    "'{\"maxChunkSize\": 800}'")
     ap.add_argument("--methods", default=",".join(METHODS),
                     help="comma-separated subset of %s" % ",".join(METHODS))
     ap.add_argument("--repo", action="append",
