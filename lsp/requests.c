@@ -6,6 +6,7 @@
 #include "lsp_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -113,7 +114,14 @@ cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
 	cJSON_AddStringToObject(it, "kind", chunk_kind_name(h->kind));
 	cJSON_AddStringToObject(it, "symbol", symbol);
 	cJSON_AddItemToObject(it, "parents", parents);
-	cJSON_AddNumberToObject(it, "score", (double)(int64_t)(score * 1e4) / 1e4);
+	/* Four significant digits, however small (BM25 on a tiny corpus
+	 * gives scores near 1e-6). */
+	{
+		char num[32];
+
+		snprintf(num, sizeof(num), "%.4g", score);
+		cJSON_AddNumberToObject(it, "score", strtod(num, NULL));
+	}
 	cJSON_AddItemToObject(it, "signals",
 			      signals ? signals : cJSON_CreateObject());
 	cJSON_AddStringToObject(it, "text", h->text);

@@ -82,9 +82,13 @@ static bool settings_apply(Server *s, const cJSON *obj)
 		cJSON_ArrayForEach(e, v)
 			if (cJSON_IsString(e))
 				buf_printf(&b, "%s\n", e->valuestring);
-		if (!st->exclude || !b.data || strcmp(st->exclude, b.data)) {
+		const char *now = b.len ? b.data : NULL;
+
+		/* An empty list is no excludes, same as none sent. */
+		if ((st->exclude == NULL) != (now == NULL) ||
+		    (now && strcmp(st->exclude, now))) {
 			xfree(st->exclude);
-			st->exclude = b.len ? buf_take(&b) : NULL;
+			st->exclude = now ? buf_take(&b) : NULL;
 			reindex = true;
 		}
 		buf_free(&b);

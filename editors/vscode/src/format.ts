@@ -1,0 +1,189 @@
+/*
+ * format.ts: the shapes of castls' custom replies and the text the
+ * extension makes of them. No `vscode` import, so the protocol test can
+ * use it under plain Node.
+ */
+
+export interface LspPosition {
+	line: number; /* 0-based */
+	character: number; /* UTF-16 code units */
+}
+
+export interface LspRange {
+	start: LspPosition;
+	end: LspPosition; /* exclusive: {line: last + 1, character: 0} */
+}
+
+export interface ContextParent {
+	kind: string;
+	name: string;
+	range: LspRange;
+	header: string;
+}
+
+export interface ContextSignals {
+	bm25: number;
+	definition?: number;
+	defines?: string; /* space-separated names */
+	import?: boolean;
+	sameFile?: boolean;
+}
+
+export interface ContextItem {
+	uri: string;
+	range: LspRange;
+	language: string;
+	kind: string;
+	symbol: string;
+	parents: ContextParent[];
+	score: number;
+	signals: ContextSignals;
+	text: string;
+}
+
+/* The reply of castls/context and castls/search. */
+export interface ContextResult {
+	items: ContextItem[];
+	budget: { limit: number; used: number; unit: 'tokens' };
+	noContext: boolean;
+	elapsedMs: number;
+}
+
+export interface RootStatus {
+	path: string;
+	indexing: boolean;
+	database?: string;
+	databaseBytes?: number;
+	files?: number;
+	chunks?: number;
+	spans?: number;
+	lastIndexed?: number; /* seconds since the epoch */
+	languages?: Record<string, number>;
+	error?: string;
+}
+
+/* The reply of castls/status. */
+export interface StatusResult {
+	roots: RootStatus[];
+	indexing: boolean;
+	openDocuments: number;
+	files: number;
+	chunks: number;
+	spans: number;
+	filesDone?: number; /* only while indexing */
+	filesSeen?: number;
+}
+
+/* Maps a file: URI to the path shown to the user (workspace-relative). */
+export type PathLabel = (uri: string) => string;
+
+/* "12-30": the 1-based, inclusive lines of a whole-line range. */
+export function linesOf(r: LspRange): string {
+	const first = r.start.line + 1;
+	const last = Math.max(first, r.end.character === 0 ? r.end.line
+		: r.end.line + 1);
+
+	return first === last ? `${first}` : `${first}-${last}`;
+}
+
+/* The item's name as a list shows it: its symbol, else the names it
+ * defines, else its first line. */
+export function titleOf(item: ContextItem): string {
+	if (item.symbol)
+		return item.symbol;
+	if (item.signals?.defines)
+		return item.signals.defines.split(/\s+/).join(', ');
+	const line = item.text.split('\n').find((l) => l.trim() !== '');
+	return line ? line.trim().slice(0, 80) : `(${item.kind})`;
+}
+
+/* Why the server ranked the item, in words, from its signals. */
+export function whyOf(item: ContextItem): string {
+	const s = item.signals ?? { bm25: 0 };
+	const why: string[] = [];
+
+	if (s.defines)
+		why.push(`defines ${s.defines.split(/\s+/).join(', ')}`);
+	else if ((s.definition ?? 0) > 0)
+		why.push('defines a name used near the cursor');
+	if (s.import)
+		why.push('in a file this one imports');
+	if (s.sameFile)
+		why.push('same file');
+	if (s.bm25 > 0)
+		why.push('matching words');
+	return why.length ? why.join('; ') : 'related text';
+}
+
+/* One line per item for plain-text views. */
+export function describeItem(item: ContextItem, label: PathLabel): string {
+	return `${label(item.uri)}:${linesOf(item.range)}  ` +
+		`score ${item.score.toFixed(2)}  ${titleOf(item)}  ` +
+		`(${whyOf(item)})`;
+}
+
+/* A Markdown fence longer than any backtick run in the text. */
+function fenceFor(text: string): string {
+	let longest = 0;
+
+	for (const m of text.matchAll(/`+/g))
+		longest = Math.max(longest, m[0].length);
+	return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/*
+ * Prompt-ready text: each chunk under a header naming its file and lines,
+ * with the headers of its enclosing definitions before it, in a fence
+ * tagged with its language.
+ */
+export function formatPrompt(result: ContextResult, label: PathLabel): string {
+	const out: string[] = [];
+
+	for (const item of result.items) {
+		const body = item.parents.map((p) => p.header).join('\n');
+		const text = body ? `${body}\n${item.text}` : item.text;
+		const fence = fenceFor(text);
+
+		out.push(`### ${label(item.uri)} (lines ${linesOf(item.range)})`);
+		out.push(`${fence}${item.language}`);
+		out.push(text.endsWith('\n') ? text.slice(0, -1) : text);
+		out.push(fence, '');
+	}
+	return out.join('\n');
+}
+
+function bytes(n: number): string {
+	if (n < 1024)
+		return `${n} B`;
+	if (n < 1024 * 1024)
+		return `${(n / 1024).toFixed(0)} KB`;
+	return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/* "12 files · 80 chunks · 1.2 MB": the index size, for the status bar. */
+export function indexSize(st: StatusResult): string {
+	const db = st.roots.reduce((n, r) => n + (r.databaseBytes ?? 0), 0);
+
+	return `${st.files} files · ${st.chunks} chunks · ${bytes(db)}`;
+}
+
+/* A few lines for "Show Status": one per root. */
+export function statusLines(st: StatusResult): string[] {
+	const lines = [`castls: ${indexSize(st)}, ${st.openDocuments} open` +
+		` document(s)${st.indexing ? ', indexing' : ''}`];
+
+	for (const r of st.roots) {
+		if (r.error) {
+			lines.push(`${r.path}: ${r.error}`);
+			continue;
+		}
+		const langs = Object.entries(r.languages ?? {})
+			.map(([l, n]) => `${l} ${n}`).join(', ');
+		lines.push(`${r.path}: ${r.files ?? 0} files, ${r.chunks ?? 0} ` +
+			`chunks, ${r.spans ?? 0} symbols` +
+			(langs ? ` (${langs})` : '') +
+			(r.database ? `; index ${r.database}` : '') +
+			(r.indexing ? '; indexing' : ''));
+	}
+	return lines;
+}

@@ -1,0 +1,156 @@
+'use strict';
+/*
+ * activation.test.js: loads the compiled extension with a stand-in
+ * `vscode` module, lets activate() start the real vscode-languageclient
+ * against the real castls, runs the commands, and checks what they show:
+ * the status bar, the context view, the clipboard, the quick pick, the
+ * messages, and the API. Environment as in protocol.test.js.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const fs = require('node:fs');
+const { install } = require('./vscode-stub.js');
+
+const SERVER = process.env.CASTLS_SERVER;
+const REPO = process.env.CASTLS_TEST_REPO;
+const TIMEOUT_MS = 30000;
+
+const report = path.join(REPO || '.', 'pkg/report.py');
+const callLine = fs.existsSync(report) ? fs.readFileSync(report, 'utf8')
+	.split('\n').findIndex((l) => l.includes('circle_area(r)')) : -1;
+
+/* Polls fn() until it returns something truthy. */
+async function until(what, fn) {
+	const t0 = Date.now();
+	for (;;) {
+		const v = fn();
+		if (v)
+			return v;
+		if (Date.now() - t0 > TIMEOUT_MS)
+			throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
+
+test('the extension against castls', { timeout: 90000 }, async (t) => {
+	assert.ok(SERVER && REPO, 'CASTLS_SERVER and CASTLS_TEST_REPO are set');
+	const vscode = install({
+		folder: REPO,
+		settings: { castls: { path: SERVER, maxChunkSize: 150,
+			budgetTokens: 1500, exclude: [], maxFileSize: 1048576,
+			logLevel: 'warn' } },
+		documents: [{ path: report, languageId: 'python' }],
+		active: { path: report, line: callLine, character: 18 },
+	});
+	const rec = vscode.record;
+	const ext = require('../out/extension.js');
+	const context = { subscriptions: [] };
+	const api = ext.activate(context);
+	const status = () => rec.statusBarItems[0];
+	const lastMessage = () => rec.messages.at(-1);
+
+	await t.test('activate: commands, status bar, index size', async () => {
+		for (const id of ['castls.showContext', 'castls.copyContext',
+			'castls.searchWorkspace', 'castls.reindexWorkspace',
+			'castls.showStatus'])
+			assert.ok(rec.commands.has(id), id);
+		assert.equal(status().command, 'castls.showStatus');
+		assert.ok(status().visible);
+		/* Indexing progress, then the index size from castls/status. */
+		await until('the index size in the status bar', () =>
+			/^\$\(database\) castls: 4 files · \d+ chunks · \d+ KB$/
+				.test(status().text));
+		/* The language client registered the server's own commands. */
+		assert.ok(rec.commands.has('castls.reindex'));
+	});
+
+	await t.test('Show Context at Cursor fills the view', async () => {
+		await vscode.commands.executeCommand('castls.showContext');
+		const view = rec.treeViews.get('castls.contextView');
+		const rows = view.treeDataProvider.getChildren()
+			.map((i) => view.treeDataProvider.getTreeItem(i));
+		assert.ok(rows.length > 0, 'the view lists chunks');
+		assert.match(view.message, new RegExp(`^${rows.length} chunks for ` +
+			`pkg/report\\.py:${callLine + 1} · \\d+/1500 tokens$`));
+		assert.ok(rec.executed.some(([id]) =>
+			id === 'castls.contextView.focus'), 'the view is revealed');
+		const def = rows.find((r) => r.tooltip.value.includes(
+			'def circle_area'));
+		assert.ok(def, rows.map((r) => r.description).join('\n'));
+		assert.equal(def.label, 'circle_area');
+		assert.match(def.description, /^pkg\/geometry\.py:1-\d+ · \d+\.\d\d$/);
+		assert.match(def.tooltip.value, /Why: defines .*circle\\_area/);
+		/* Selecting the row opens the file at the chunk. */
+		const [cmd, uri, opts] = [def.command.command,
+			...def.command.arguments];
+		assert.equal(cmd, 'vscode.open');
+		assert.equal(uri.fsPath, path.join(REPO, 'pkg/geometry.py'));
+		assert.equal(opts.selection.start.line, 0);
+		assert.ok(opts.selection.end.line >= 5);
+	});
+
+	await t.test('Copy Context at Cursor: prompt text', async () => {
+		await vscode.commands.executeCommand('castls.copyContext');
+		assert.match(rec.clipboard,
+			/^### pkg\/geometry\.py \(lines 1-\d+\)\n```python\n/m);
+		assert.ok(rec.clipboard.includes('def circle_area(radius):'));
+		assert.match(lastMessage().text,
+			/^castls: copied \d+ chunks \(~\d+ tokens\)\.$/);
+	});
+
+	await t.test('Search Workspace Context: a live quick pick', async () => {
+		await vscode.commands.executeCommand('castls.searchWorkspace');
+		const qp = rec.quickPicks.at(-1);
+		assert.ok(qp && qp.visible, 'the quick pick is shown');
+		qp.value = 'Rectangle perimeter';
+		const items = await until('search results', () =>
+			!qp.busy && qp.items.length > 0 && qp.items);
+		assert.match(items[0].description, /^pkg\/geometry\.py:\d+-\d+$/);
+		assert.equal(items[0].detail, 'matching words');
+		const before = rec.executed.length;
+		qp.accept(items[0]);
+		const opened = await until('vscode.open', () => rec.executed
+			.slice(before).find(([id]) => id === 'vscode.open'));
+		assert.equal(opened[1].fsPath, path.join(REPO, 'pkg/geometry.py'));
+		assert.equal(opened[2].selection.start.line,
+			items[0].item.range.start.line);
+		assert.ok(qp.disposed, 'the quick pick is gone after Enter');
+	});
+
+	await t.test('the API: getContext and search', async () => {
+		const r = await api.getContext(vscode.Uri.file(report),
+			new vscode.Position(callLine, 18), 60);
+		assert.equal(r.budget.limit, 60);
+		assert.ok(r.budget.used <= 60);
+		const s = await api.search('circle_area');
+		assert.equal(s.items[0].uri,
+			vscode.Uri.file(path.join(REPO, 'pkg/geometry.py')).toString());
+		assert.match(api.formatPrompt(s), /^### pkg\/geometry\.py/);
+		await assert.rejects(api.getContext(vscode.Uri.file(
+			path.join(REPO, 'README.md')), new vscode.Position(0, 0)),
+		/not open/);
+	});
+
+	await t.test('Show Status and Reindex Workspace', async () => {
+		await vscode.commands.executeCommand('castls.showStatus');
+		assert.match(lastMessage().text, /^castls: 4 files · \d+ chunks/);
+		assert.deepEqual(lastMessage().items, ['Show Details']);
+		assert.match(rec.outputs.get('castls'),
+			new RegExp(`${fs.realpathSync(REPO)}: 4 files, .*python 3`));
+
+		await vscode.commands.executeCommand('castls.reindexWorkspace');
+		assert.equal(lastMessage().text, 'castls: reindexing the workspace.');
+		await until('the status bar back to the index size', () =>
+			/^\$\(database\) castls: 4 files/.test(status().text));
+	});
+
+	await t.test('deactivate stops the server', async () => {
+		await ext.deactivate();
+		const errors = rec.messages.filter((m) => m.level === 'error');
+		assert.deepEqual(errors, []);
+		assert.doesNotMatch(rec.outputs.get('castls'),
+			/Sanitizer|runtime error/);
+		vscode.uninstall();
+	});
+});

@@ -1,0 +1,208 @@
+-- nvim_test.lua: the Neovim plugin against the real castls, run by
+-- tests/editors/run.sh in `nvim --headless --clean`. Opens pkg/report.py
+-- in the test repository, lets setup() attach castls, runs the commands
+-- and the Lua API, and checks the buffers and the returned items.
+-- Environment: CASTLS_SERVER, CASTLS_TEST_REPO, CASTLS_NVIM_PLUGIN.
+
+local repo = vim.loop.fs_realpath(os.getenv('CASTLS_TEST_REPO'))
+local failures = 0
+
+local function log(msg)
+  io.stdout:write(msg .. '\n')
+end
+
+local function check(cond, what, detail)
+  if cond then
+    log('ok   ' .. what)
+  else
+    failures = failures + 1
+    log('FAIL ' .. what .. (detail and ('\n     ' .. vim.inspect(detail)) or ''))
+  end
+  return cond
+end
+
+local function wait(ms, cond, what)
+  local ok = vim.wait(ms, cond, 20)
+  if not ok then
+    error('timed out waiting for ' .. what)
+  end
+end
+
+local function buf_text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+-- Calls an API function and waits for its callback.
+local function sync(fn, ...)
+  local done, err, res = false, nil, nil
+  local n = select('#', ...)
+  local args = { ... }
+  args[n + 1] = function(e, r)
+    done, err, res = true, e, r
+  end
+  fn(unpack(args, 1, n + 1))
+  wait(10000, function() return done end, 'a castls reply')
+  return err, res
+end
+
+local function run()
+  vim.opt.rtp:append(os.getenv('CASTLS_NVIM_PLUGIN'))
+  local castls = require('castls')
+  castls.setup({
+    cmd = { os.getenv('CASTLS_SERVER'), 'serve' },
+    settings = { maxChunkSize = 150, budgetTokens = 1500 },
+  })
+
+  -- :help castls, from a copy of the doc with its tags.
+  local doc = vim.fn.tempname()
+  vim.fn.mkdir(doc .. '/doc', 'p')
+  vim.fn.writefile(vim.fn.readfile(os.getenv('CASTLS_NVIM_PLUGIN') ..
+    '/doc/castls.txt'), doc .. '/doc/castls.txt')
+  vim.opt.rtp:append(doc)
+  vim.cmd('helptags ' .. doc .. '/doc')
+  vim.cmd('help castls')
+  check(vim.fn.expand('%:t') == 'castls.txt', ':help castls')
+  vim.cmd('help :CastlsContext')
+  check(vim.fn.getline('.'):match('%*:CastlsContext%*'), ':help :CastlsContext')
+  vim.cmd('help castls.context()')
+  check(vim.fn.getline('.'):match('%*castls%.context%(%)%*'),
+    ':help castls.context()')
+  vim.cmd('close')
+
+  vim.cmd('edit ' .. repo .. '/pkg/report.py')
+  local src = vim.api.nvim_get_current_buf()
+  check(vim.bo.filetype == 'python', 'filetype python')
+
+  -- Asked before the server is up: the request waits for it (and for the
+  -- buffer's didOpen) instead of failing with "document not open".
+  local early_err, early = sync(require('castls').context, src, { 8, 18 }, {})
+  check(early_err == nil and early and early.items,
+    'context asked right away is answered', early_err)
+
+  -- Attached, initialized, rooted at the git root (not pkg/).
+  local client
+  wait(10000, function()
+    local id = vim.lsp.get_clients and
+      (vim.lsp.get_clients({ bufnr = src })[1] or {}).id
+      or next(vim.lsp.buf_get_clients(src))
+    client = id and vim.lsp.get_client_by_id(id)
+    return client and client.initialized
+  end, 'the castls client')
+  check(client.name == 'castls', 'client name castls', client.name)
+  check(client.config.root_dir == repo, 'root is the git root',
+    client.config.root_dir)
+
+  -- Indexing done: the status lists the four files.
+  local st
+  wait(30000, function()
+    local _, s = sync(castls.status)
+    st = s
+    return s and not s.indexing and s.files == 4
+  end, 'the index')
+  check(st.chunks >= 4, 'status: chunks indexed', st)
+  check(st.roots[1].languages.python == 3, 'status: three Python files',
+    st.roots[1].languages)
+
+  -- :CastlsContext at "total += circle_area(r)".
+  local line = vim.fn.search('circle_area(r)', 'w')
+  check(line == 8, 'cursor on the call site', line)
+  vim.api.nvim_win_set_cursor(0, { line, 18 })
+  vim.cmd('CastlsContext')
+  wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= src
+  end, 'the context window')
+  local view, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
+  local text = buf_text(view)
+  log(text)
+  check(vim.api.nvim_win_get_config(win).relative == 'editor',
+    'the context is in a floating window')
+  check(text:match('^castls context for pkg/report%.py:8  %(%d+ chunks, %d+/1500 tokens%)'),
+    'heading names the file, line and budget', text)
+  check(text:match('\n1%. pkg/geometry%.py:1%-%d+  score %d%.%d%d  circle_area'),
+    'first item: the definition of circle_area', text)
+  check(text:match('defines circle_area[^\n]*; in a file this one imports'),
+    'why it was ranked', text)
+  check(text:match('│ def circle_area%(radius%):'), 'a code preview', text)
+  check(not vim.bo[view].modifiable, 'the view is read-only')
+
+  -- Enter on the first item jumps to its file and line.
+  vim.api.nvim_win_set_cursor(win, { 3, 0 })
+  vim.cmd('execute "normal \\<CR>"')
+  check(not vim.api.nvim_win_is_valid(win), 'the window closed on Enter')
+  check(vim.api.nvim_buf_get_name(0) == repo .. '/pkg/geometry.py',
+    'Enter opened geometry.py', vim.api.nvim_buf_get_name(0))
+  check(vim.api.nvim_win_get_cursor(0)[1] == 1, 'at the chunk\'s first line',
+    vim.api.nvim_win_get_cursor(0))
+  vim.cmd('buffer ' .. src)
+
+  -- :CastlsSearch in a split view.
+  castls.config.view = 'split'
+  vim.cmd('CastlsSearch Rectangle perimeter')
+  wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= src
+  end, 'the search view')
+  text = buf_text(0)
+  check(vim.api.nvim_win_get_config(0).relative == '', 'split view')
+  check(text:match('^castls search "Rectangle perimeter"  %(%d+ chunks%)'),
+    'search heading', text)
+  check(text:match('\n1%. pkg/geometry%.py:%d+%-%d+  score'),
+    'search finds geometry.py first', text)
+  vim.cmd('normal q')
+  check(vim.api.nvim_get_current_buf() == src, 'q closes the view')
+  castls.config.view = 'float'
+
+  -- The Lua API, as an AI plugin would use it.
+  local err, res = sync(castls.context, src, { 8, 18 }, { budget = 60 })
+  check(err == nil, 'context: no error', err)
+  check(res.budget.limit == 60 and res.budget.used <= 60,
+    'context: the budget is honoured', res.budget)
+  local found = false
+  for _, item in ipairs(res.items) do
+    if item.uri == vim.uri_from_fname(repo .. '/pkg/geometry.py') and
+        item.text:find('def circle_area', 1, true) then
+      found = true
+    end
+  end
+  check(found, 'context: an item is the defining chunk in geometry.py',
+    res.items)
+  local prompt = castls.format(res, repo)
+  check(prompt:match('^### pkg/geometry%.py %(lines 1%-%d+%)\n```python\n'),
+    'format: prompt text with a file header', prompt)
+  err, res = sync(castls.context, vim.fn.bufadd('/nonexistent.py'), nil, {})
+  check(err and err:match('not attached'), 'context: unattached buffer', err)
+
+  -- :CastlsStatus and :CastlsReindex put their answer in :messages.
+  vim.cmd('messages clear')
+  vim.cmd('CastlsStatus')
+  wait(10000, function()
+    return vim.fn.execute('messages'):match('castls: 4 files') ~= nil
+  end, 'the status message')
+  check(vim.fn.execute('messages'):match(repo .. ': 4 files %(markdown 1, python 3%), index %d+ KB'),
+    'status names the root and its languages', vim.fn.execute('messages'))
+  vim.cmd('CastlsReindex')
+  wait(10000, function()
+    return vim.fn.execute('messages'):match('castls: reindexing') ~= nil
+  end, 'the reindex message')
+  wait(30000, function()
+    local _, s = sync(castls.status)
+    return s and not s.indexing
+  end, 'reindexing to finish')
+
+  -- Stop the client; the driver checks the server's exit and stderr.
+  vim.lsp.stop_client(client.id)
+  wait(10000, function()
+    return vim.lsp.get_client_by_id(client.id) == nil
+  end, 'the client to stop')
+end
+
+local ok, err = pcall(run)
+if not ok then
+  log('FAIL error: ' .. tostring(err))
+  failures = failures + 1
+end
+log(('%d failure(s)'):format(failures))
+if failures > 0 then
+  vim.cmd('cquit 1')
+else
+  vim.cmd('qall!')
+end
