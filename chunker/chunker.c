@@ -541,8 +541,8 @@ static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
 		return;
 	}
 	w.rules = rules_for(ch, out->lang);
-	spans_collect(w.rules, ts_tree_root_node(tree), r->text, out,
-		      &span_cap);
+	spans_collect(w.rules, ts_tree_root_node(tree), r->text, UINT32_MAX,
+		      out, &span_cap);
 	out->had_errors = ts_node_has_error(ts_tree_root_node(tree));
 	w.ts = ts_tree_cursor_new(ts_tree_root_node(tree));
 	atomize(r, &w);
@@ -585,6 +585,74 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	xfree(r.atoms);
 	xfree(r.prefix);
 	xfree(r.line_starts);
+	if (own)
+		ts_tree_delete(own);
+	return 0;
+}
+
+/* Drops the spans that do not contain byte at, renumbering parents (a
+ * span that contains it has a parent that does). */
+static void keep_spans_at(Chunking *c, uint32_t at)
+{
+	int32_t *map = xmalloc((c->nspans + 1) * sizeof(*map));
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->nspans; i++) {
+		Span *sp = &c->spans[i];
+
+		if (sp->bytes.start > at || sp->bytes.end < at) {
+			map[i] = -1;
+			xfree(sp->name);
+			xfree(sp->qualname);
+			xfree(sp->header);
+			xfree(sp->doc);
+			continue;
+		}
+		map[i] = (int32_t)n;
+		c->spans[n] = *sp;
+		c->spans[n].parent = sp->parent >= 0 ? map[sp->parent] : -1;
+		n++;
+	}
+	c->nspans = n;
+	xfree(map);
+}
+
+static uint32_t newlines_before(const char *text, uint32_t off)
+{
+	const char *p = text, *end = text + off, *nl;
+	uint32_t n = 0;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))))
+		n++, p = nl + 1;
+	return n;
+}
+
+int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		     const TSTree *tree, uint32_t at, Chunking *out)
+{
+	TSTree *own = NULL;
+	uint32_t cap = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	out->lang = lang;
+	if (!chunker_language(lang))
+		return lang == LANG_MARKDOWN ? 0 : CASTLS_ENOLANG;
+	if (len > CHUNKER_MAX_INPUT)
+		return CASTLS_ELIMIT;
+	if (!tree && !(tree = own = chunker_parse(ch, lang, text, len, NULL)))
+		return CASTLS_EPARSE;
+	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,
+		      out, &cap);
+	keep_spans_at(out, at);
+	/* Line numbers of the few spans found. */
+	for (i = 0; i < out->nspans; i++) {
+		Span *sp = &out->spans[i];
+
+		sp->lines.start = newlines_before(text, sp->bytes.start);
+		sp->lines.end = newlines_before(
+			text, sp->bytes.end > sp->bytes.start ? sp->bytes.end - 1
+							      : sp->bytes.start);
+	}
 	if (own)
 		ts_tree_delete(own);
 	return 0;

@@ -151,6 +151,15 @@ TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
 int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		const TSTree *tree, Chunking *out);
 
+/*
+ * Only the spans that contain byte `at` (the definitions around a cursor),
+ * outermost first, into out->spans; no chunks. Much cheaper than
+ * chunker_run on a large file: the walk skips every subtree that does not
+ * contain `at`. Same contract as chunker_run otherwise.
+ */
+int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		     const TSTree *tree, uint32_t at, Chunking *out);
+
 /* Appends the span path of chunk i ("Outer > method") to b. */
 void chunking_span_path(const Chunking *c, int32_t span, const char *sep,
 			Buf *b);

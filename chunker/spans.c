@@ -344,7 +344,7 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 }
 
 void spans_collect(const SpanRules *r, TSNode root, const char *text,
-		   Chunking *out, uint32_t *cap)
+		   uint32_t at, Chunking *out, uint32_t *cap)
 {
 	TSTreeCursor cur = ts_tree_cursor_new(root);
 	Frame *stack = NULL;
@@ -363,12 +363,25 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		bool opaque = sym < r->nsymbols &&
 			      (r->role[sym] & ROLE_OPAQUE);
 
+		/* Looking for what surrounds one byte: skip the rest, but
+		 * visit definitions themselves, whose span (grown over its
+		 * wrappers) may contain the byte when the node does not; the
+		 * caller keeps only the spans that do. */
+		if (at != UINT32_MAX &&
+		    !(sym < r->nsymbols && (r->role[sym] & ROLE_DEF)) &&
+		    (ts_node_start_byte(n) > at || ts_node_end_byte(n) < at)) {
+			if (depth == 0)
+				break;
+			goto next;
+		}
+
 		if (ts_node_is_named(n) && (rule = match_rule(r, n)))
 			add_def(out, cap, r, rule, stack, depth, text);
 		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			continue;
 		}
+next:
 		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
 			if (!ts_tree_cursor_goto_parent(&cur))
 				goto done;

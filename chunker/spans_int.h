@@ -21,9 +21,10 @@ enum { ROLE_COMMENT = 1, ROLE_IMPORT = 2, ROLE_DEF = 4, ROLE_OPAQUE = 16 };
 void span_rules_init(SpanRules *r, Lang lang);
 void span_rules_free(SpanRules *r);
 
-/* Appends the spans under root, in preorder, to out. */
+/* Appends the spans under root, in preorder, to out. With at != UINT32_MAX
+ * only the spans containing byte `at` are collected. */
 void spans_collect(const SpanRules *r, TSNode root, const char *text,
-		   Chunking *out, uint32_t *cap);
+		   uint32_t at, Chunking *out, uint32_t *cap);
 
 /* Fills in the line ranges of all spans. */
 void spans_set_lines(Chunking *c, const uint32_t *starts, uint32_t nlines);

@@ -27,6 +27,8 @@ enum {
 	ST_FTS_INSERT,
 	ST_FTS_DELETE,
 	ST_META_PUT,
+	ST_SPAN_GET,    /* symbols.c: the columns of SPAN_COLUMNS */
+	ST_DEFINITIONS, /* symbols.c: HIT_COLUMNS, qualname, text */
 	ST_COUNT
 };
 
@@ -39,6 +41,15 @@ struct Index {
 	IndexOptions opt;
 	bool in_txn;
 };
+
+/* Columns read by symbols.c, shared with the statement table. */
+#define SPAN_COLUMNS                                                   \
+	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name," \
+	" s.qualname, s.header, s.doc, s.start_byte, s.end_byte,"       \
+	" s.start_line, s.end_line"
+#define HIT_COLUMNS                                                       \
+	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
+	" c.end_byte, c.start_line, c.end_line"
 
 /* Maps a SQLite result code to a castls code, and keeps its message. */
 int index__db_error(Index *ix, int rc);

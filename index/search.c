@@ -3,6 +3,7 @@
  */
 #include "index_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -13,6 +14,111 @@
 #define W_TEXT 1.0
 #define W_NAMES 4.0
 #define W_PATH 2.0
+
+/* Query terms kept, rarest first. A term in more than COMMON_SHARE of all
+ * chunks is dropped (unless every term is that common): its idf is near
+ * zero, so it barely moves the ranking, while scoring every chunk it
+ * matches is what makes a query of thirty lines of code slow. */
+#define QUERY_TERMS_MAX 16
+#define QUERY_CANDIDATES_MAX 64
+#define COMMON_SHARE 0.1
+
+typedef struct {
+	char term[CODE_TOKEN_MAX + 1];
+	int64_t df;
+} Term;
+
+typedef struct {
+	Term t[QUERY_CANDIDATES_MAX];
+	int n;
+} Terms;
+
+static int collect_term(void *ctx, int flags, const char *tok, int len,
+			int start, int end)
+{
+	Terms *ts = ctx;
+
+	(void)start;
+	(void)end;
+	if (flags & TOKEN_JOINED)
+		return 0; /* the query side matches the joined form itself */
+	for (int i = 0; i < ts->n; i++)
+		if ((int)strlen(ts->t[i].term) == len &&
+		    memcmp(ts->t[i].term, tok, (size_t)len) == 0)
+			return 0;
+	if (ts->n == QUERY_CANDIDATES_MAX)
+		return 1;
+	memcpy(ts->t[ts->n].term, tok, (size_t)len);
+	ts->t[ts->n].term[len] = '\0';
+	ts->t[ts->n++].df = 0;
+	return 0;
+}
+
+static int cmp_df(const void *a, const void *b)
+{
+	const Term *x = a, *y = b;
+
+	return x->df < y->df ? -1 : x->df > y->df;
+}
+
+/* Document frequencies from the full-text index's vocabulary. */
+static int look_up_df(Index *ix, Terms *ts, int64_t *total)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_exec(ix->db,
+			      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.castls_vocab"
+			      " USING fts5vocab(main, 'chunks_fts', 'row')",
+			      NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(ix->db,
+					"SELECT doc FROM temp.castls_vocab"
+					" WHERE term = ?",
+					-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	for (int i = 0; i < ts->n; i++) {
+		sqlite3_reset(s);
+		sqlite3_bind_text(s, 1, ts->t[i].term, -1, SQLITE_STATIC);
+		ts->t[i].df = sqlite3_step(s) == SQLITE_ROW
+				      ? sqlite3_column_int64(s, 0)
+				      : 0;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(ix->db, "SELECT max(rowid) FROM chunks", -1,
+			       &s, NULL) != SQLITE_OK)
+		return index__db_error(ix, rc);
+	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0)
+					       : 0;
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Builds the MATCH expression from the rarest terms of the query; returns
+ * the number of terms (0: nothing to search for). */
+static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
+{
+	Terms ts;
+	int64_t total = 0;
+	int i, kept = 0, err;
+
+	ts.n = 0;
+	code_tokenize(q, len, collect_term, &ts);
+	if (ts.n == 0)
+		return 0;
+	if ((err = look_up_df(ix, &ts, &total)))
+		return err;
+	qsort(ts.t, (size_t)ts.n, sizeof(ts.t[0]), cmp_df);
+	for (i = 0; i < ts.n && kept < QUERY_TERMS_MAX; i++) {
+		if (ts.t[i].df == 0)
+			continue; /* in no chunk: cannot match */
+		if (kept >= 2 && (double)ts.t[i].df > COMMON_SHARE * (double)total)
+			break;
+		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
+		kept++;
+	}
+	return kept;
+}
 
 static Lang lang_of(const unsigned char *name)
 {
@@ -53,15 +159,15 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	Buf expr = {0};
 	sqlite3_stmt *s;
 	uint32_t cap = 0;
-	int rc;
+	int rc = 0;
 
 	*hits = NULL;
 	*n = 0;
 	if (limit > INDEX_SEARCH_MAX)
 		limit = INDEX_SEARCH_MAX;
-	if (!limit || code_query_build(query, len, &expr) == 0) {
+	if (!limit || (rc = rare_terms_query(ix, query, len, &expr)) <= 0) {
 		buf_free(&expr);
-		return 0;
+		return rc < 0 ? rc : 0;
 	}
 	rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK) {

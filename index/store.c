@@ -94,6 +94,18 @@ static const char *const statements[ST_COUNT] = {
 	[ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
 			  " names, path) VALUES('delete',?,?,?,?)",
 	[ST_META_PUT] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+	[ST_SPAN_GET] = "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+			" ON f.id = s.file_id WHERE s.id=?",
+	/* At most 64 spans a name (a name defined more often says little),
+	 * each with one index seek for the chunk it starts in. */
+	[ST_DEFINITIONS] = "SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM"
+			   " (SELECT s.qualname, (SELECT c2.id FROM chunks c2"
+			   " WHERE c2.file_id = s.file_id AND c2.start_byte <="
+			   " s.start_byte ORDER BY c2.start_byte DESC LIMIT 1)"
+			   " AS cid FROM spans s WHERE s.name = ?1 LIMIT 64) sp"
+			   " JOIN chunks c ON c.id = sp.cid"
+			   " JOIN files f ON f.id = c.file_id"
+			   " ORDER BY length(sp.qualname), f.path LIMIT ?2",
 };
 
 /* ---------------------------------------------------------------------- *

@@ -8,11 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define SPAN_COLUMNS                                                   \
-	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name," \
-	" s.qualname, s.header, s.doc, s.start_byte, s.end_byte,"       \
-	" s.start_line, s.end_line"
-
 static char *col(sqlite3_stmt *s, int i)
 {
 	const char *p = (const char *)sqlite3_column_text(s, i);
@@ -66,19 +61,14 @@ void index_spans_free(IndexSpan *spans, uint32_t n)
 
 int index_span_get(Index *ix, int64_t id, IndexSpan *out)
 {
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(ix->db,
-				    "SELECT " SPAN_COLUMNS " FROM spans s JOIN"
-				    " files f ON f.id = s.file_id WHERE s.id=?",
-				    -1, &s, NULL);
+	sqlite3_stmt *s = index__stmt(ix, ST_SPAN_GET);
+	int rc;
 
-	if (rc != SQLITE_OK)
-		return index__db_error(ix, rc);
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		read_span(s, out);
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
@@ -214,12 +204,9 @@ int index_symbols(Index *ix, const char *query, uint32_t limit,
  * Chunks by definition name or by file
  * ---------------------------------------------------------------------- */
 
-#define HIT_COLUMNS                                                       \
-	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
-	" c.end_byte, c.start_line, c.end_line"
-
+/* Reads hit rows from s; finalizes s when owned, else resets it. */
 static int collect_hits(Index *ix, sqlite3_stmt *s, IndexHit **hits,
-			uint32_t *n)
+			uint32_t *n, bool owned)
 {
 	uint32_t cap = 0;
 	int rc;
@@ -252,7 +239,10 @@ static int collect_hits(Index *ix, sqlite3_stmt *s, IndexHit **hits,
 		h->names = col(s, 10);
 		h->text = col(s, 11);
 	}
-	sqlite3_finalize(s);
+	if (owned)
+		sqlite3_finalize(s);
+	else
+		sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
 		index_hits_free(*hits, *n);
 		*hits = NULL;
@@ -265,24 +255,12 @@ static int collect_hits(Index *ix, sqlite3_stmt *s, IndexHit **hits,
 int index_definitions(Index *ix, const char *name, uint32_t limit,
 		      IndexHit **hits, uint32_t *n)
 {
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(
-		ix->db,
-		"SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM spans sp"
-		" JOIN chunks c ON c.file_id = sp.file_id"
-		" AND c.start_byte <= sp.start_byte AND sp.start_byte < c.end_byte"
-		" JOIN files f ON f.id = c.file_id WHERE sp.name = ?1"
-		" ORDER BY length(sp.qualname), f.path LIMIT ?2",
-		-1, &s, NULL);
+	sqlite3_stmt *s = index__stmt(ix, ST_DEFINITIONS);
 
-	*hits = NULL;
-	*n = 0;
-	if (rc != SQLITE_OK)
-		return index__db_error(ix, rc);
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
 							      : limit));
-	return collect_hits(ix, s, hits, n);
+	return collect_hits(ix, s, hits, n, false);
 }
 
 int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
@@ -301,5 +279,5 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
 	sqlite3_bind_text(s, 1, relpath, -1, SQLITE_TRANSIENT);
-	return collect_hits(ix, s, hits, n);
+	return collect_hits(ix, s, hits, n, true);
 }

@@ -302,13 +302,11 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 	w->q_lo = lo;
 	ex_end = w->cursor_line + AFTER_LINES;
 	ch = chunker_acquire(s);
-	if (sn->lang != LANG_NONE &&
-	    chunker_run(ch, sn->lang, sn->text, sn->len, sn->tree, &c) == 0) {
+	if (chunker_spans_at(ch, sn->lang, sn->text, sn->len, sn->tree, cursor,
+			     &c) == 0) {
 		/* The innermost function or class around the cursor. */
 		for (uint32_t i = 0; i < c.nspans; i++)
-			if (c.spans[i].bytes.start <= cursor &&
-			    cursor <= c.spans[i].bytes.end &&
-			    c.spans[i].kind != SPAN_SECTION)
+			if (c.spans[i].kind != SPAN_SECTION)
 				fn = (int32_t)i;
 		if (fn >= 0 && c.spans[fn].bytes.start < lo)
 			buf_printf(&w->query, "%s\n", c.spans[fn].header);

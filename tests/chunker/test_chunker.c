@@ -473,3 +473,56 @@ TEST(incremental_parse_matches_fresh)
 	buf_free(&edited);
 	free(text);
 }
+
+/* chunker_spans_at gives exactly the spans of a full run that contain the
+ * byte, with the same parents and lines, at every position of every
+ * fixture. */
+TEST(spans_at_matches_full_run)
+{
+	static const char *const names[] = {
+		"python/class_split.py", "typescript/shapes.ts",
+		"tsx/component.tsx", "javascript/module.js", "bash/deploy.sh",
+	};
+
+	for (size_t f = 0; f < sizeof(names) / sizeof(*names); f++) {
+		size_t len;
+		char *text = test_read_fixture(names[f], &len);
+		Lang lang = lang_detect(names[f], text, len);
+		Chunker *ch = chunker_new(0);
+		Chunking full;
+
+		ASSERT_INT_EQ(chunker_run(ch, lang, text, (uint32_t)len, NULL,
+					  &full),
+			      0);
+		for (uint32_t at = 0; at <= len; at++) {
+			Chunking c;
+			uint32_t k = 0;
+
+			ASSERT_INT_EQ(chunker_spans_at(ch, lang, text,
+						       (uint32_t)len, NULL, at,
+						       &c),
+				      0);
+			for (uint32_t i = 0; i < full.nspans; i++) {
+				const Span *s = &full.spans[i];
+
+				if (s->bytes.start > at || s->bytes.end < at)
+					continue;
+				CHECK_(k < c.nspans, break, "%s@%u: missing %s",
+				       names[f], at, s->qualname);
+				EXPECT_STR_EQ(c.spans[k].qualname, s->qualname);
+				EXPECT_INT_EQ(c.spans[k].lines.start,
+					      s->lines.start);
+				EXPECT_INT_EQ(c.spans[k].lines.end, s->lines.end);
+				EXPECT_INT_EQ(c.spans[k].parent,
+					      k ? (int32_t)k - 1 : -1);
+				k++;
+			}
+			CHECK_(k == c.nspans, (void)0, "%s@%u: %u spans, want %u",
+			       names[f], at, c.nspans, k);
+			chunking_close(&c);
+		}
+		chunking_close(&full);
+		chunker_delete(ch);
+		free(text);
+	}
+}
