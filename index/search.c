@@ -16,12 +16,14 @@
 #define W_PATH 2.0
 
 /* Query terms kept, rarest first. A term in more than COMMON_SHARE of all
- * chunks is dropped (unless every term is that common): its idf is near
- * zero, so it barely moves the ranking, while scoring every chunk it
- * matches is what makes a query of thirty lines of code slow. */
+ * chunks (and in more than COMMON_MIN_DF of them) is dropped, unless every
+ * term is that common: its idf is low, so it barely moves the ranking,
+ * while scoring every chunk it matches is what makes a query of thirty
+ * lines of code slow on a large workspace. */
 #define QUERY_TERMS_MAX 16
 #define QUERY_CANDIDATES_MAX 64
 #define COMMON_SHARE 0.1
+#define COMMON_MIN_DF 200 /* a small workspace keeps all its terms */
 
 typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
@@ -112,7 +114,8 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
 	for (i = 0; i < ts.n && kept < QUERY_TERMS_MAX; i++) {
 		if (ts.t[i].df == 0)
 			continue; /* in no chunk: cannot match */
-		if (kept >= 2 && (double)ts.t[i].df > COMMON_SHARE * (double)total)
+		if (kept >= 2 && ts.t[i].df > COMMON_MIN_DF &&
+		    (double)ts.t[i].df > COMMON_SHARE * (double)total)
 			break;
 		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
 		kept++;
