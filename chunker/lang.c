@@ -69,8 +69,12 @@ static const DefRule no_defs[] = {
 		  "import_from_statement future_import_statement " \
 		  "raise_statement assert_statement delete_statement " \
 		  "global_statement nonlocal_statement pass_statement"
+/* Not calls or arguments: libraries define helpers inside callbacks
+ * (rxjs: `operate((source, subscriber) => { function emit() ... })`).
+ * Types hold no definitions. */
 #define JS_OPAQUE "comment string template_string regex number " \
-		  "import_statement type_annotation"
+		  "import_statement type_annotation type_arguments " \
+		  "type_parameters union_type intersection_type"
 #define BASH_OPAQUE "comment string raw_string heredoc_body command " \
 		    "variable_assignment"
 
