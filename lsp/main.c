@@ -187,44 +187,6 @@ static void print_chunk(Buf *b, const char *path, const char *text,
 	buf_puts(b, "}\n");
 }
 
-static int cmd_chunk(int argc, char **argv)
-{
-	Opts a;
-	Chunker *ch;
-	int i, failed = 0, err = parse_opts(argc, argv, &a, true);
-
-	if (!err && !a.nargs)
-		err = usage_error("no FILE given");
-	if (err) {
-		opts_free(&a);
-		return err;
-	}
-	ch = chunker_new(a.max_size);
-	for (i = 0; i < a.nargs; i++) {
-		Chunking c;
-		char *text;
-		size_t len;
-		Buf b = {0};
-		uint32_t k;
-
-		if (load(ch, a.args[i], &text, &len, &c)) {
-			failed = 1;
-			continue;
-		}
-		for (k = 0; k < c.nchunks; k++)
-			print_chunk(&b, a.args[i], text, &c, &c.chunks[k],
-				    a.json);
-		if (b.len)
-			fwrite(b.data, 1, b.len, stdout);
-		buf_free(&b);
-		chunking_close(&c);
-		xfree(text);
-	}
-	chunker_delete(ch);
-	opts_free(&a);
-	return failed;
-}
-
 static void print_span(Buf *b, const char *path, const Chunking *c,
 		       int32_t i, bool json)
 {
@@ -256,11 +218,33 @@ static void print_span(Buf *b, const char *path, const Chunking *c,
 	buf_puts(b, "}\n");
 }
 
-static int cmd_spans(int argc, char **argv)
+/* Prints what one chunked file shows: its chunks or its spans. */
+typedef void (*FilePrinter)(Buf *b, const char *path, const char *text,
+			    const Chunking *c, bool json);
+
+static void print_chunks(Buf *b, const char *path, const char *text,
+			 const Chunking *c, bool json)
+{
+	for (uint32_t k = 0; k < c->nchunks; k++)
+		print_chunk(b, path, text, c, &c->chunks[k], json);
+}
+
+static void print_spans(Buf *b, const char *path, const char *text,
+			const Chunking *c, bool json)
+{
+	(void)text;
+	for (uint32_t k = 0; k < c->nspans; k++)
+		print_span(b, path, c, (int32_t)k, json);
+}
+
+/* chunk and spans: chunk each FILE and print it; a file that cannot be
+ * chunked is named on stderr and makes the exit code 1. */
+static int chunk_files(int argc, char **argv, bool json_default,
+		       FilePrinter print)
 {
 	Opts a;
 	Chunker *ch;
-	int i, failed = 0, err = parse_opts(argc, argv, &a, false);
+	int i, failed = 0, err = parse_opts(argc, argv, &a, json_default);
 
 	if (!err && !a.nargs)
 		err = usage_error("no FILE given");
@@ -279,8 +263,7 @@ static int cmd_spans(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		for (uint32_t k = 0; k < c.nspans; k++)
-			print_span(&b, a.args[i], &c, (int32_t)k, a.json);
+		print(&b, a.args[i], text, &c, a.json);
 		if (b.len)
 			fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
@@ -290,6 +273,16 @@ static int cmd_spans(int argc, char **argv)
 	chunker_delete(ch);
 	opts_free(&a);
 	return failed;
+}
+
+static int cmd_chunk(int argc, char **argv)
+{
+	return chunk_files(argc, argv, true, print_chunks);
+}
+
+static int cmd_spans(int argc, char **argv)
+{
+	return chunk_files(argc, argv, false, print_spans);
 }
 
 /* ---------------------------------------------------------------------- *

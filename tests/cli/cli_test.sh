@@ -1,0 +1,79 @@
+#!/bin/sh
+# The command-line tools against real files: castls chunk (JSON tiles the
+# file byte for byte), castls spans (the definition tree), castls context
+# (a definition from another file ranks for a call site) and exit codes.
+set -eu
+bin=${CASTLS_BIN:?}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# chunk: concatenated texts equal the file, for every fixture.
+for f in "$src"/tests/fixtures/*/*.py "$src"/tests/fixtures/*/*.ts \
+	"$src"/tests/fixtures/*/*.tsx "$src"/tests/fixtures/*/*.js \
+	"$src"/tests/fixtures/*/*.sh "$src"/tests/fixtures/*/*.md; do
+	"$bin" chunk --max-size 120 "$f" >"$tmp/chunks.json"
+	python3 - "$f" "$tmp/chunks.json" <<'PY' || fail "chunk $f"
+import json, sys
+src = open(sys.argv[1], "rb").read().decode("utf-8", "surrogateescape")
+rows = [json.loads(l) for l in open(sys.argv[2])]
+assert "".join(r["text"] for r in rows) == src, "not byte for byte"
+assert all(r["size"] <= 120 for r in rows), "over the size"
+assert rows[0]["start_byte"] == 0 and rows[-1]["end_byte"] == len(src.encode("utf-8", "surrogateescape"))
+PY
+done
+
+# spans: the method is under its class, with its decorators' lines.
+"$bin" spans --format text "$src/tests/fixtures/python/class_split.py" \
+	>"$tmp/spans.txt"
+grep -q "^class Ledger  6-38$" "$tmp/spans.txt" || fail "spans: class"
+grep -q "^  method rounding  27-30$" "$tmp/spans.txt" || fail "spans: method"
+grep -q "^    function line  33-34$" "$tmp/spans.txt" || fail "spans: nested"
+
+# context: the call site in app.py gets the definition in shapes.py.
+mkdir -p "$tmp/ws/pkg"
+cat >"$tmp/ws/pkg/shapes.py" <<'PY'
+import math
+
+
+def circle_area(radius):
+    """Area of a circle."""
+    return math.pi * radius * radius
+
+
+class Square:
+    def __init__(self, side):
+        self.side = side
+
+    def area(self):
+        return self.side * self.side
+PY
+cat >"$tmp/ws/pkg/app.py" <<'PY'
+from pkg.shapes import circle_area, Square
+
+
+def total(radii, sides):
+    total = sum(circle_area(r) for r in radii)
+    total += sum(Square(s).area() for s in sides)
+    return total
+PY
+XDG_CACHE_HOME="$tmp/cache" "$bin" context --root "$tmp/ws" \
+	"$tmp/ws/pkg/app.py:6:5" --format json >"$tmp/ctx.json"
+python3 - "$tmp/ctx.json" <<'PY' || fail "context"
+import json, sys
+r = json.load(open(sys.argv[1]))
+uris = [i["uri"] for i in r["items"]]
+assert not r["noContext"], r
+assert uris and uris[0].endswith("/pkg/shapes.py"), uris
+assert "circle_area" in r["items"][0]["signals"].get("defines", ""), r
+assert r["budget"]["used"] <= r["budget"]["limit"]
+PY
+
+# errors: a missing file and a bad position exit non-zero with a message.
+if "$bin" chunk "$tmp/missing.py" 2>"$tmp/err"; then fail "missing file"; fi
+grep -q "missing.py" "$tmp/err" || fail "missing file message"
+if "$bin" context --root "$tmp/ws" "$tmp/ws/pkg/app.py:x" 2>/dev/null; then
+	fail "bad position accepted"
+fi
+echo "cli: all checks passed"
