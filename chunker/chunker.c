@@ -255,6 +255,10 @@ static ByteRange walk_range(const Walk *w, uint8_t *flags)
 static void atomize(Run *r, Walk *w)
 {
 	uint32_t depth = 0;
+	/* Depth of the last split definition that forced a chunk start: a
+	 * definition split right inside it (a class under its decorators)
+	 * does not start another, or the decorators would stand alone. */
+	int64_t broke_at = -1;
 
 	if (!walk_down(w)) {
 		split_leaf(r, 0, r->len, 0);
@@ -272,8 +276,11 @@ static void atomize(Run *r, Walk *w)
 		} else if (size_of(r, b.start, b.end) <= r->ch->max_size) {
 			add_atom(r, b.start, b.end, flags);
 		} else if (walk_down(w)) {
-			if (flags & ATOM_DEF)
-				r->pending |= ATOM_BREAK;
+			if (flags & ATOM_DEF) {
+				if (broke_at != (int64_t)depth - 1)
+					r->pending |= ATOM_BREAK;
+				broke_at = depth;
+			}
 			depth++;
 			continue;
 		} else {

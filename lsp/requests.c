@@ -264,9 +264,17 @@ static const int symbol_kinds[SPAN_KIND_COUNT] = {
 static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
 {
 	cJSON *o = cJSON_CreateObject();
-	const char *nl = strchr(sp->header, '\n');
-	char *detail = xstrndup(sp->header, nl ? (size_t)(nl - sp->header)
-					       : strlen(sp->header));
+	const char *line = sp->header, *nl;
+	char *detail;
+
+	/* The signature, not a decorator line above it. */
+	while (*line == '@' && (nl = strchr(line, '\n'))) {
+		line = nl + 1;
+		while (*line == ' ' || *line == '\t')
+			line++;
+	}
+	nl = strchr(line, '\n');
+	detail = xstrndup(line, nl ? (size_t)(nl - line) : strlen(line));
 	uint32_t sel_end = sp->body_start > sp->bytes.start ? sp->body_start
 							    : sp->bytes.end;
 

@@ -156,9 +156,12 @@ Index *root_acquire(Server *s, Root *r, int *err)
 	 * (which may take a while: quick_check) without the lock. */
 	pthread_mutex_lock(&s->pool_mu);
 	io.root = r->path;
-	db = s->opt.db_path	 ? s->opt.db_path
-	     : s->nroots == 1 ? s->settings.db_path
-			      : NULL;
+	/* An explicit database (--db, dbPath) belongs to the first root
+	 * only; the others keep their own default files, or two roots would
+	 * share rows (and one's scan delete the other's). */
+	db = r != s->roots[0]	? NULL
+	     : s->opt.db_path	? s->opt.db_path
+				: s->settings.db_path;
 	io.db_path = db ? (db_copy = xstrdup(db)) : NULL;
 	io.max_chunk_size = s->settings.max_chunk_size;
 	io.max_file_size = s->settings.max_file_size;

@@ -38,6 +38,7 @@ static void end_of_input(Server *s)
 		s->exiting = true;
 		s->exit_code = s->shutdown ? 0 : 1;
 	}
+	s->cancel_scans = 1; /* nobody is left to use the index */
 	transport_stop(s);
 }
 

@@ -526,3 +526,37 @@ TEST(spans_at_matches_full_run)
 		free(text);
 	}
 }
+
+/* A decorated class too big for one chunk: its decorators open its first
+ * chunk together with the class line, never a chunk of their own. */
+TEST(split_decorated_class_keeps_its_decorators)
+{
+	static const char text[] =
+		"import dataclasses\n\n\n"
+		"@dataclasses.dataclass\n"
+		"class Point:\n"
+		"    x: int = 0\n"
+		"    y: int = 0\n\n"
+		"    def norm(self):\n"
+		"        return (self.x ** 2 + self.y ** 2) ** 0.5\n\n"
+		"    def scaled(self, k):\n"
+		"        return Point(self.x * k, self.y * k)\n";
+	Chunking c;
+	bool found = false;
+
+	ASSERT_INT_EQ(chunk_text(60, LANG_PYTHON, text, sizeof(text) - 1, &c),
+		      0);
+	for (uint32_t i = 0; i < c.nchunks; i++) {
+		char *t = strndup(text + c.chunks[i].bytes.start,
+				  c.chunks[i].bytes.end - c.chunks[i].bytes.start);
+
+		if (strstr(t, "@dataclasses")) {
+			found = true;
+			EXPECT_TRUE(strstr(t, "class Point:") != NULL);
+		}
+		free(t);
+	}
+	EXPECT_TRUE(found);
+	EXPECT_TRUE(c.nchunks > 2);
+	chunking_close(&c);
+}
