@@ -46,8 +46,9 @@ fuzz: deps
 		-max_len=65536 build/fuzz-corpus tests/fixtures
 
 # Retrieval quality on RepoEval (../shared/bench), beside two baselines.
-EVAL_TS ?= build/corpus/ts/node_modules/rxjs
+EVAL_TS ?= build/corpus/npm/node_modules/rxjs
 eval: release
+	@tests/corpus/fetch build/corpus
 	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
 		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \
 		--json build/eval/results.json \
