@@ -299,6 +299,24 @@ static void remove_db_files(const char *path)
 	buf_free(&b);
 }
 
+/* Switches to WAL. The switch needs the file to itself, and SQLite may
+ * answer SQLITE_BUSY at once (no busy handler) while another connection
+ * is creating the same database: retry for up to the busy timeout. */
+static int wal_mode(Index *ix)
+{
+	uint32_t waited = 0, limit = ix->opt.busy_timeout_ms
+					     ? ix->opt.busy_timeout_ms
+					     : INDEX_BUSY_TIMEOUT_MS;
+	int err;
+
+	while ((err = exec(ix, "PRAGMA journal_mode=WAL")) == CASTLS_EBUSY &&
+	       waited < limit) {
+		sqlite3_sleep(20);
+		waited += 20;
+	}
+	return err;
+}
+
 /* Opens the file, checks it and brings the schema in. Returns 0,
  * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
 static int open_db(Index *ix)
@@ -327,7 +345,7 @@ static int open_db(Index *ix)
 		snprintf(ix->errmsg, sizeof(ix->errmsg), "quick_check failed");
 		return CASTLS_ECORRUPT;
 	}
-	if ((err = exec(ix, "PRAGMA journal_mode=WAL")) ||
+	if ((err = wal_mode(ix)) ||
 	    (err = exec(ix, "PRAGMA synchronous=NORMAL")) ||
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;

@@ -49,6 +49,9 @@ typedef struct {
 	char *path; /* absolute, no trailing slash */
 	char *uri;
 	pthread_mutex_t mu;
+	pthread_mutex_t open_mu; /* one index_open at a time: two connections
+				  * creating a new database at once can fail
+				  * with SQLITE_BUSY at the switch to WAL */
 	Index *idle[8];
 	int nidle;
 	bool indexing;  /* a scan is running */

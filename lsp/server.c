@@ -121,6 +121,7 @@ static int add_root(Server *s, const char *path)
 	r->path = xstrdup(real);
 	r->uri = path_to_uri(real);
 	pthread_mutex_init(&r->mu, NULL);
+	pthread_mutex_init(&r->open_mu, NULL);
 	s->roots[s->nroots] = r;
 	return s->nroots++;
 }
@@ -130,6 +131,7 @@ static void root_free(Root *r)
 	for (int i = 0; i < r->nidle; i++)
 		index_close(r->idle[i]);
 	pthread_mutex_destroy(&r->mu);
+	pthread_mutex_destroy(&r->open_mu);
 	xfree(r->path);
 	xfree(r->uri);
 	xfree(r);
@@ -172,7 +174,9 @@ Index *root_acquire(Server *s, Root *r, int *err)
 	io.verify = !r->verified;
 	r->verified = true;
 	pthread_mutex_unlock(&s->pool_mu);
+	pthread_mutex_lock(&r->open_mu);
 	*err = index_open(&io, &ix);
+	pthread_mutex_unlock(&r->open_mu);
 	xfree(db_copy);
 	xfree(exclude);
 	if (*err) {
