@@ -26,6 +26,7 @@
 #define QUERY_LINES 30      /* lines before the cursor in the query */
 #define QUERY_MAX 8192      /* bytes of query text */
 #define AFTER_LINES 3       /* lines after the cursor also excluded */
+#define BEFORE_LINES 5      /* and before it, outside its definition */
 #define MAX_IDENTS 24       /* identifiers looked up as definitions */
 #define DEFS_PER_IDENT 4
 #define BM25_HITS 40
@@ -33,6 +34,7 @@
 #define W_BM25 0.6
 #define W_DEF 1.0
 #define W_IMPORTED 0.5      /* extra for definitions in imported files */
+#define W_SAME_FILE 0.3     /* the current file's other definitions */
 #define BM25_MIN 12.0       /* raw score below which lexical is noise */
 #define SCORE_MIN 0.12
 
@@ -290,6 +292,7 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 	Chunker *ch;
 	uint32_t lo = line_start_of(sn->text, cursor), back = 0, ex_end;
 	int32_t fn = -1;
+	int64_t fn_first = -1;
 
 	memset(w, 0, sizeof(*w));
 	w->sn = sn;
@@ -313,6 +316,8 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 		if (fn >= 0 && c.spans[fn].lines.end > ex_end &&
 		    c.spans[fn].kind != SPAN_CLASS)
 			ex_end = c.spans[fn].lines.end;
+		if (fn >= 0 && c.spans[fn].kind != SPAN_CLASS)
+			fn_first = (int64_t)c.spans[fn].lines.start;
 		chunking_close(&c);
 	}
 	chunker_release(s, ch);
@@ -323,7 +328,14 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 		w->query.len = QUERY_MAX;
 		w->query.data[QUERY_MAX] = '\0';
 	}
-	w->ex_first = count_lines(sn->text, lo);
+	/* Left out: the definition being written (from its first line) and
+	 * the few lines right above the cursor; the rest of the query's
+	 * lines may still hold definitions worth showing whole. */
+	w->ex_first = w->cursor_line > BEFORE_LINES
+			      ? w->cursor_line - BEFORE_LINES
+			      : 0;
+	if (fn_first >= 0 && (uint32_t)fn_first < w->ex_first)
+		w->ex_first = (uint32_t)fn_first;
 	w->ex_last = ex_end;
 }
 
@@ -394,7 +406,7 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 		if (def > 0 && c->imported)
 			def += W_IMPORTED * def;
 		c->score = W_BM25 * (best_bm25 > 0 ? c->bm25 / best_bm25 : 0) +
-			   W_DEF * def;
+			   W_DEF * def + (c->same_file ? W_SAME_FILE : 0);
 		if (excluded(w, c))
 			c->score = -1;
 	}
