@@ -220,6 +220,7 @@ typedef struct {
 	int root;
 	double bm25, def, score;
 	bool imported, same_file;
+	bool taken;        /* packed into the answer */
 	char defined[128]; /* names it defines that the cursor uses */
 } Cand;
 
@@ -445,10 +446,8 @@ static cJSON *pack(Server *s, Cands *cs, const ContextArgs *a,
 		if (c->score < SCORE_MIN)
 			break;
 		for (uint32_t k = 0; k < i; k++)
-			per_file += cs->c[k].root == c->root &&
-				    cs->c[k].score >= SCORE_MIN &&
-				    cs->c[k].hit.file_id == c->hit.file_id &&
-				    cs->c[k].def >= 0; /* counted if taken */
+			per_file += cs->c[k].taken && cs->c[k].root == c->root &&
+				    cs->c[k].hit.file_id == c->hit.file_id;
 		if (per_file >= PER_FILE)
 			continue;
 		if (estimate_tokens(strlen(c->hit.text)) > a->budget - *used)
@@ -465,6 +464,7 @@ static cJSON *pack(Server *s, Cands *cs, const ContextArgs *a,
 		}
 		*used += tokens;
 		count++;
+		c->taken = true;
 		cJSON_AddItemToArray(items, it);
 	}
 	return items;
