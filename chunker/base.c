@@ -299,6 +299,16 @@ size_t castls_count_nonspace(const char *text, size_t n)
 	return count;
 }
 
+uint32_t castls_count_newlines(const char *text, uint32_t off)
+{
+	const char *p = text, *end = text + off, *nl;
+	uint32_t n = 0;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p))))
+		n++, p = nl + 1;
+	return n;
+}
+
 int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
 {
 	struct stat st;

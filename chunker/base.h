@@ -114,6 +114,10 @@ static inline bool is_space_byte(unsigned char b)
  * whitespace. Invalid UTF-8 still gives a definite count. */
 size_t castls_count_nonspace(const char *p, size_t n);
 
+/* Line breaks ('\n') in the first off bytes of text: the 0-based line
+ * (tree-sitter row) of byte off. */
+uint32_t castls_count_newlines(const char *text, uint32_t off);
+
 /* Reads a whole file into a NUL-terminated heap buffer. Fails with
  * CASTLS_ETOOBIG when the file is larger than limit bytes (0: no limit).
  * On success *out is the caller's to xfree. */

@@ -624,16 +624,6 @@ static void keep_spans_at(Chunking *c, uint32_t at)
 	xfree(map);
 }
 
-static uint32_t newlines_before(const char *text, uint32_t off)
-{
-	const char *p = text, *end = text + off, *nl;
-	uint32_t n = 0;
-
-	while ((nl = memchr(p, '\n', (size_t)(end - p))))
-		n++, p = nl + 1;
-	return n;
-}
-
 int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		     const TSTree *tree, uint32_t at, Chunking *out)
 {
@@ -655,8 +645,8 @@ int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	for (i = 0; i < out->nspans; i++) {
 		Span *sp = &out->spans[i];
 
-		sp->lines.start = newlines_before(text, sp->bytes.start);
-		sp->lines.end = newlines_before(
+		sp->lines.start = castls_count_newlines(text, sp->bytes.start);
+		sp->lines.end = castls_count_newlines(
 			text, sp->bytes.end > sp->bytes.start ? sp->bytes.end - 1
 							      : sp->bytes.start);
 	}

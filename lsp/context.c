@@ -276,16 +276,6 @@ static uint32_t line_start_of(const char *text, uint32_t off)
 	return off;
 }
 
-static uint32_t count_lines(const char *text, uint32_t off)
-{
-	uint32_t n = 0;
-	const char *p = text, *end = text + off, *nl;
-
-	while ((nl = memchr(p, '\n', (size_t)(end - p))))
-		n++, p = nl + 1;
-	return n;
-}
-
 /* Finds the query text and the excluded region around the cursor. */
 static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 {
@@ -298,7 +288,7 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 	memset(w, 0, sizeof(*w));
 	w->sn = sn;
 	w->cursor = cursor;
-	w->cursor_line = count_lines(sn->text, cursor);
+	w->cursor_line = castls_count_newlines(sn->text, cursor);
 	while (lo > 0 && back < QUERY_LINES) {
 		lo = line_start_of(sn->text, lo - 1);
 		back++;
@@ -487,7 +477,7 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	(void)msgcap;
 	locate(&w, s, sn, a->cursor);
 	nids = collect_idents(sn->text, w.q_lo, a->cursor, w.cursor_line,
-			      count_lines(sn->text, w.q_lo), ids, 64);
+			      castls_count_newlines(sn->text, w.q_lo), ids, 64);
 	qsort(ids, (size_t)nids, sizeof(*ids), cmp_ident);
 	if (nids > MAX_IDENTS)
 		nids = MAX_IDENTS;

@@ -96,15 +96,11 @@ cJSON *doc_position(const Server *s, const Document *d, uint32_t off)
 /* tree-sitter's point for a byte: rows end at '\n', columns are bytes. */
 static TSPoint point_at(const char *text, uint32_t off)
 {
-	uint32_t row = 0, col_start = 0;
-	const char *p = text, *end = text + off, *nl;
+	uint32_t line_start = off;
 
-	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		row++;
-		p = nl + 1;
-	}
-	col_start = (uint32_t)(p - text);
-	return (TSPoint){row, off - col_start};
+	while (line_start && text[line_start - 1] != '\n')
+		line_start--;
+	return (TSPoint){castls_count_newlines(text, off), off - line_start};
 }
 
 /* ---------------------------------------------------------------------- *
