@@ -83,6 +83,13 @@ int index__file_touch(Index *ix, int64_t id, const FileStamp *stamp);
 /* Within a transaction: deletes a file and its rows. */
 int index__file_delete(Index *ix, int64_t id);
 
+/* A copy of text column i of the current row ("" for NULL). */
+char *index__column_dup(sqlite3_stmt *s, int i);
+
+/* Fills the first HIT_COLUMNS of the current row into h (id .. lines);
+ * names, text and score are the caller's. */
+void index__hit_read(sqlite3_stmt *s, IndexHit *h);
+
 /* Wall clock in unix seconds. */
 int64_t index__now(void);
 

@@ -123,25 +123,34 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
 	return kept;
 }
 
-static Lang lang_of(const unsigned char *name)
-{
-	return lang_from_name(name ? (const char *)name : "");
-}
-
-static ChunkKind chunk_kind_of(const unsigned char *name)
+static ChunkKind chunk_kind_of(const char *name)
 {
 	for (int k = 0; k < CHUNK_KIND_COUNT; k++)
-		if (name && strcmp((const char *)name,
-				   chunk_kind_name((ChunkKind)k)) == 0)
+		if (name && strcmp(name, chunk_kind_name((ChunkKind)k)) == 0)
 			return (ChunkKind)k;
 	return CHUNK_STATEMENTS;
 }
 
-static char *column_dup(sqlite3_stmt *s, int i)
+char *index__column_dup(sqlite3_stmt *s, int i)
 {
 	const char *p = (const char *)sqlite3_column_text(s, i);
 
 	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
+}
+
+void index__hit_read(sqlite3_stmt *s, IndexHit *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->id = sqlite3_column_int64(s, 0);
+	h->span_id = sqlite3_column_int64(s, 1);
+	h->file_id = sqlite3_column_int64(s, 2);
+	h->path = index__column_dup(s, 3);
+	h->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
+	h->kind = chunk_kind_of((const char *)sqlite3_column_text(s, 5));
+	h->bytes.start = (uint32_t)sqlite3_column_int64(s, 6);
+	h->bytes.end = (uint32_t)sqlite3_column_int64(s, 7);
+	h->lines.start = (uint32_t)sqlite3_column_int64(s, 8);
+	h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
 }
 
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
@@ -151,9 +160,7 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	 * are joined with their rows, so a common term does not read the
 	 * text of every chunk it appears in. */
 	static const char sql[] =
-		"SELECT c.id, c.span_id, c.file_id, f.path, f.lang, c.kind,"
-		" c.start_byte, c.end_byte, c.start_line, c.end_line,"
-		" -t.rank, c.names, c.text"
+		"SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
 		" FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS rank"
 		" FROM chunks_fts WHERE chunks_fts MATCH ?1"
 		" ORDER BY rank LIMIT ?5) t"
@@ -190,19 +197,10 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 			*hits = xrealloc(*hits, cap * sizeof(**hits));
 		}
 		h = &(*hits)[(*n)++];
-		h->id = sqlite3_column_int64(s, 0);
-		h->span_id = sqlite3_column_int64(s, 1);
-		h->file_id = sqlite3_column_int64(s, 2);
-		h->path = column_dup(s, 3);
-		h->lang = lang_of(sqlite3_column_text(s, 4));
-		h->kind = chunk_kind_of(sqlite3_column_text(s, 5));
-		h->bytes.start = (uint32_t)sqlite3_column_int64(s, 6);
-		h->bytes.end = (uint32_t)sqlite3_column_int64(s, 7);
-		h->lines.start = (uint32_t)sqlite3_column_int64(s, 8);
-		h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
+		index__hit_read(s, h);
 		h->score = sqlite3_column_double(s, 10);
-		h->names = column_dup(s, 11);
-		h->text = column_dup(s, 12);
+		h->names = index__column_dup(s, 11);
+		h->text = index__column_dup(s, 12);
 	}
 	sqlite3_finalize(s);
 	buf_free(&expr);

@@ -8,13 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-static char *col(sqlite3_stmt *s, int i)
-{
-	const char *p = (const char *)sqlite3_column_text(s, i);
-
-	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
-}
-
 static SpanKind span_kind_of(const char *name)
 {
 	for (int k = 0; k < SPAN_KIND_COUNT; k++)
@@ -28,13 +21,13 @@ static void read_span(sqlite3_stmt *s, IndexSpan *o)
 	o->id = sqlite3_column_int64(s, 0);
 	o->parent_id = sqlite3_column_int64(s, 1);
 	o->file_id = sqlite3_column_int64(s, 2);
-	o->path = col(s, 3);
+	o->path = index__column_dup(s, 3);
 	o->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
 	o->kind = span_kind_of((const char *)sqlite3_column_text(s, 5));
-	o->name = col(s, 6);
-	o->qualname = col(s, 7);
-	o->header = col(s, 8);
-	o->doc = col(s, 9);
+	o->name = index__column_dup(s, 6);
+	o->qualname = index__column_dup(s, 7);
+	o->header = index__column_dup(s, 8);
+	o->doc = index__column_dup(s, 9);
 	o->bytes.start = (uint32_t)sqlite3_column_int64(s, 10);
 	o->bytes.end = (uint32_t)sqlite3_column_int64(s, 11);
 	o->lines.start = (uint32_t)sqlite3_column_int64(s, 12);
@@ -215,29 +208,15 @@ static int collect_hits(Index *ix, sqlite3_stmt *s, IndexHit **hits,
 	*n = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		IndexHit *h;
-		const char *kind = (const char *)sqlite3_column_text(s, 5);
 
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			*hits = xrealloc(*hits, cap * sizeof(**hits));
 		}
 		h = &(*hits)[(*n)++];
-		memset(h, 0, sizeof(*h));
-		h->id = sqlite3_column_int64(s, 0);
-		h->span_id = sqlite3_column_int64(s, 1);
-		h->file_id = sqlite3_column_int64(s, 2);
-		h->path = col(s, 3);
-		h->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
-		h->kind = CHUNK_STATEMENTS;
-		for (int k = 0; k < CHUNK_KIND_COUNT; k++)
-			if (kind && strcmp(kind, chunk_kind_name((ChunkKind)k)) == 0)
-				h->kind = (ChunkKind)k;
-		h->bytes.start = (uint32_t)sqlite3_column_int64(s, 6);
-		h->bytes.end = (uint32_t)sqlite3_column_int64(s, 7);
-		h->lines.start = (uint32_t)sqlite3_column_int64(s, 8);
-		h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
-		h->names = col(s, 10);
-		h->text = col(s, 11);
+		index__hit_read(s, h);
+		h->names = index__column_dup(s, 10);
+		h->text = index__column_dup(s, 11);
 	}
 	if (owned)
 		sqlite3_finalize(s);
