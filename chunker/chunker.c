@@ -624,8 +624,9 @@ static void keep_spans_at(Chunking *c, uint32_t at)
 	xfree(map);
 }
 
-int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
-		     const TSTree *tree, uint32_t at, Chunking *out)
+/* chunker_spans_at and chunker_spans: at is UINT32_MAX for every span. */
+static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		      const TSTree *tree, uint32_t at, Chunking *out)
 {
 	TSTree *own = NULL;
 	uint32_t cap = 0, i;
@@ -640,17 +641,45 @@ int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return CASTLS_EPARSE;
 	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,
 		      out, &cap);
-	keep_spans_at(out, at);
-	/* Line numbers of the few spans found. */
-	for (i = 0; i < out->nspans; i++) {
-		Span *sp = &out->spans[i];
+	if (at != UINT32_MAX) {
+		keep_spans_at(out, at);
+		/* Line numbers of the few spans found. */
+		for (i = 0; i < out->nspans; i++) {
+			Span *sp = &out->spans[i];
 
-		sp->lines.start = castls_count_newlines(text, sp->bytes.start);
-		sp->lines.end = castls_count_newlines(
-			text, sp->bytes.end > sp->bytes.start ? sp->bytes.end - 1
-							      : sp->bytes.start);
+			sp->lines.start = castls_count_newlines(text,
+								sp->bytes.start);
+			sp->lines.end = castls_count_newlines(
+				text, sp->bytes.end > sp->bytes.start
+					      ? sp->bytes.end - 1
+					      : sp->bytes.start);
+		}
+	} else if (out->nspans) {
+		uint32_t *starts = xmalloc(((size_t)castls_count_newlines(
+						   text, len) + 1) *
+					   sizeof(*starts));
+		uint32_t n = 1;
+
+		starts[0] = 0;
+		for (i = 0; i < len; i++)
+			if (text[i] == '\n')
+				starts[n++] = i + 1;
+		spans_set_lines(out, starts, n);
+		xfree(starts);
 	}
 	if (own)
 		ts_tree_delete(own);
 	return 0;
+}
+
+int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		     const TSTree *tree, uint32_t at, Chunking *out)
+{
+	return spans_only(ch, lang, text, len, tree, at, out);
+}
+
+int chunker_spans(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		  const TSTree *tree, Chunking *out)
+{
+	return spans_only(ch, lang, text, len, tree, UINT32_MAX, out);
 }

@@ -160,6 +160,13 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		     const TSTree *tree, uint32_t at, Chunking *out);
 
+/*
+ * Every span of text, no chunks: the definitions of a live buffer without
+ * the cost of cutting it. Same contract as chunker_spans_at.
+ */
+int chunker_spans(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		  const TSTree *tree, Chunking *out);
+
 /* Appends the span path of chunk i ("Outer > method") to b. */
 void chunking_span_path(const Chunking *c, int32_t span, const char *sep,
 			Buf *b);

@@ -527,6 +527,49 @@ TEST(spans_at_matches_full_run)
 	}
 }
 
+/* chunker_spans gives every span of a full run, with the same names,
+ * parents, bytes, lines and headers, and no chunks. */
+TEST(spans_match_full_run)
+{
+	static const char *const names[] = {
+		"python/class_split.py", "typescript/shapes.ts",
+		"tsx/component.tsx", "javascript/module.js", "bash/deploy.sh",
+	};
+
+	for (size_t f = 0; f < sizeof(names) / sizeof(*names); f++) {
+		size_t len;
+		char *text = test_read_fixture(names[f], &len);
+		Lang lang = lang_detect(names[f], text, len);
+		Chunker *ch = chunker_new(0);
+		Chunking full, c;
+
+		ASSERT_INT_EQ(chunker_run(ch, lang, text, (uint32_t)len, NULL,
+					  &full),
+			      0);
+		ASSERT_INT_EQ(chunker_spans(ch, lang, text, (uint32_t)len, NULL,
+					    &c),
+			      0);
+		EXPECT_INT_EQ(c.nchunks, 0);
+		CHECK_(c.nspans == full.nspans && c.nspans > 0, (void)0,
+		       "%s: %u spans, want %u", names[f], c.nspans, full.nspans);
+		for (uint32_t i = 0; i < c.nspans && i < full.nspans; i++) {
+			EXPECT_STR_EQ(c.spans[i].qualname, full.spans[i].qualname);
+			EXPECT_STR_EQ(c.spans[i].header, full.spans[i].header);
+			EXPECT_INT_EQ(c.spans[i].parent, full.spans[i].parent);
+			EXPECT_INT_EQ(c.spans[i].bytes.start,
+				      full.spans[i].bytes.start);
+			EXPECT_INT_EQ(c.spans[i].bytes.end, full.spans[i].bytes.end);
+			EXPECT_INT_EQ(c.spans[i].lines.start,
+				      full.spans[i].lines.start);
+			EXPECT_INT_EQ(c.spans[i].lines.end, full.spans[i].lines.end);
+		}
+		chunking_close(&c);
+		chunking_close(&full);
+		chunker_delete(ch);
+		free(text);
+	}
+}
+
 /* A decorated class too big for one chunk: its decorators open its first
  * chunk together with the class line, never a chunk of their own. */
 TEST(split_decorated_class_keeps_its_decorators)
