@@ -12,7 +12,7 @@
 
 #include "chunker/chunker.h"
 
-#define INDEX_SCHEMA_VERSION 1
+#define INDEX_SCHEMA_VERSION 2
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 #define INDEX_MAX_JOBS 64

@@ -11,7 +11,8 @@
 /* Prepared statements, one per row of the table in store.c. */
 enum {
 	ST_FILE_GET,
-	ST_FILE_PUT,
+	ST_FILE_INSERT,
+	ST_FILE_UPDATE,
 	ST_FILE_DELETE,
 	ST_FILE_STAMP,
 	ST_FILES_ALL,
@@ -60,6 +61,12 @@ int index__begin(Index *ix);
 int index__commit(Index *ix);
 void index__rollback(Index *ix);
 
+/* Bulk mode for the first scan into an empty index: no fsync at WAL
+ * checkpoints (synchronous=OFF). A killed process loses nothing the OS
+ * has; a power cut may cost the index being built, nothing older. Off
+ * again (synchronous=NORMAL) makes the next checkpoint sync it all. */
+int index__bulk(Index *ix, bool on);
+
 /* Reset a statement for reuse and hand it out. */
 sqlite3_stmt *index__stmt(Index *ix, int which);
 
@@ -89,6 +96,13 @@ char *index__column_dup(sqlite3_stmt *s, int i);
 /* Fills the first HIT_COLUMNS of the current row into h (id .. lines);
  * names, text and score are the caller's. */
 void index__hit_read(sqlite3_stmt *s, IndexHit *h);
+
+/* tokenize.c: code_tokenize() without its fast path for plain words;
+ * the same tokens, for tests that compare the two. */
+int code__tokenize_reference(const char *text, size_t len,
+			     int (*fn)(void *ctx, int flags, const char *tok,
+				       int len, int start, int end),
+			     void *ctx);
 
 /* Wall clock in unix seconds. */
 int64_t index__now(void);

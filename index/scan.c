@@ -26,8 +26,14 @@
 #include "ignore.h"
 
 #define WALK_MAX_DEPTH 128     /* directories deeper than this are skipped */
-#define BATCH_FILES 256        /* files per write transaction */
-#define BATCH_MS 300           /* or this long, whichever comes first */
+/* A write transaction ends after this many files, source bytes or
+ * milliseconds, whichever comes first. Every commit leaves the full-text
+ * index one more segment, and merging segments costs about as much as
+ * writing them, so the batches are large: a first scan of a large tree
+ * commits every second or so. */
+#define BATCH_FILES 2048
+#define BATCH_BYTES (16u << 20)
+#define BATCH_MS 1000
 #define QUEUE_MAX 64           /* results waiting for the writer */
 #define PROGRESS_MS 100
 
@@ -58,6 +64,7 @@ typedef struct {
 	ScanStats *stats;
 	const volatile int *cancel;
 	bool rechunk; /* stored rows were cut at another chunk size */
+	uint32_t stored; /* files the index had */
 } Walk;
 
 static int64_t stat_mtime(const struct stat *st)
@@ -269,6 +276,7 @@ static int merge_stored(Walk *w, Vanished *gone)
 		const char *path = (const char *)sqlite3_column_text(s, 1);
 		int cmp = -1;
 
+		w->stored++;
 		while (i < w->n && (cmp = strcmp(w->c[i].rel, path)) < 0)
 			i++;
 		if (i < w->n && cmp == 0) {
@@ -316,6 +324,7 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
+	uint32_t worker; /* the worker that made it, and frees it */
 	struct Result *next;
 } Result;
 
@@ -328,7 +337,16 @@ typedef struct {
 	Result *head, *tail;
 	uint32_t queued, workers_left;
 	int stop;
+	/* Results written, handed back to the worker that made them: its
+	 * allocator arena gets its memory back without the writer taking
+	 * that arena's lock on every free while the worker allocates. */
+	Result *spent[INDEX_MAX_JOBS];
 } Pool;
+
+typedef struct {
+	Pool *p;
+	uint32_t id;
+} Worker;
 
 static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 {
@@ -364,23 +382,40 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 		r->skipped = true;
 }
 
+static void result_free(Result *r);
+
+static void results_free(Result *r)
+{
+	while (r) {
+		Result *next = r->next;
+
+		result_free(r);
+		r = next;
+	}
+}
+
 static void *worker_main(void *arg)
 {
-	Pool *p = arg;
+	Worker *me = arg;
+	Pool *p = me->p;
 	Chunker *ch = chunker_new(p->w->ix->opt.max_chunk_size);
 
 	for (;;) {
-		Result *r;
+		Result *r, *spent;
 		uint32_t i;
 
 		pthread_mutex_lock(&p->mu);
 		while (p->queued >= QUEUE_MAX && !p->stop)
 			pthread_cond_wait(&p->not_full, &p->mu);
 		i = p->next < p->ntodo && !p->stop ? p->next++ : UINT32_MAX;
+		spent = p->spent[me->id];
+		p->spent[me->id] = NULL;
 		pthread_mutex_unlock(&p->mu);
+		results_free(spent);
 		if (i == UINT32_MAX || (p->w->cancel && *p->w->cancel))
 			break;
 		r = xcalloc(1, sizeof(*r));
+		r->worker = me->id;
 		process(ch, p->w->ix, p->todo[i], r);
 		pthread_mutex_lock(&p->mu);
 		if (p->tail)
@@ -400,12 +435,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The next result, or NULL when every worker has finished. */
-static Result *pool_pop(Pool *p)
+/* Hands back done (may be NULL), the result last written, to its
+ * worker; returns the next result, or NULL when every worker has
+ * finished. */
+static Result *pool_pop(Pool *p, Result *done)
 {
 	Result *r;
 
 	pthread_mutex_lock(&p->mu);
+	if (done) {
+		done->next = p->spent[done->worker];
+		p->spent[done->worker] = done;
+	}
 	while (!p->head && p->workers_left)
 		pthread_cond_wait(&p->not_empty, &p->mu);
 	if ((r = p->head)) {
@@ -472,20 +513,23 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 	ScanStats *st = p->w->stats;
 	int64_t batch_start = now_ms(), last_progress = 0;
 	uint32_t in_batch = 0;
-	Result *r;
+	uint64_t batch_bytes = 0;
+	Result *r = NULL;
 	int err = 0;
 
-	while ((r = pool_pop(p))) {
+	while ((r = pool_pop(p, r))) {
 		if (!err && !ix->in_txn)
 			err = index__begin(ix);
 		if (!err)
 			err = apply(ix, r, st);
-		result_free(r);
 		in_batch++;
-		if (!err && (in_batch >= BATCH_FILES ||
-			     now_ms() - batch_start >= BATCH_MS)) {
+		batch_bytes += r->len;
+		if (!err &&
+		    (in_batch >= BATCH_FILES || batch_bytes >= BATCH_BYTES ||
+		     now_ms() - batch_start >= BATCH_MS)) {
 			err = index__commit(ix);
 			in_batch = 0;
+			batch_bytes = 0;
 			batch_start = now_ms();
 		}
 		if (err) { /* let the workers finish, drop what they send */
@@ -570,6 +614,7 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 {
 	Pool p;
 	pthread_t threads[INDEX_MAX_JOBS];
+	Worker workers[INDEX_MAX_JOBS];
 	int i, started = 0, err;
 
 	memset(&p, 0, sizeof(p));
@@ -591,7 +636,10 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	pthread_cond_init(&p.not_full, NULL);
 	p.workers_left = (uint32_t)jobs;
 	for (i = 0; i < jobs; i++) {
-		if (pthread_create(&threads[i], NULL, worker_main, &p) != 0)
+		workers[i].p = &p;
+		workers[i].id = (uint32_t)i;
+		if (pthread_create(&threads[i], NULL, worker_main,
+				   &workers[i]) != 0)
 			break;
 		started++;
 	}
@@ -601,6 +649,8 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	err = started ? write_results(&p, fn, ctx) : CASTLS_EIO;
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	for (i = 0; i < jobs; i++)
+		results_free(p.spent[i]);
 	pthread_cond_destroy(&p.not_full);
 	pthread_cond_destroy(&p.not_empty);
 	pthread_mutex_destroy(&p.mu);
@@ -614,6 +664,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	ScanStats local;
 	Walk w;
 	Vanished gone = {0};
+	bool bulk;
 	int err;
 
 	memset(&local, 0, sizeof(local));
@@ -633,8 +684,14 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	err = merge_stored(&w, &gone);
 	if (!err)
 		err = drop_vanished(ix, &gone, &local);
+	bulk = !err && w.stored == 0 && w.n > 0 && index__bulk(ix, true) == 0;
 	if (!err)
 		err = run_pool(&w, jobs, fn, ctx);
+	if (bulk) {
+		int e = index__bulk(ix, false);
+
+		err = err ? err : e;
+	}
 	if (!err && cancel && *cancel)
 		err = CASTLS_ECANCELED;
 	if (!err)

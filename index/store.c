@@ -18,6 +18,8 @@
 /* Page cache per connection, KiB: enough to keep the full-text index's
  * hot pages of a large workspace. */
 #define INDEX_CACHE_KIB "16384"
+/* Bytes a database page; see open_db. */
+#define INDEX_PAGE_SIZE "16384"
 
 /* ---------------------------------------------------------------------- *
  * Schema
@@ -41,7 +43,6 @@ static const char schema[] =
 	"CREATE INDEX spans_file ON spans(file_id, start_byte);"
 	"CREATE INDEX spans_parent ON spans(parent_id);"
 	"CREATE INDEX spans_name ON spans(name);"
-	"CREATE INDEX spans_qualname ON spans(qualname);"
 	"CREATE TABLE chunks("
 	" id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
 	" kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
@@ -49,23 +50,29 @@ static const char schema[] =
 	" end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
 	" hash INTEGER NOT NULL, names TEXT NOT NULL, text TEXT NOT NULL);"
 	"CREATE INDEX chunks_file ON chunks(file_id, start_byte);"
-	"CREATE INDEX chunks_span ON chunks(span_id);"
 	/* The full-text index reads its documents through this view, so
 	 * chunk text is stored once. */
 	"CREATE VIEW chunks_doc AS SELECT c.id AS id, c.text AS text,"
 	" c.names AS names, f.path AS path"
 	" FROM chunks c JOIN files f ON f.id = c.file_id;"
 	"CREATE VIRTUAL TABLE chunks_fts USING fts5(text, names, path,"
-	" content='chunks_doc', content_rowid='id', tokenize='castls');";
+	" content='chunks_doc', content_rowid='id', tokenize='castls');"
+	/* FTS5 writes its pending terms out as a new segment when they pass
+	 * this many bytes (1 MiB by default), and at every commit. A large
+	 * write transaction of a scan then leaves one segment, not a dozen
+	 * that the merges would read and write again. */
+	"INSERT INTO chunks_fts(chunks_fts, rank)"
+	" VALUES('hashsize', 16777216);";
 
 static const char *const statements[ST_COUNT] = {
 	[ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
-	[ST_FILE_PUT] = "INSERT INTO files(path, lang, size, mtime, hash,"
-			" indexed_at) VALUES(?,?,?,?,?,?)"
-			" ON CONFLICT(path) DO UPDATE SET lang=excluded.lang,"
-			" size=excluded.size, mtime=excluded.mtime,"
-			" hash=excluded.hash, indexed_at=excluded.indexed_at"
-			" RETURNING id",
+	/* No upsert with RETURNING: that makes a statement journal, and
+	 * every statement savepoint flushes FTS5's pending terms into a new
+	 * segment, one per file, which the merges then pay for. */
+	[ST_FILE_INSERT] = "INSERT INTO files(path, lang, size, mtime, hash,"
+			   " indexed_at) VALUES(?,?,?,?,?,?)",
+	[ST_FILE_UPDATE] = "UPDATE files SET lang=?, size=?, mtime=?, hash=?,"
+			   " indexed_at=? WHERE id=?",
 	[ST_FILE_DELETE] = "DELETE FROM files WHERE id=?",
 	[ST_FILE_STAMP] = "UPDATE files SET size=?, mtime=?, hash=? WHERE id=?",
 	[ST_FILES_ALL] = "SELECT id, path FROM files",
@@ -187,6 +194,12 @@ void index__rollback(Index *ix)
 {
 	sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
 	ix->in_txn = false;
+}
+
+int index__bulk(Index *ix, bool on)
+{
+	return exec(ix, on ? "PRAGMA synchronous=OFF"
+			   : "PRAGMA synchronous=NORMAL");
 }
 
 /* Runs a statement that returns no rows (or whose rows we ignore). */
@@ -345,6 +358,13 @@ static int open_db(Index *ix)
 		snprintf(ix->errmsg, sizeof(ix->errmsg), "quick_check failed");
 		return CASTLS_ECORRUPT;
 	}
+	/* Bigger pages than SQLite's 4 KiB: chunk rows of a few KiB and
+	 * FTS5's ~4 KB leaves pack without overflow pages, and the bulk
+	 * writes of a first scan touch fewer pages. It only takes on a new
+	 * file, before the switch to WAL writes the header. */
+	if (version == 0 &&
+	    (err = exec(ix, "PRAGMA page_size=" INDEX_PAGE_SIZE)))
+		return err;
 	if ((err = wal_mode(ix)) ||
 	    (err = exec(ix, "PRAGMA synchronous=NORMAL")) ||
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
@@ -570,12 +590,12 @@ static uint64_t span_hash(const Span *s, const char *text)
 }
 
 /* Writes spans; ids[i] receives the row id of span i. */
-static int write_spans(Index *ix, int64_t file, const char *text,
+static int write_spans(Index *ix, int64_t file, bool fresh, const char *text,
 		       const Chunking *c, int64_t *ids, IndexDelta *d)
 {
-	OldRow *old;
-	uint32_t nold, i;
-	int err = load_rows(ix, ST_SPANS_OF, file, &old, &nold);
+	OldRow *old = NULL;
+	uint32_t nold = 0, i;
+	int err = fresh ? 0 : load_rows(ix, ST_SPANS_OF, file, &old, &nold);
 
 	if (err)
 		return err;
@@ -696,14 +716,16 @@ static int insert_chunk(Index *ix, int64_t file, const char *relpath,
 	return step_done(ix, st);
 }
 
-static int write_chunks(Index *ix, int64_t file, const char *relpath,
-			const char *text, const Chunking *c,
-			const int64_t *span_ids, IndexDelta *d)
+static int write_chunks(Index *ix, int64_t file, bool fresh,
+			const char *relpath, const char *text,
+			const Chunking *c, const int64_t *span_ids,
+			IndexDelta *d)
 {
-	OldRow *old;
-	uint32_t nold, i;
+	OldRow *old = NULL;
+	uint32_t nold = 0, i;
 	Buf names = {0};
-	int err = load_rows(ix, ST_CHUNKS_OF, file, &old, &nold);
+	int err = fresh ? 0
+			: load_rows(ix, ST_CHUNKS_OF, file, &old, &nold);
 
 	if (err)
 		return err;
@@ -754,31 +776,59 @@ static int write_chunks(Index *ix, int64_t file, const char *relpath,
 	return err;
 }
 
-int index__file_write(Index *ix, const char *relpath, Lang lang,
-		      const FileStamp *stamp, const char *text, uint32_t len,
-		      const Chunking *c, IndexDelta *delta)
+/* Writes the files row of relpath: an update when it is there, else an
+ * insert. *fresh says it was not there, so it has no rows to keep. */
+static int file_row(Index *ix, const char *relpath, Lang lang,
+		    const FileStamp *stamp, int64_t *id, bool *fresh)
 {
-	sqlite3_stmt *s = index__stmt(ix, ST_FILE_PUT);
-	IndexDelta local = {0};
-	int64_t file, *span_ids;
-	int rc, err;
+	FileStamp old;
+	sqlite3_stmt *s;
+	int found = index__file_stamp(ix, relpath, &old);
 
-	(void)len;
+	if (found < 0)
+		return found;
+	*fresh = !found;
+	if (found) {
+		s = index__stmt(ix, ST_FILE_UPDATE);
+		sqlite3_bind_text(s, 1, lang_name(lang), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, stamp->size);
+		sqlite3_bind_int64(s, 3, stamp->mtime);
+		sqlite3_bind_int64(s, 4, (int64_t)stamp->hash);
+		sqlite3_bind_int64(s, 5, index__now());
+		sqlite3_bind_int64(s, 6, old.id);
+		*id = old.id;
+		return step_done(ix, s);
+	}
+	s = index__stmt(ix, ST_FILE_INSERT);
 	bind_text(s, 1, relpath, strlen(relpath));
 	sqlite3_bind_text(s, 2, lang_name(lang), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 3, stamp->size);
 	sqlite3_bind_int64(s, 4, stamp->mtime);
 	sqlite3_bind_int64(s, 5, (int64_t)stamp->hash);
 	sqlite3_bind_int64(s, 6, index__now());
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW)
-		return index__db_error(ix, rc);
-	file = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
+	*id = 0;
+	if (step_done(ix, s) == 0)
+		*id = sqlite3_last_insert_rowid(ix->db);
+	return *id ? 0 : index__db_error(ix, sqlite3_errcode(ix->db));
+}
+
+int index__file_write(Index *ix, const char *relpath, Lang lang,
+		      const FileStamp *stamp, const char *text, uint32_t len,
+		      const Chunking *c, IndexDelta *delta)
+{
+	IndexDelta local = {0};
+	int64_t file, *span_ids;
+	bool fresh;
+	int err;
+
+	(void)len;
+	if ((err = file_row(ix, relpath, lang, stamp, &file, &fresh)))
+		return err;
 	span_ids = xmalloc((c->nspans + 1) * sizeof(*span_ids));
-	err = write_spans(ix, file, text, c, span_ids, &local);
+	err = write_spans(ix, file, fresh, text, c, span_ids, &local);
 	if (!err)
-		err = write_chunks(ix, file, relpath, text, c, span_ids, &local);
+		err = write_chunks(ix, file, fresh, relpath, text, c, span_ids,
+				   &local);
 	xfree(span_ids);
 	if (delta)
 		*delta = local;

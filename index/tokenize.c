@@ -6,6 +6,8 @@
  */
 #include "tokenize.h"
 
+#include "index_int.h"
+
 #include <limits.h>
 #include <string.h>
 
@@ -79,25 +81,40 @@ static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
-/* Classifies the character at p (n > 0 bytes left); *width gets its
- * length in bytes (1 for an invalid byte). */
-static CharClass char_classify(const char *p, size_t n, size_t *width)
+/* The class of each ASCII byte. */
+#define S CH_SEP
+#define L CH_LOWER
+#define U CH_UPPER
+#define D CH_DIGIT
+#define J CH_JOIN
+static const uint8_t ascii_class[128] = {
+	S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
+	S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
+	S, S, S, S, J, S, S, S, S, S, S, S, S, S, S, S, /* $ */
+	D, D, D, D, D, D, D, D, D, D, S, S, S, S, S, S,
+	S, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U,
+	U, U, U, U, U, U, U, U, U, U, U, S, S, S, S, J, /* _ */
+	S, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,
+	L, L, L, L, L, L, L, L, L, L, L, S, S, S, S, S,
+};
+#undef S
+#undef L
+#undef U
+#undef D
+#undef J
+
+/* The class of byte b when it is ASCII, else CH_OTHER (decode it). */
+static inline CharClass byte_class(unsigned char b)
 {
-	unsigned char b = (unsigned char)*p;
+	return b < 0x80 ? (CharClass)ascii_class[b] : CH_OTHER;
+}
+
+/* char_classify() for a byte >= 0x80. */
+static CharClass classify_multibyte(const char *p, size_t n, size_t *width)
+{
 	uint32_t cp;
 	size_t i;
 
-	*width = 1;
-	if (b >= 'a' && b <= 'z')
-		return CH_LOWER;
-	if (b >= 'A' && b <= 'Z')
-		return CH_UPPER;
-	if (b >= '0' && b <= '9')
-		return CH_DIGIT;
-	if (b == '_' || b == '$')
-		return CH_JOIN;
-	if (b < 0x80)
-		return CH_SEP;
 	*width = utf8_decode((const unsigned char *)p, n, &cp);
 	if (*width == 0) {
 		*width = 1;
@@ -107,6 +124,19 @@ static CharClass char_classify(const char *p, size_t n, size_t *width)
 		if (cp >= separators[i].lo && cp <= separators[i].hi)
 			return CH_SEP;
 	return CH_OTHER;
+}
+
+/* Classifies the character at p (n > 0 bytes left); *width gets its
+ * length in bytes (1 for an invalid byte). */
+static inline CharClass char_classify(const char *p, size_t n, size_t *width)
+{
+	unsigned char b = (unsigned char)*p;
+
+	if (b < 0x80) {
+		*width = 1;
+		return (CharClass)ascii_class[b];
+	}
+	return classify_multibyte(p, n, width);
 }
 
 /*
@@ -275,19 +305,66 @@ static int emit_identifier(Scan *s)
 	return flags ? 0 : emit_parts(s, a, b);
 }
 
-int code_tokenize(const char *text, size_t len, TokenFn fn, void *ctx)
+/*
+ * The fast path for the commonest identifier, a plain word: one ASCII
+ * letter, then lower-case ASCII letters only ("self", "return", "Path"),
+ * at most CODE_TOKEN_MAX bytes and followed by an ASCII separator or the
+ * end. Its only token is its whole, lower-cased: it has no '_' or '$'
+ * to trim or join, and its one part equals the whole. Returns the length
+ * of the word at text[i] when it is one and its token was emitted (*rc
+ * the callback's answer), else 0 and the general path reads it.
+ */
+static size_t plain_word(const char *text, size_t len, size_t i,
+			 TokenFn fn, void *ctx, int *rc)
+{
+	unsigned char b = (unsigned char)text[i];
+	CharClass first = byte_class(b);
+	char low[CODE_TOKEN_MAX];
+	size_t j = i + 1, n;
+
+	if (first != CH_LOWER && first != CH_UPPER)
+		return 0;
+	while (j < len && byte_class((unsigned char)text[j]) == CH_LOWER)
+		j++;
+	n = j - i;
+	if (n > CODE_TOKEN_MAX ||
+	    (j < len && byte_class((unsigned char)text[j]) != CH_SEP))
+		return 0;
+	if (first == CH_UPPER) {
+		memcpy(low, text + i, n);
+		low[0] = (char)(b - 'A' + 'a');
+		*rc = fn(ctx, TOKEN_WHOLE, low, (int)n, (int)i, (int)j);
+	} else {
+		*rc = fn(ctx, TOKEN_WHOLE, text + i, (int)n, (int)i, (int)j);
+	}
+	return n;
+}
+
+static int tokenize(const char *text, size_t len, TokenFn fn, void *ctx,
+		    bool fast)
 {
 	Scan s;
-	size_t i = 0, w = 0;
+	size_t i = 0, w = 0, n;
 	CharClass cls;
 	bool too_long;
-	int rc;
+	int rc = 0;
 
 	if (len > INT_MAX)
 		return CASTLS_ELIMIT;
 	s.fn = fn;
 	s.ctx = ctx;
 	while (i < len) {
+		/* Runs of ASCII separators (indentation) are most of the
+		 * bytes between identifiers. */
+		while (byte_class((unsigned char)text[i]) == CH_SEP)
+			if (++i == len)
+				return 0;
+		if (fast && (n = plain_word(text, len, i, fn, ctx, &rc))) {
+			if (rc)
+				return rc;
+			i += n + (i + n < len); /* and the separator */
+			continue;
+		}
 		cls = char_classify(text + i, len - i, &w);
 		if (cls == CH_SEP) {
 			i += w;
@@ -325,6 +402,17 @@ int code_tokenize(const char *text, size_t len, TokenFn fn, void *ctx)
 			i += w;
 	}
 	return 0;
+}
+
+int code_tokenize(const char *text, size_t len, TokenFn fn, void *ctx)
+{
+	return tokenize(text, len, fn, ctx, true);
+}
+
+int code__tokenize_reference(const char *text, size_t len, TokenFn fn,
+			     void *ctx)
+{
+	return tokenize(text, len, fn, ctx, false);
 }
 
 /* ---------------------------------------------------------------------- *

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "index/index.h"
+#include "index/index_int.h"
 #include "ixtest.h"
 
 typedef struct {
@@ -689,8 +690,10 @@ TEST(scan_files_vanish_during_scan)
  * SIGKILL during a cold index
  * ---------------------------------------------------------------------- */
 
-#define KILL_FILES 1500
-#define KILL_AFTER_MS 400
+/* More files than one write batch of a scan holds (BATCH_FILES, 2048,
+ * in index/scan.c), so that a fast build commits before it ends. */
+#define KILL_FILES 2600
+#define KILL_POLL_MS 5
 
 static const char *const words[] = {
 	"account", "balance", "parse", "token", "stream", "buffer", "render",
@@ -794,6 +797,47 @@ static const char *const compare_sql[][2] = {
 		      " MATCH 'path:pkg7 AND socket'"},
 };
 
+/* The files committed to the database at path so far; 0 while it is
+ * not there yet or has no schema. */
+static long long committed_files(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s;
+	long long n = 0;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT count(*) FROM files", -1, &s,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			n = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/* Waits until pid has committed some files to the database at path and
+ * is still running; false when it ended first. */
+static bool wait_for_commit(const char *path, pid_t pid)
+{
+	struct timespec pause = {0, KILL_POLL_MS * 1000000L};
+	siginfo_t info;
+
+	for (;;) {
+		if (committed_files(path) > 0)
+			return true;
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pid, &info,
+			   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    info.si_pid == pid)
+			return false;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Kills a cold index once its first batch is committed, while the next
+ * one is being written; the resumed index equals a clean one. */
 TEST(scan_sigkill_then_resume_equals_clean)
 {
 	Fixture f;
@@ -801,7 +845,7 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	int status;
 	pid_t pid;
 	sqlite3 *clean;
-	struct timespec pause = {0, KILL_AFTER_MS * 1000000L};
+	bool running;
 
 	fixture_init(&f);
 	make_big_workspace(f.root);
@@ -815,17 +859,18 @@ TEST(scan_sigkill_then_resume_equals_clean)
 		     *e = ixt_path(f.tmp, "kill.err");
 
 		pid = ixt_spawn(argv, o, e);
-		nanosleep(&pause, NULL);
+		running = wait_for_commit(f.db_path, pid);
 		kill(pid, SIGKILL);
 		status = ixt_wait(pid);
 		xfree(o);
 		xfree(e);
 	}
-	if (status != 128 + SIGKILL)
+	if (!running || status != 128 + SIGKILL)
 		test_fail(__FILE__, __LINE__,
-			  "castls index ended (status %d) before the kill at"
-			  " %d ms: make the workspace bigger",
-			  status, KILL_AFTER_MS);
+			  "castls index ended (status %d) before a first"
+			  " commit could be seen: make the workspace bigger",
+			  status);
+	EXPECT_TRUE(committed_files(f.db_path) < KILL_FILES);
 	{
 		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
 				"--db", f.db_path, "--quiet", NULL};
@@ -859,6 +904,32 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	}
 	sqlite3_close(clean);
 	xfree(clean_db);
+	fixture_close(&f);
+}
+
+/* A first scan into an empty database runs without fsyncs and leaves the
+ * connection syncing again; a new database has 16 KiB pages. */
+TEST(scan_cold_build_restores_synchronous)
+{
+	Fixture f;
+	ScanStats st;
+	sqlite3_stmt *s;
+
+	fixture_init(&f);
+	ixt_write(f.root, "led.py", led_v1);
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	ASSERT_INT_EQ(sqlite3_prepare_v2(f.ix->db, "PRAGMA synchronous", -1,
+					 &s, NULL),
+		      SQLITE_OK);
+	ASSERT_INT_EQ(sqlite3_step(s), SQLITE_ROW);
+	EXPECT_INT_EQ(sqlite3_column_int(s, 0), 1); /* NORMAL */
+	sqlite3_finalize(s);
+	EXPECT_INT_EQ(q_int(&f, "PRAGMA page_size"), 16384);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
+				" chunks_fts MATCH 'withdraw'"),
+		      1);
 	fixture_close(&f);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "chunker/base.h"
+#include "index/index_int.h"
 #include "index/tokenize.h"
 
 /* ---------------------------------------------------------------------- *
@@ -308,6 +309,65 @@ TEST(tokenize_random_bytes)
 			return;
 		}
 	}
+}
+
+/* Every token with its flags and offsets, one per line. */
+static int trace(void *ctx, int flags, const char *tok, int len, int start,
+		 int end)
+{
+	buf_printf(ctx, "%d %d %d ", flags, start, end);
+	buf_append(ctx, tok, (size_t)len);
+	buf_puts(ctx, "\n");
+	return 0;
+}
+
+/* The fast path for plain words gives exactly what the general path
+ * gives, on text built from words, code punctuation, case changes,
+ * joins, digits, non-ASCII letters and separators, and words around the
+ * CODE_TOKEN_MAX cut. */
+TEST(tokenize_fast_path_matches_reference)
+{
+	static const char *const pieces[] = {
+		"self", "Path", "return", "x", "getUser", "HTTP", "max_size",
+		"_", "$", "9", "utf8", " ", "  ", "\n\t", "(", ").", "->",
+		"\xc3\xa9", "\xe2\x80\x9c", "\xff", "Ab", "aB", "Z",
+		/* 64 bytes, the most a token may have, and 65 */
+		"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+		"abcdefghijkl",
+		"Abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+		"abcdefghijklm",
+	};
+	uint64_t x = 0x2545F4914F6CDD1Du;
+	Buf text = {0}, fast = {0}, ref = {0};
+	int round, i;
+
+	for (round = 0; round < 500; round++) {
+		text.len = fast.len = ref.len = 0;
+		for (i = 0; i < 40; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf_puts(&text, pieces[(x >> 11) % (sizeof(pieces) /
+							    sizeof(*pieces))]);
+		}
+		EXPECT_INT_EQ(code_tokenize(text.data, text.len, trace, &fast),
+			      0);
+		EXPECT_INT_EQ(code__tokenize_reference(text.data, text.len,
+						       trace, &ref),
+			      0);
+		if (fast.len != ref.len ||
+		    memcmp(fast.data, ref.data, fast.len) != 0) {
+			test_fail(__FILE__, __LINE__,
+				  "round %d \"%s\":\n  fast:\n%s"
+				  "  reference:\n%s",
+				  round, text.data, fast.data ? fast.data : "",
+				  ref.data ? ref.data : "");
+			break;
+		}
+	}
+	buf_free(&text);
+	buf_free(&fast);
+	buf_free(&ref);
 }
 
 /* ---------------------------------------------------------------------- *
