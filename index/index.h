@@ -163,6 +163,21 @@ void index_spans_free(IndexSpan *spans, uint32_t n);
 int index_symbols(Index *ix, const char *query, uint32_t limit,
 		  IndexSpan **out, uint32_t *n);
 
+/* Spans named `name` exactly, shortest qualified name first, up to
+ * limit (at most INDEX_SEARCH_MAX). */
+int index_spans_named(Index *ix, const char *name, uint32_t limit,
+		      IndexSpan **out, uint32_t *n);
+
+/* The spans whose parent is span id (a class's methods), in order. */
+int index_span_children(Index *ix, int64_t id, uint32_t limit,
+			IndexSpan **out, uint32_t *n);
+
+/* The indexed text of bytes [start, end) of a file, rebuilt from its
+ * chunks, into *out (the caller's to xfree). Returns 1 found, 0 when
+ * the rows do not cover the range, or an error. */
+int index_file_text(Index *ix, int64_t file_id, uint32_t start,
+		    uint32_t end, char **out);
+
 /*
  * The chunks holding the definitions named `name` exactly (the chunk
  * where each such span starts), up to limit. Each hit's score is 0 and

@@ -146,12 +146,41 @@ static void sql_symbol_rank(sqlite3_context *ctx, int argc, sqlite3_value **v)
 	sqlite3_result_int(ctx, name && q ? symbol_rank(name, q) : 0);
 }
 
+/* Reads span rows from s (a score in column 14 when there is one), then
+ * finalizes s. */
+static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
+			 uint32_t *n)
+{
+	uint32_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		read_span(s, &(*out)[*n]);
+		if (sqlite3_column_count(s) > 14)
+			(*out)[*n].score = sqlite3_column_int(s, 14);
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		index_spans_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
 int index_symbols(Index *ix, const char *query, uint32_t limit,
 		  IndexSpan **out, uint32_t *n)
 {
 	sqlite3_stmt *s;
 	char q[SYMBOL_QUERY_MAX + 1];
-	uint32_t cap = 0;
 	int rc;
 
 	*out = NULL;
@@ -175,22 +204,7 @@ int index_symbols(Index *ix, const char *query, uint32_t limit,
 		return index__db_error(ix, rc);
 	sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 2, (int)limit);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 32;
-			*out = xrealloc(*out, cap * sizeof(**out));
-		}
-		read_span(s, &(*out)[*n]);
-		(*out)[(*n)++].score = sqlite3_column_int(s, 14);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		index_spans_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return index__db_error(ix, rc);
-	}
-	return 0;
+	return collect_spans(ix, s, out, n);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -259,4 +273,110 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 		return index__db_error(ix, rc);
 	sqlite3_bind_text(s, 1, relpath, -1, SQLITE_TRANSIENT);
 	return collect_hits(ix, s, hits, n, true);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Spans by name or parent, and the text they cover
+ * ---------------------------------------------------------------------- */
+
+/* Prepares sql and binds ?1 (text, or int64 when text is NULL) and the
+ * limit ?2; NULL with the error in *err. */
+static sqlite3_stmt *prepare_spans(Index *ix, const char *sql,
+				   const char *text, int64_t id,
+				   uint32_t limit, int *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK) {
+		*err = index__db_error(ix, rc);
+		return NULL;
+	}
+	if (text)
+		sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
+							      : limit));
+	return s;
+}
+
+int index_spans_named(Index *ix, const char *name, uint32_t limit,
+		      IndexSpan **out, uint32_t *n)
+{
+	int err = 0;
+	sqlite3_stmt *s = prepare_spans(
+		ix,
+		"SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+		" ON f.id = s.file_id WHERE s.name = ?1"
+		" ORDER BY length(s.qualname), f.path, s.start_byte LIMIT ?2",
+		name, 0, limit, &err);
+
+	*out = NULL;
+	*n = 0;
+	return s ? collect_spans(ix, s, out, n) : err;
+}
+
+int index_span_children(Index *ix, int64_t id, uint32_t limit,
+			IndexSpan **out, uint32_t *n)
+{
+	int err = 0;
+	sqlite3_stmt *s = prepare_spans(
+		ix,
+		"SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+		" ON f.id = s.file_id WHERE s.parent_id = ?1"
+		" ORDER BY s.start_byte LIMIT ?2",
+		NULL, id, limit, &err);
+
+	*out = NULL;
+	*n = 0;
+	return s ? collect_spans(ix, s, out, n) : err;
+}
+
+int index_file_text(Index *ix, int64_t file_id, uint32_t start,
+		    uint32_t end, char **out)
+{
+	sqlite3_stmt *s;
+	Buf b = {0};
+	int rc = sqlite3_prepare_v2(ix->db,
+				    "SELECT start_byte, text FROM chunks"
+				    " WHERE file_id = ?1 AND start_byte < ?3"
+				    " AND end_byte > ?2 ORDER BY start_byte",
+				    -1, &s, NULL);
+	uint32_t from = start;
+
+	*out = NULL;
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	sqlite3_bind_int64(s, 1, file_id);
+	sqlite3_bind_int64(s, 2, start);
+	sqlite3_bind_int64(s, 3, end);
+	/* Chunks tile the file: each one continues where the last ended. */
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t cs = (uint32_t)sqlite3_column_int64(s, 0);
+		const char *t = (const char *)sqlite3_column_text(s, 1);
+		uint32_t tl = (uint32_t)sqlite3_column_bytes(s, 1);
+		uint32_t a, z;
+
+		if (cs > from || !t)
+			break; /* a gap: the rows are not what we expect */
+		a = from - cs;
+		z = end - cs < tl ? end - cs : tl;
+		if (a < z)
+			buf_append(&b, t + a, z - a);
+		from = cs + z;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		buf_free(&b);
+		return index__db_error(ix, rc);
+	}
+	if (from < end) {
+		buf_free(&b);
+		return 0;
+	}
+	*out = buf_take(&b);
+	if (!*out)
+		*out = xstrdup("");
+	return 1;
 }

@@ -1,0 +1,172 @@
+/*
+ * test_spans.c: span lookups the context ranking builds on: spans by
+ * exact name, a class's members, and a span's text rebuilt from the
+ * chunks of a real index file.
+ */
+#include "test.h"
+
+#include "index/index.h"
+#include "ixtest.h"
+
+/* Small chunks, so a definition's text spans several chunk rows. */
+#define TINY_CHUNK 40
+
+static const char shapes_py[] =
+	"import math\n"
+	"\n"
+	"\n"
+	"class Shape:\n"
+	"    \"\"\"Something with an area.\"\"\"\n"
+	"\n"
+	"    def area(self):\n"
+	"        raise NotImplementedError\n"
+	"\n"
+	"    def describe(self):\n"
+	"        return '%s of area %.2f' % (type(self).__name__, self.area())\n"
+	"\n"
+	"\n"
+	"class Circle(Shape):\n"
+	"    def __init__(self, r):\n"
+	"        self.r = r\n"
+	"\n"
+	"    def area(self):\n"
+	"        return math.pi * self.r ** 2\n";
+
+static const char other_py[] =
+	"def area(w, h):\n"
+	"    return w * h\n";
+
+typedef struct {
+	char *tmp, *db_path;
+	Index *ix;
+} Fx;
+
+static void fx_open(Fx *f)
+{
+	IndexOptions o = {0};
+	Chunker *ch = chunker_new(TINY_CHUNK);
+	static const struct {
+		const char *rel, *text;
+	} files[] = {{"geo/shapes.py", shapes_py}, {"other.py", other_py}};
+
+	f->tmp = ixt_tmpdir();
+	f->db_path = ixt_path(f->tmp, "index.db");
+	o.root = f->tmp;
+	o.db_path = f->db_path;
+	o.max_chunk_size = TINY_CHUNK;
+	o.quiet = true;
+	if (index_open(&o, &f->ix) != 0)
+		ixt_die("index_open", f->db_path);
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		Chunking c;
+		uint32_t len = (uint32_t)strlen(files[i].text);
+
+		if (chunker_run(ch, LANG_PYTHON, files[i].text, len, NULL, &c) ||
+		    index_file_put(f->ix, files[i].rel, files[i].text, len, &c,
+				   NULL))
+			ixt_die("put", files[i].rel);
+		chunking_close(&c);
+	}
+	chunker_delete(ch);
+}
+
+static void fx_close(Fx *f)
+{
+	index_close(f->ix);
+	ixt_rmtree(f->tmp);
+	xfree(f->tmp);
+	xfree(f->db_path);
+}
+
+/* Every "area" in the workspace, the top-level function first (shortest
+ * qualified name), each with its file, lines and header. */
+TEST(spans_named_exact)
+{
+	Fx f;
+	IndexSpan *sp;
+	uint32_t n;
+
+	fx_open(&f);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "area", 10, &sp, &n), 0);
+	ASSERT_INT_EQ(n, 3);
+	EXPECT_STR_EQ(sp[0].qualname, "area");
+	EXPECT_STR_EQ(sp[0].path, "other.py");
+	EXPECT_INT_EQ(sp[0].parent_id, 0);
+	EXPECT_STR_EQ(sp[1].qualname, "Shape.area");
+	EXPECT_STR_EQ(sp[2].qualname, "Circle.area");
+	EXPECT_STR_EQ(sp[2].path, "geo/shapes.py");
+	EXPECT_INT_EQ(sp[2].lines.start, 17);
+	EXPECT_INT_EQ(sp[2].lines.end, 18);
+	EXPECT_TRUE(sp[2].parent_id != 0);
+	index_spans_free(sp, n);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "are", 10, &sp, &n), 0);
+	EXPECT_INT_EQ(n, 0);
+	index_spans_free(sp, n);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "area", 1, &sp, &n), 0);
+	EXPECT_INT_EQ(n, 1);
+	index_spans_free(sp, n);
+	fx_close(&f);
+}
+
+/* A class's members in file order; a function has none. */
+TEST(span_children_in_order)
+{
+	Fx f;
+	IndexSpan *cls, *kids;
+	uint32_t n, k;
+
+	fx_open(&f);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "Circle", 10, &cls, &n), 0);
+	ASSERT_INT_EQ(n, 1);
+	ASSERT_INT_EQ(index_span_children(f.ix, cls[0].id, 10, &kids, &k), 0);
+	ASSERT_INT_EQ(k, 2);
+	EXPECT_STR_EQ(kids[0].qualname, "Circle.__init__");
+	EXPECT_STR_EQ(kids[1].qualname, "Circle.area");
+	EXPECT_INT_EQ(kids[1].parent_id, cls[0].id);
+	index_spans_free(kids, k);
+	ASSERT_INT_EQ(index_span_children(f.ix, cls[0].id, 1, &kids, &k), 0);
+	EXPECT_INT_EQ(k, 1);
+	index_spans_free(kids, k);
+	index_spans_free(cls, n);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "area", 1, &cls, &n), 0);
+	ASSERT_INT_EQ(index_span_children(f.ix, cls[0].id, 10, &kids, &k), 0);
+	EXPECT_INT_EQ(k, 0);
+	index_spans_free(kids, k);
+	index_spans_free(cls, n);
+	fx_close(&f);
+}
+
+/* The text of any byte range comes back exactly as in the file, across
+ * chunk boundaries; a range past the end of the file is not found. */
+TEST(file_text_rebuilt_from_chunks)
+{
+	Fx f;
+	IndexSpan *sp;
+	uint32_t n, len = (uint32_t)strlen(shapes_py);
+	char *t;
+
+	fx_open(&f);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "Shape", 10, &sp, &n), 0);
+	ASSERT_INT_EQ(n, 1);
+	for (uint32_t a = 0; a < len; a += 7)
+		for (uint32_t z = a; z <= len; z += 13) {
+			ASSERT_INT_EQ(index_file_text(f.ix, sp[0].file_id, a, z,
+						      &t),
+				      1);
+			CHECK_(strlen(t) == z - a &&
+				       memcmp(t, shapes_py + a, z - a) == 0,
+			       (void)0, "[%u, %u): got \"%s\"", a, z, t);
+			xfree(t);
+		}
+	ASSERT_INT_EQ(index_file_text(f.ix, sp[0].file_id, sp[0].bytes.start,
+				      sp[0].bytes.end, &t),
+		      1);
+	EXPECT_TRUE(strncmp(t, "class Shape:\n", 13) == 0);
+	xfree(t);
+	EXPECT_INT_EQ(index_file_text(f.ix, sp[0].file_id, len, len + 10, &t),
+		      0);
+	EXPECT_TRUE(t == NULL);
+	EXPECT_INT_EQ(index_file_text(f.ix, 9999, 0, 10, &t), 0);
+	index_spans_free(sp, n);
+	fx_close(&f);
+}
