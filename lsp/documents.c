@@ -1,8 +1,16 @@
 /*
- * documents.c: open documents. The loop applies each edit to the text,
- * tells tree-sitter exactly what changed (ts_tree_edit) and reparses
- * incrementally; chunking and the index write happen on a worker thread
- * from a snapshot, at most one per document at a time, coalesced.
+ * documents.c: open documents. The loop applies each edit to the text and
+ * records what changed as tree-sitter edits; it does not parse. The index
+ * write, at most one per document at a time, runs on a worker thread from
+ * a snapshot: it replays the recorded edits on a copy of the document's
+ * last tree (ts_tree_edit), reparses incrementally with its own parser,
+ * chunks and writes the rows. Back on the loop the new tree becomes the
+ * document's, and the edits it covers are dropped. A request that needs
+ * the tree before then gets it reparsed on the loop (doc_find).
+ *
+ * Trees change hands only by ts_tree_copy: the loop keeps its tree, a
+ * worker edits and parses its own copy, and the loop adopts the worker's
+ * result; a TSParser never leaves the Chunker of the thread using it.
  */
 #include "lsp_int.h"
 
@@ -104,15 +112,122 @@ static TSPoint point_at(const char *text, uint32_t off)
 }
 
 /* ---------------------------------------------------------------------- *
+ * Syntax trees
+ * ---------------------------------------------------------------------- */
+
+/* Documents larger than this keep no tree: a first parse of a few MB on
+ * the loop would delay other requests, so their snapshots go without one
+ * and the workers that chunk them parse from scratch. */
+#define LOOP_PARSE_MAX (512u * 1024u)
+/* Recorded edits at most; past it the next parse starts from scratch. */
+#define DOC_EDITS_MAX 4096u
+
+static bool keeps_tree(const Document *d)
+{
+	return chunker_language(d->lang) && d->text.len <= LOOP_PARSE_MAX;
+}
+
+/* Forgets the tree and the edits: the next parse starts from scratch,
+ * and no tree of an earlier generation may be adopted. */
+static void tree_reset(Document *d)
+{
+	if (d->tree)
+		ts_tree_delete(d->tree);
+	d->tree = NULL;
+	d->nedits = 0;
+	d->reset_gen = d->generation;
+}
+
+/* Drops the recorded edits up to generation upto (the tree has them). */
+static void edits_drop(Document *d, uint64_t upto)
+{
+	uint32_t k = 0;
+
+	while (k < d->nedits && d->edits[k].generation <= upto)
+		k++;
+	if (k == 0)
+		return;
+	memmove(d->edits, d->edits + k, (d->nedits - k) * sizeof(*d->edits));
+	d->nedits -= k;
+}
+
+/* Records e, made by the change that brings d to generation gen; false
+ * when the list is full. */
+static bool edit_record(Document *d, const TSInputEdit *e, uint64_t gen)
+{
+	if (d->nedits == DOC_EDITS_MAX)
+		return false;
+	if (d->nedits == d->edits_cap) {
+		d->edits_cap = d->edits_cap ? d->edits_cap * 2 : 16;
+		d->edits = xrealloc(d->edits,
+				    d->edits_cap * sizeof(*d->edits));
+	}
+	d->edits[d->nedits].edit = *e;
+	d->edits[d->nedits++].generation = gen;
+	return true;
+}
+
+/* Brings d->tree up to date with d->text on the loop: the recorded edits
+ * on the tree, then an incremental reparse (or a first parse). */
+static void tree_refresh(Server *s, Document *d)
+{
+	Chunker *ch;
+	TSTree *t;
+
+	if (d->tree && d->tree_gen == d->generation)
+		return;
+	if (!keeps_tree(d)) {
+		tree_reset(d);
+		return;
+	}
+	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
+		ts_tree_edit(d->tree, &d->edits[i].edit);
+	ch = chunker_acquire(s);
+	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
+			  (uint32_t)d->text.len, d->tree);
+	chunker_release(s, ch);
+	if (d->tree)
+		ts_tree_delete(d->tree);
+	d->tree = t;
+	d->tree_gen = d->generation;
+	d->nedits = 0;
+}
+
+/* Takes tree, a parse of d's text as of generation gen made by a worker,
+ * when it is newer than d's own; otherwise frees it. */
+static void tree_adopt(Document *d, TSTree *tree, uint64_t gen)
+{
+	if (!keeps_tree(d) || gen < d->reset_gen ||
+	    (d->tree && gen <= d->tree_gen)) {
+		ts_tree_delete(tree);
+		return;
+	}
+	if (d->tree)
+		ts_tree_delete(d->tree);
+	d->tree = tree;
+	d->tree_gen = gen;
+	edits_drop(d, gen);
+}
+
+/* ---------------------------------------------------------------------- *
  * The document list
  * ---------------------------------------------------------------------- */
 
-Document *doc_find(Server *s, const char *uri)
+static Document *find(Server *s, const char *uri)
 {
 	for (Document *d = s->docs; d && uri; d = d->next)
 		if (strcmp(d->uri, uri) == 0)
 			return d;
 	return NULL;
+}
+
+Document *doc_find(Server *s, const char *uri)
+{
+	Document *d = find(s, uri);
+
+	if (d)
+		tree_refresh(s, d);
+	return d;
 }
 
 void doc_free(Document *d)
@@ -126,38 +241,17 @@ void doc_free(Document *d)
 	line_index_free(&d->lines);
 	if (d->tree)
 		ts_tree_delete(d->tree);
+	xfree(d->edits);
 	xfree(d);
-}
-
-/* Documents larger than this are not parsed on the loop (a first parse
- * of a few MB takes long enough to delay other requests): they keep no
- * tree, and the workers that chunk their snapshots parse them. */
-#define LOOP_PARSE_MAX (512u * 1024u)
-
-static void reparse(Server *s, Document *d)
-{
-	Chunker *ch;
-	TSTree *t;
-
-	if (!chunker_language(d->lang) || d->text.len > LOOP_PARSE_MAX) {
-		if (d->tree)
-			ts_tree_delete(d->tree);
-		d->tree = NULL;
-		return;
-	}
-	ch = chunker_acquire(s);
-	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
-			  (uint32_t)d->text.len, d->tree);
-	chunker_release(s, ch);
-	if (d->tree)
-		ts_tree_delete(d->tree);
-	d->tree = t;
 }
 
 static const char *text_of(const cJSON *o, const char *key)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
+
+/* Numbers every opening of a document (the loop's only). */
+static uint64_t serials;
 
 void doc_open(Server *s, const cJSON *params)
 {
@@ -172,7 +266,7 @@ void doc_open(Server *s, const cJSON *params)
 		lsp_log(s, 1, "didOpen without uri or text");
 		return;
 	}
-	if ((d = doc_find(s, uri))) { /* reopened: start over */
+	if ((d = find(s, uri))) { /* reopened: start over */
 		Document **p = &s->docs;
 
 		while (*p != d)
@@ -192,15 +286,20 @@ void doc_open(Server *s, const cJSON *params)
 		d->lang = lang_detect(d->path ? d->path : uri, d->text.data,
 				      d->text.len);
 	line_index_build(&d->lines, d->text.data, d->text.len);
-	reparse(s, d);
+	/* No parse here: the first index write parses on a worker. */
+	d->serial = ++serials;
 	d->generation = 1;
+	d->reset_gen = 1;
 	d->next = s->docs;
 	s->docs = d;
 	doc_schedule_write(s, d);
 }
 
-/* Applies one contentChange; returns false when it was malformed. */
-static bool apply_change(Server *s, Document *d, const cJSON *c)
+/* Applies one contentChange, which brings d to generation gen, and
+ * records it for the tree; returns false when it was malformed. *reset is
+ * set when the tree must be parsed from scratch. */
+static bool apply_change(Server *s, Document *d, const cJSON *c,
+			 uint64_t gen, bool *reset)
 {
 	const cJSON *range = cJSON_GetObjectItemCaseSensitive(c, "range");
 	const char *text = text_of(c, "text");
@@ -216,9 +315,7 @@ static bool apply_change(Server *s, Document *d, const cJSON *c)
 		buf_puts(&d->text, text);
 		line_index_free(&d->lines);
 		line_index_build(&d->lines, d->text.data, d->text.len);
-		if (d->tree)
-			ts_tree_delete(d->tree);
-		d->tree = NULL;
+		*reset = true;
 		return true;
 	}
 	a = doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "start"));
@@ -242,8 +339,8 @@ static bool apply_change(Server *s, Document *d, const cJSON *c)
 	d->text = next;
 	e.new_end_point = point_at(d->text.data, a + n);
 	line_index_update(&d->lines, d->text.data, d->text.len, a, b, a + n);
-	if (d->tree)
-		ts_tree_edit(d->tree, &e);
+	if (!*reset && !edit_record(d, &e, gen))
+		*reset = true;
 	return true;
 }
 
@@ -253,7 +350,8 @@ void doc_change(Server *s, const cJSON *params)
 							   "textDocument");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const cJSON *changes, *c;
-	Document *d = doc_find(s, text_of(td, "uri"));
+	Document *d = find(s, text_of(td, "uri"));
+	bool reset = false;
 
 	if (!d) {
 		lsp_log(s, 1, "didChange for a document that is not open: %s",
@@ -262,12 +360,13 @@ void doc_change(Server *s, const cJSON *params)
 	}
 	changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
 	cJSON_ArrayForEach(c, changes)
-		if (!apply_change(s, d, c))
+		if (!apply_change(s, d, c, d->generation + 1, &reset))
 			lsp_log(s, 1, "%s: ignored a malformed change", d->uri);
 	if (cJSON_IsNumber(ver))
 		d->version = ver->valueint;
-	reparse(s, d);
 	d->generation++;
+	if (reset || !keeps_tree(d))
+		tree_reset(d);
 	doc_schedule_write(s, d);
 }
 
@@ -278,16 +377,32 @@ void doc_change(Server *s, const cJSON *params)
 typedef struct {
 	Job job;
 	char *uri, *rel;
+	uint64_t serial; /* of the document */
 	int root;
 	Lang lang;
 	char *text; /* NULL: read the disk file (after didClose) */
 	uint32_t len;
-	TSTree *tree;
+	TSTree *tree;       /* a copy of the document's tree, or NULL: parse
+			     * from scratch */
+	TSInputEdit *edits; /* to replay on tree first */
+	uint32_t nedits;
+	TSTree *parsed;     /* the tree of text: a copy of the document's
+			     * when it was up to date, else made here and
+			     * offered back to the document */
 	uint64_t generation;
 	uint64_t max_file; /* for disk reads */
 	int err;
 	IndexDelta delta;
 } WriteJob;
+
+/* On the worker: brings the tree copy up to date with the snapshot's
+ * text. */
+static void write_parse(WriteJob *w, Chunker *ch)
+{
+	for (uint32_t i = 0; w->tree && i < w->nedits; i++)
+		ts_tree_edit(w->tree, &w->edits[i]);
+	w->parsed = chunker_parse(ch, w->lang, w->text, w->len, w->tree);
+}
 
 static void write_run(Job *j)
 {
@@ -317,7 +432,9 @@ static void write_run(Job *j)
 		return;
 	}
 	ch = chunker_acquire(s);
-	w->err = chunker_run(ch, w->lang, w->text, w->len, w->tree, &c);
+	if (w->generation && !w->parsed && chunker_language(w->lang))
+		write_parse(w, ch);
+	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
 	chunker_release(s, ch);
 	if (w->err == 0) {
 		w->err = index_file_put(ix, w->rel, w->text, w->len, &c,
@@ -333,12 +450,28 @@ static void write_done(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
 	Server *s = j->s;
-	Document *d = doc_find(s, w->uri);
+	Document *d = find(s, w->uri);
 
+	/* The next write in line, or the requests waiting for them all. */
+	s->doc_writes--;
+	if (s->writes) {
+		Job *next = s->writes;
+
+		if (!(s->writes = next->next))
+			s->writes_tail = &s->writes;
+		server_queue(s, next);
+	}
+	server_doc_written(s);
 	if (w->err)
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
-	if (!d || w->generation == 0) /* a disk refresh after didClose */
+	/* A disk refresh after didClose, or a write for an earlier opening
+	 * of a document open again. */
+	if (!d || w->generation == 0 || d->serial != w->serial)
 		return;
+	if (w->parsed) {
+		tree_adopt(d, w->parsed, w->generation);
+		w->parsed = NULL;
+	}
 	d->writing = false;
 	if (!w->err || d->written < w->generation)
 		d->written = w->generation;
@@ -355,6 +488,9 @@ static void write_release(Job *j)
 	xfree(w->text);
 	if (w->tree)
 		ts_tree_delete(w->tree);
+	if (w->parsed)
+		ts_tree_delete(w->parsed);
+	xfree(w->edits);
 	xfree(w);
 }
 
@@ -364,6 +500,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 
 	w->uri = xstrdup(d->uri);
 	w->rel = xstrdup(d->rel);
+	w->serial = d->serial;
 	w->root = d->root;
 	w->lang = d->lang;
 	w->max_file = s->settings.max_file_size ? s->settings.max_file_size
@@ -372,13 +509,29 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 		w->text = xstrndup(d->text.data ? d->text.data : "",
 				   d->text.len);
 		w->len = (uint32_t)d->text.len;
-		w->tree = d->tree ? ts_tree_copy(d->tree) : NULL;
 		w->generation = d->generation;
+		if (d->tree && d->nedits) {
+			w->edits = xmalloc(d->nedits * sizeof(*w->edits));
+			for (uint32_t i = 0; i < d->nedits; i++)
+				w->edits[i] = d->edits[i].edit;
+			w->nedits = d->nedits;
+		}
+		if (d->tree && d->tree_gen == d->generation) /* up to date */
+			w->parsed = ts_tree_copy(d->tree);
+		else if (d->tree)
+			w->tree = ts_tree_copy(d->tree);
 	}
 	w->job.run = write_run;
 	w->job.done = write_done;
 	w->job.release = write_release;
-	server_queue(s, &w->job);
+	if (s->doc_writes++ == 0) {
+		server_queue(s, &w->job);
+	} else {
+		w->job.s = s;
+		w->job.next = NULL;
+		*s->writes_tail = &w->job;
+		s->writes_tail = &w->job.next;
+	}
 }
 
 void doc_schedule_write(Server *s, Document *d)

@@ -30,6 +30,7 @@ enum {
 #define DEFAULT_BUDGET_TOKENS 2000
 #define MAX_BUDGET_TOKENS 200000
 #define CONTEXT_MAX_ITEMS 100
+#define PARK_MS 250 /* longest a request waits for buffer writes */
 
 typedef struct Server Server;
 
@@ -61,6 +62,19 @@ typedef struct {
 	int busy;       /* connections handed out */
 } Root;
 
+/* One contentChange as tree-sitter sees it, and the generation it made. */
+typedef struct {
+	TSInputEdit edit;
+	uint64_t generation;
+} DocEdit;
+
+/*
+ * An open document. Its syntax tree lags behind its text while typing:
+ * edits are only recorded on the loop, and the worker that writes the
+ * index replays them on a copy of the tree, reparses, and hands the new
+ * tree back (see documents.c). doc_find brings the tree up to date
+ * before a request snapshots the document.
+ */
 typedef struct Document {
 	char *uri;
 	char *path;     /* absolute file path, or NULL for other schemes */
@@ -70,7 +84,15 @@ typedef struct Document {
 	int32_t version;
 	Buf text;
 	LineIndex lines;
-	TSTree *tree;   /* NULL for Markdown and unknown languages */
+	TSTree *tree;   /* a parse of the text as of tree_gen, or NULL (none
+			 * yet, Markdown, unknown languages, over 512 KiB) */
+	uint64_t tree_gen;   /* generation that tree parses */
+	uint64_t reset_gen;  /* last generation that replaced the whole text:
+			      * no tree from before it may come back */
+	DocEdit *edits;      /* the edits after tree_gen (after reset_gen
+			      * while tree is NULL), oldest first */
+	uint32_t nedits, edits_cap;
+	uint64_t serial;     /* tells this opening of uri from earlier ones */
 	uint64_t generation; /* bumped by every change */
 	uint64_t written;    /* generation last written to the index */
 	bool writing;        /* an index write is in flight */
@@ -121,6 +143,15 @@ struct Server {
 	Document *docs;
 	Job *requests;           /* in flight, for $/cancelRequest */
 	int jobs_in_flight;
+	/* Requests that read the index wait for the buffers' writes in
+	 * flight, at most PARK_MS: they must see the text the client sent
+	 * before them. */
+	Job *parked, **parked_tail;
+	uint32_t doc_writes;     /* document index writes queued or running */
+	Job *writes, **writes_tail; /* queued behind the running one: one at
+				     * a time, in order, so a reopened file's
+				     * rows never lose to its disk refresh */
+	uv_timer_t park_timer;
 	volatile int cancel_scans; /* set on shutdown and exit */
 	/* indexing progress from scan threads */
 	uv_async_t progress_async;
@@ -155,6 +186,11 @@ void lsp_log(Server *s, int level, const char *fmt, ...)
 /* server.c */
 void server_dispatch(Server *s, const char *body, size_t len);
 void server_queue(Server *s, Job *j);
+/* server_queue once no document write is in flight (or PARK_MS
+ * passed). */
+void server_queue_fresh(Server *s, Job *j);
+/* A document write finished (documents.c). */
+void server_doc_written(Server *s);
 Index *root_acquire(Server *s, Root *r, int *err);
 void root_release(Root *r, Index *ix);
 Chunker *chunker_acquire(Server *s);
@@ -163,6 +199,9 @@ int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
 
 /* documents.c */
+/* The open document for uri, or NULL. Its tree is brought up to date with
+ * its text first (a reparse on the loop when edits are pending), since the
+ * callers snapshot it. */
 Document *doc_find(Server *s, const char *uri);
 void doc_open(Server *s, const cJSON *params);
 void doc_change(Server *s, const cJSON *params);

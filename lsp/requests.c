@@ -406,7 +406,7 @@ void req_context(Server *s, const cJSON *id, const cJSON *params)
 	dj->args.cursor = doc_offset(s, d, pos);
 	dj->args.budget = budget_of(s, params);
 	dj->args.limit = limit_of(params, 20);
-	server_queue(s, &dj->job);
+	server_queue_fresh(s, &dj->job);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -586,7 +586,7 @@ void req_search(Server *s, const cJSON *id, const cJSON *params)
 	qj = queryjob_new(id, q->valuestring, search_run);
 	qj->budget = budget_of(s, params);
 	qj->limit = limit_of(params, 20);
-	server_queue(s, &qj->job);
+	server_queue_fresh(s, &qj->job);
 }
 
 /* ---------------------------------------------------------------------- *

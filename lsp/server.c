@@ -313,6 +313,44 @@ void server_queue(Server *s, Job *j)
 	uv_queue_work(s->loop, &j->req, job_work, job_after);
 }
 
+static void unpark(Server *s)
+{
+	Job *j = s->parked, *next;
+
+	s->parked = NULL;
+	s->parked_tail = &s->parked;
+	uv_timer_stop(&s->park_timer);
+	for (; j; j = next) {
+		next = j->next;
+		server_queue(s, j);
+	}
+}
+
+static void on_park_timeout(uv_timer_t *t)
+{
+	unpark(t->data);
+}
+
+void server_queue_fresh(Server *s, Job *j)
+{
+	if (s->doc_writes == 0 || s->exiting) {
+		server_queue(s, j);
+		return;
+	}
+	j->s = s;
+	j->next = NULL;
+	if (!s->parked)
+		uv_timer_start(&s->park_timer, on_park_timeout, PARK_MS, 0);
+	*s->parked_tail = j;
+	s->parked_tail = &j->next;
+}
+
+void server_doc_written(Server *s)
+{
+	if (s->doc_writes == 0 && s->parked)
+		unpark(s);
+}
+
 static void cancel_request(Server *s, const cJSON *params)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "id");
@@ -975,11 +1013,22 @@ static Server *server_new(const ServerOptions *opt)
 	settings_defaults(&s->settings);
 	pthread_mutex_init(&s->progress_mu, NULL);
 	pthread_mutex_init(&s->pool_mu, NULL);
+	s->parked_tail = &s->parked;
+	s->writes_tail = &s->writes;
 	return s;
 }
 
 static void server_delete(Server *s)
 {
+	/* Jobs the loop ended before running. */
+	for (Job **l = &s->parked; l; l = l == &s->parked ? &s->writes : NULL)
+		while (*l) {
+			Job *j = *l;
+
+			*l = j->next;
+			cJSON_Delete(j->id);
+			j->release(j);
+		}
 	while (s->docs) {
 		Document *d = s->docs;
 
@@ -1009,6 +1058,10 @@ int server_run(const ServerOptions *opt)
 	uv_async_init(&loop, &s->progress_async, on_progress);
 	s->progress_async.data = s;
 	uv_unref((uv_handle_t *)&s->progress_async);
+	/* Unreferenced: parked jobs wait on writes, which keep the loop. */
+	uv_timer_init(&loop, &s->park_timer);
+	s->park_timer.data = s;
+	uv_unref((uv_handle_t *)&s->park_timer);
 	if (transport_start(s) != 0) {
 		fprintf(stderr, "castls: cannot read standard input\n");
 		s->exiting = true;
