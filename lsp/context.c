@@ -1,19 +1,28 @@
 /*
- * context.c: castls/context, the chunks most useful for writing code at
- * the cursor. A first ranking, to be tuned against the RepoEval harness
- * (tests/eval):
+ * context.c: castls/context, the code most useful for writing the next
+ * lines at the cursor, tuned against the RepoEval harness (tests/eval,
+ * make eval). Candidates:
  *
- * - Query: the code before the cursor, up to QUERY_LINES lines, plus the
- *   header of the enclosing definition when it starts further up.
- * - Lexical: BM25 over chunk text, names and paths (the index's FTS5).
- * - Definitions: identifiers in the query, weighted by how close to the
- *   cursor they are, looked up as span names; the chunks that define them
- *   score high, more so when the defining file is one the current file
- *   imports.
- * - The current file's region around the cursor is left out (the editor
- *   already shows it); at most PER_FILE items come from one file.
- * - Items are packed greedily into the token budget in rank order.
- * - noContext: no definition found and the best lexical match is weak.
+ * - Definitions of the buffer itself, from its live spans and its module-
+ *   and class-level assignments (the index may lag the last keystrokes).
+ * - Definitions in the index named by identifiers near the cursor (a name
+ *   the buffer defines at top level shadows them), by the names the
+ *   buffer imports, and the members of the bases of the class around the
+ *   cursor.
+ * - Chunks by BM25 over the code before the cursor (the index's FTS5);
+ *   a definition also inherits the score of the chunk it starts in.
+ *
+ * A definition scores for its name being used near the cursor (weighted
+ * by proximity), for being a member of the class being written, for being
+ * imported, and, in the current file, for being close; a member of some
+ * other class scores less. The region around the cursor is left out (the
+ * editor shows it), at most PER_FILE items come from one other file, and
+ * nothing overlaps an item already taken. An item shows a definition from
+ * its first line, at most ITEM_LINES lines (signature, docstring, start of
+ * the body), and a chunk the ITEM_LINES lines densest in the cursor's
+ * identifiers; either way whole lines, flagged `clipped`. Items are packed
+ * greedily into the token budget in rank order. noContext: no definition
+ * is named near the cursor and the best lexical match is weak.
  */
 #include "lsp_int.h"
 
@@ -27,14 +36,32 @@
 #define QUERY_MAX 8192      /* bytes of query text */
 #define AFTER_LINES 3       /* lines after the cursor also excluded */
 #define BEFORE_LINES 5      /* and before it, outside its definition */
-#define MAX_IDENTS 24       /* identifiers looked up as definitions */
+#define IDENTS_CAP 256      /* identifiers collected near the cursor */
+#define MAX_IDENTS 24       /* of those, looked up in the index */
 #define DEFS_PER_IDENT 4
+#define MAX_BASES 4         /* base classes of the class being written */
+#define MEMBERS_MAX 64      /* members read from each base */
+#define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
+#define ASSIGN_SCAN_MAX 4096 /* statements of one block looked at */
+#define IMPORTS_MAX 48      /* imported names looked up */
 #define BM25_HITS 40
-#define PER_FILE 3
-#define W_BM25 0.6
-#define W_DEF 1.0
-#define W_IMPORTED 0.5      /* extra for definitions in imported files */
-#define W_SAME_FILE 0.3     /* the current file's other definitions */
+#define PER_FILE 3          /* items from one other file */
+#define PER_SAME_FILE 5     /* and from the current file */
+#define ITEM_LINES 20       /* longest item; a longer one is clipped */
+#define ITEM_BYTES (ITEM_LINES * 160)
+#define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
+/* Weights, tuned on the RepoEval development split (make eval): */
+#define W_MENTION 2.0       /* a definition of a name used near the cursor,
+			     * by proximity */
+#define W_MEMBER 0.3        /* a member of the class being written or of
+			     * its bases (self.x, this.x) */
+#define W_OTHER_CLASS 1.0   /* (minus) a member of another class */
+#define W_NEAR 1.0          /* the current file's definitions, by distance */
+#define NEAR_LINES 30.0     /* distance at which that prior halves */
+#define W_IMPORTED 0.3      /* a definition in a file the current imports */
+#define W_IMPORT_NAME 0.8   /* a definition of a name the file imports */
+#define W_BM25 0.6          /* lexical, relative to the best hit */
+#define W_SAME_FILE 0.3     /* a lexical hit of the current file */
 #define BM25_MIN 12.0       /* raw score below which lexical is noise */
 #define SCORE_MIN 0.12
 
@@ -212,16 +239,38 @@ static bool path_imported(const Imports *im, const char *path)
 }
 
 /* ---------------------------------------------------------------------- *
- * Candidates
+ * Candidates: definitions (of the live buffer or from the index) and
+ * lexical chunk hits
  * ---------------------------------------------------------------------- */
 
+typedef enum {
+	FROM_LIVE,  /* a span of the current buffer */
+	FROM_SPAN,  /* a span row of the index */
+	FROM_CHUNK, /* a chunk row of the index (BM25) */
+} Origin;
+
 typedef struct {
-	IndexHit hit;
+	Origin from;
 	int root;
-	double bm25, def, score;
-	bool imported, same_file;
-	bool taken;        /* packed into the answer */
-	char defined[128]; /* names it defines that the cursor uses */
+	char *path;        /* relative to its root */
+	Lang lang;
+	ChunkKind kind;
+	int64_t file_id;   /* index rows; 0 for FROM_LIVE */
+	int64_t row;       /* span or chunk id; live span index for FROM_LIVE */
+	int64_t parent;    /* span id of the innermost enclosing span */
+	int32_t live_parent; /* FROM_LIVE: that span in Where.live, or -1 */
+	ByteRange bytes;   /* of the whole definition or chunk */
+	LineRange lines;   /* what the item shows, once clipped */
+	char *symbol;      /* qualified name, or "" */
+	char *text;        /* chunk text; definitions' is read when packed */
+	double mention;    /* its name is used near the cursor */
+	double bm25, score;
+	uint32_t near;     /* lines from the cursor, same file only */
+	bool member;       /* of the class being written or its bases */
+	bool other_class;  /* a member of some other class */
+	bool imported, same_file, taken, clipped;
+	bool import_name;  /* a name the current file imports */
+	char defined[64];  /* the name the cursor uses */
 } Cand;
 
 typedef struct {
@@ -229,23 +278,31 @@ typedef struct {
 	uint32_t n, cap;
 } Cands;
 
-static Cand *cand_get(Cands *cs, int root, IndexHit *h)
+static Cand *cand_new(Cands *cs, Origin from, int root, int64_t row)
 {
 	for (uint32_t i = 0; i < cs->n; i++)
-		if (cs->c[i].root == root && cs->c[i].hit.id == h->id) {
-			xfree(h->path);
-			xfree(h->names);
-			xfree(h->text);
-			return &cs->c[i];
-		}
+		if (cs->c[i].from == from && cs->c[i].root == root &&
+		    cs->c[i].row == row)
+			return NULL;
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 64;
 		cs->c = xrealloc(cs->c, cs->cap * sizeof(*cs->c));
 	}
 	memset(&cs->c[cs->n], 0, sizeof(cs->c[0]));
-	cs->c[cs->n].hit = *h;
+	cs->c[cs->n].from = from;
 	cs->c[cs->n].root = root;
+	cs->c[cs->n].row = row;
 	return &cs->c[cs->n++];
+}
+
+static void cands_free(Cands *cs)
+{
+	for (uint32_t i = 0; i < cs->n; i++) {
+		xfree(cs->c[i].path);
+		xfree(cs->c[i].symbol);
+		xfree(cs->c[i].text);
+	}
+	xfree(cs->c);
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -254,11 +311,18 @@ static int cmp_cand(const void *a, const void *b)
 
 	if (x->score != y->score)
 		return x->score < y->score ? 1 : -1;
-	return x->hit.id < y->hit.id ? -1 : x->hit.id > y->hit.id;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static bool is_def(const Cand *c)
+{
+	return c->from != FROM_CHUNK;
 }
 
 /* ---------------------------------------------------------------------- *
- * The request
+ * Where the cursor is
  * ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -266,6 +330,12 @@ typedef struct {
 	uint32_t cursor, cursor_line;
 	uint32_t q_lo;               /* query starts here */
 	uint32_t ex_first, ex_last;  /* excluded lines of the current file */
+	const TSTree *tree;          /* of the buffer; NULL if too big */
+	TSTree *own_tree;            /* parsed here, to free */
+	Chunking live;               /* every span of the buffer */
+	int32_t cls;                 /* innermost class around the cursor */
+	char bases[MAX_BASES][64];   /* names of that class's bases */
+	int nbases;
 	Buf query;
 } Where;
 
@@ -276,17 +346,73 @@ static uint32_t line_start_of(const char *text, uint32_t off)
 	return off;
 }
 
-/* Finds the query text and the excluded region around the cursor. */
+/* The base classes named in a class header: identifiers between the
+ * parentheses of `class X(A, m.B):` or after extends/implements. Keyword
+ * arguments (metaclass=M) and stop words are skipped. */
+static int header_bases(const Span *sp, char (*out)[64], int cap)
+{
+	const char *h = sp->header, *p = strstr(h, sp->name);
+	int n = 0;
+
+	if (!p)
+		return 0;
+	p += strlen(sp->name);
+	while (*p && *p != ':' && *p != '{' && n < cap) {
+		const char *w = p;
+		size_t len;
+
+		if (!ident_start((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		while (ident_char((unsigned char)*p))
+			p++;
+		len = (size_t)(p - w);
+		while (*p == ' ')
+			p++;
+		if (*p == '=' || len >= 64 || is_stopword(w, len) ||
+		    (len == 7 && memcmp(w, "extends", 7) == 0) ||
+		    (len == 10 && memcmp(w, "implements", 10) == 0) ||
+		    (len == 6 && memcmp(w, "object", 6) == 0))
+			continue;
+		memcpy(out[n], w, len);
+		out[n++][len] = '\0';
+	}
+	return n;
+}
+
+/* Whether span sp holds the cursor. A syntax node ends at its last token,
+ * so a cursor on the blank lines after a body is in it when it is
+ * indented deeper than the span's first line. */
+static bool around(const Snapshot *sn, const Span *sp, uint32_t cursor)
+{
+	uint32_t ls, indent = 0, col;
+
+	if (sp->bytes.start > cursor)
+		return false;
+	if (sp->bytes.end >= cursor)
+		return true;
+	for (uint32_t i = sp->bytes.end; i < cursor; i++)
+		if (!isspace((unsigned char)sn->text[i]))
+			return false;
+	ls = line_start_of(sn->text, sp->bytes.start);
+	while (sn->text[ls + indent] == ' ' || sn->text[ls + indent] == '\t')
+		indent++;
+	col = cursor - line_start_of(sn->text, cursor);
+	return col > indent;
+}
+
+/* Finds the query text, the excluded region around the cursor, and the
+ * live spans. */
 static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 {
-	Chunking c;
 	Chunker *ch;
 	uint32_t lo = line_start_of(sn->text, cursor), back = 0, ex_end;
 	int32_t fn = -1;
-	int64_t fn_first = -1;
 
 	memset(w, 0, sizeof(*w));
 	w->sn = sn;
+	w->cls = -1;
 	w->cursor = cursor;
 	w->cursor_line = castls_count_newlines(sn->text, cursor);
 	while (lo > 0 && back < QUERY_LINES) {
@@ -295,23 +421,44 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 	}
 	w->q_lo = lo;
 	ex_end = w->cursor_line + AFTER_LINES;
+	w->ex_first = w->cursor_line > BEFORE_LINES
+			      ? w->cursor_line - BEFORE_LINES
+			      : 0;
 	ch = chunker_acquire(s);
-	if (chunker_spans_at(ch, sn->lang, sn->text, sn->len, sn->tree, cursor,
-			     &c) == 0) {
-		/* The innermost function or class around the cursor. */
-		for (uint32_t i = 0; i < c.nspans; i++)
-			if (c.spans[i].kind != SPAN_SECTION)
-				fn = (int32_t)i;
-		if (fn >= 0 && c.spans[fn].bytes.start < lo)
-			buf_printf(&w->query, "%s\n", c.spans[fn].header);
-		if (fn >= 0 && c.spans[fn].lines.end > ex_end &&
-		    c.spans[fn].kind != SPAN_CLASS)
-			ex_end = c.spans[fn].lines.end;
-		if (fn >= 0 && c.spans[fn].kind != SPAN_CLASS)
-			fn_first = (int64_t)c.spans[fn].lines.start;
-		chunking_close(&c);
-	}
+	/* The buffer's tree, or a parse of our own when its first parse has
+	 * not landed yet. */
+	w->tree = sn->tree;
+	if (!w->tree && sn->len <= CONTEXT_PARSE_MAX)
+		w->tree = w->own_tree = chunker_parse(ch, sn->lang, sn->text,
+						      sn->len, NULL);
+	if (chunker_spans(ch, sn->lang, sn->text, sn->len, w->tree,
+			  &w->live) != 0)
+		memset(&w->live, 0, sizeof(w->live));
 	chunker_release(s, ch);
+	/* The innermost function and class around the cursor. */
+	for (uint32_t i = 0; i < w->live.nspans; i++) {
+		const Span *sp = &w->live.spans[i];
+
+		if (sp->kind == SPAN_SECTION || !around(sn, sp, cursor))
+			continue;
+		if (sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE)
+			w->cls = (int32_t)i;
+		else
+			fn = (int32_t)i;
+	}
+	if (fn >= 0) {
+		const Span *sp = &w->live.spans[fn];
+
+		if (sp->bytes.start < lo)
+			buf_printf(&w->query, "%s\n", sp->header);
+		if (sp->lines.end > ex_end)
+			ex_end = sp->lines.end;
+		if (sp->lines.start < w->ex_first)
+			w->ex_first = sp->lines.start;
+	}
+	if (w->cls >= 0)
+		w->nbases = header_bases(&w->live.spans[w->cls], w->bases,
+					 MAX_BASES);
 	buf_append(&w->query, sn->text + lo, cursor - lo);
 	if (w->query.len > QUERY_MAX) { /* keep the part nearest the cursor */
 		memmove(w->query.data, w->query.data + w->query.len - QUERY_MAX,
@@ -320,28 +467,385 @@ static void locate(Where *w, Server *s, const Snapshot *sn, uint32_t cursor)
 		w->query.data[QUERY_MAX] = '\0';
 	}
 	/* Left out: the definition being written (from its first line) and
-	 * the few lines right above the cursor; the rest of the query's
-	 * lines may still hold definitions worth showing whole. */
-	w->ex_first = w->cursor_line > BEFORE_LINES
-			      ? w->cursor_line - BEFORE_LINES
-			      : 0;
-	if (fn_first >= 0 && (uint32_t)fn_first < w->ex_first)
-		w->ex_first = (uint32_t)fn_first;
+	 * the few lines around the cursor; the rest of the query's lines may
+	 * still hold definitions worth showing whole. */
 	w->ex_last = ex_end;
 }
 
 static bool excluded(const Where *w, const Cand *c)
 {
-	return c->same_file && c->hit.lines.end >= w->ex_first &&
-	       c->hit.lines.start <= w->ex_last;
+	return c->same_file && c->lines.end >= w->ex_first &&
+	       c->lines.start <= w->ex_last;
+}
+
+static double mention_of(const Ident *ids, int nids, const char *name)
+{
+	for (int k = 0; k < nids; k++)
+		if (strcmp(ids[k].name, name) == 0)
+			return ids[k].weight;
+	return 0;
+}
+
+static bool is_base(const Where *w, const char *name)
+{
+	for (int i = 0; i < w->nbases; i++)
+		if (strcmp(w->bases[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void set_mention(Cand *c, const char *name, double m)
+{
+	c->mention = m;
+	if (m > 0 && strlen(name) < sizeof(c->defined))
+		memcpy(c->defined, name, strlen(name) + 1);
+}
+
+/* The definitions of the buffer itself, from its live spans: the index
+ * may not have caught up with the last keystrokes. */
+static void gather_live(const Where *w, const Ident *ids, int nids,
+			Cands *cs)
+{
+	const Chunking *lc = &w->live;
+
+	for (uint32_t i = 0; i < lc->nspans; i++) {
+		const Span *sp = &lc->spans[i];
+		const Span *up = sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
+		Cand *c;
+
+		if (sp->kind == SPAN_SECTION ||
+		    around(w->sn, sp, w->cursor))
+			continue;
+		c = cand_new(cs, FROM_LIVE, w->sn->root, (int64_t)i);
+		c->path = xstrdup(w->sn->rel ? w->sn->rel : "");
+		c->lang = w->sn->lang;
+		c->kind = CHUNK_DEFINITION;
+		c->bytes = sp->bytes;
+		c->lines = sp->lines;
+		c->symbol = xstrdup(sp->qualname);
+		c->live_parent = sp->parent;
+		c->same_file = true;
+		c->near = sp->lines.start > w->cursor_line
+				  ? sp->lines.start - w->cursor_line
+				  : w->cursor_line - sp->lines.start;
+		set_mention(c, sp->name, mention_of(ids, nids, sp->name));
+		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
+			c->member = sp->parent == w->cls || is_base(w, up->name);
+			c->other_class = !c->member;
+		}
+	}
+}
+
+/* The innermost live span holding byte at, or -1. */
+static int32_t live_span_at(const Where *w, uint32_t at)
+{
+	int32_t in = -1;
+
+	for (uint32_t i = 0; i < w->live.nspans; i++)
+		if (w->live.spans[i].bytes.start <= at &&
+		    w->live.spans[i].bytes.end > at)
+			in = (int32_t)i;
+	return in;
+}
+
+static bool node_is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+/* An assignment to a plain name, as a definition candidate. */
+static void add_assignment(const Where *w, const Ident *ids, int nids,
+			   Cands *cs, TSNode stmt, TSNode name)
+{
+	const Snapshot *sn = w->sn;
+	uint32_t a = ts_node_start_byte(name), z = ts_node_end_byte(name);
+	int32_t up = live_span_at(w, ts_node_start_byte(stmt));
+	char id[64];
+	Cand *c;
+
+	if (z - a >= sizeof(id) || (ts_node_start_byte(stmt) <= w->cursor &&
+				    ts_node_end_byte(stmt) >= w->cursor))
+		return;
+	memcpy(id, sn->text + a, z - a);
+	id[z - a] = '\0';
+	c = cand_new(cs, FROM_LIVE, sn->root,
+		     (int64_t)w->live.nspans + ts_node_start_byte(stmt));
+	if (!c)
+		return;
+	c->path = xstrdup(sn->rel ? sn->rel : "");
+	c->lang = sn->lang;
+	c->kind = CHUNK_STATEMENTS;
+	c->bytes.start = ts_node_start_byte(stmt);
+	c->bytes.end = ts_node_end_byte(stmt);
+	c->lines.start = ts_node_start_point(stmt).row;
+	c->lines.end = ts_node_end_point(stmt).row;
+	c->live_parent = up;
+	c->same_file = true;
+	c->near = c->lines.start > w->cursor_line
+			  ? c->lines.start - w->cursor_line
+			  : w->cursor_line - c->lines.start;
+	if (up >= 0) {
+		const Span *sp = &w->live.spans[up];
+
+		c->member = up == w->cls || is_base(w, sp->name);
+		c->other_class = !c->member;
+		c->symbol = xmalloc(strlen(sp->qualname) + strlen(id) + 2);
+		sprintf(c->symbol, "%s.%s", sp->qualname, id);
+	} else {
+		c->symbol = xstrdup(id);
+	}
+	set_mention(c, id, mention_of(ids, nids, id));
+}
+
+/* The assignments among the statements under block: `NAME = ...` and
+ * `NAME: T = ...` in Python, `const NAME = ...` (not a function, which is
+ * a span already) in TypeScript and JavaScript. */
+static void gather_assignments_in(const Where *w, const Ident *ids,
+				  int nids, Cands *cs, TSNode block,
+				  int depth)
+{
+	uint32_t n = ts_node_named_child_count(block);
+
+	for (uint32_t i = 0; i < n && i < ASSIGN_SCAN_MAX; i++) {
+		TSNode st = ts_node_named_child(block, i), x;
+
+		if (node_is(st, "export_statement") || node_is(st, "decorated_definition"))
+			st = ts_node_named_child(st, ts_node_named_child_count(st) - 1);
+		if (node_is(st, "expression_statement") &&
+		    node_is(x = ts_node_named_child(st, 0), "assignment") &&
+		    node_is(x = ts_node_child_by_field_name(x, "left", 4),
+			    "identifier")) {
+			add_assignment(w, ids, nids, cs, st, x);
+		} else if (node_is(st, "lexical_declaration") ||
+			   node_is(st, "variable_declaration")) {
+			for (uint32_t k = 0; k < ts_node_named_child_count(st); k++) {
+				TSNode d = ts_node_named_child(st, k);
+				TSNode v = ts_node_child_by_field_name(d, "value", 5);
+				const char *vt = ts_node_is_null(v) ? "" : ts_node_type(v);
+
+				x = ts_node_child_by_field_name(d, "name", 4);
+				if (node_is(x, "identifier") && !strstr(vt, "function"))
+					add_assignment(w, ids, nids, cs, d, x);
+			}
+		} else if (depth == 0 && node_is(st, "class_definition")) {
+			/* Class attributes, one level down. */
+			gather_assignments_in(w, ids, nids, cs,
+					      ts_node_child_by_field_name(st, "body", 4),
+					      depth + 1);
+		}
+	}
+}
+
+static void gather_assignments(const Where *w, const Ident *ids, int nids,
+			       Cands *cs)
+{
+	if (w->tree)
+		gather_assignments_in(w, ids, nids, cs,
+				      ts_tree_root_node(w->tree), 0);
+}
+
+/* Adds index span sp (taken) as a definition candidate, unless it is in
+ * the current buffer (gather_live has those) or already there. */
+static Cand *add_span(const Where *w, Cands *cs, int root, IndexSpan *sp)
+{
+	Cand *c;
+
+	if (root == w->sn->root && w->sn->rel && strcmp(sp->path, w->sn->rel) == 0)
+		return NULL;
+	c = cand_new(cs, FROM_SPAN, root, sp->id);
+	if (!c)
+		return NULL;
+	c->path = sp->path;
+	sp->path = NULL;
+	c->symbol = sp->qualname;
+	sp->qualname = NULL;
+	c->lang = sp->lang;
+	c->kind = CHUNK_DEFINITION;
+	c->file_id = sp->file_id;
+	c->parent = sp->parent_id;
+	c->bytes = sp->bytes;
+	c->lines = sp->lines;
+	return c;
+}
+
+/* The members of the bases of the class being written, when the index
+ * knows them: `self.x` may be defined there. */
+static void gather_bases(const Where *w, Index *ix, int root,
+			 const Ident *ids, int nids, Cands *cs)
+{
+	for (int b = 0; b < w->nbases; b++) {
+		IndexSpan *cls, *kids;
+		uint32_t n, k;
+
+		if (index_spans_named(ix, w->bases[b], 2, &cls, &n) != 0)
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			if (cls[i].kind != SPAN_CLASS &&
+			    cls[i].kind != SPAN_INTERFACE)
+				continue;
+			if (index_span_children(ix, cls[i].id, MEMBERS_MAX, &kids,
+						&k) != 0)
+				continue;
+			for (uint32_t j = 0; j < k; j++) {
+				Cand *c = add_span(w, cs, root, &kids[j]);
+
+				if (!c)
+					continue;
+				c->member = true;
+				set_mention(c, kids[j].name,
+					    mention_of(ids, nids, kids[j].name));
+			}
+			index_spans_free(kids, k);
+		}
+		index_spans_free(cls, n);
+	}
+}
+
+/* Finds where the text of an index hit of the current file is in the
+ * buffer: the rows may be older than the last keystrokes, so the text
+ * can have moved, or be gone (then false). Moves h to the buffer's
+ * coordinates. */
+static bool relocate(const Where *w, IndexHit *h)
+{
+	const char *t = w->sn->text, *p = NULL;
+	size_t n = strlen(h->text);
+	uint32_t len = w->sn->len;
+
+	if (n == 0 || n > len)
+		return false;
+	if (h->bytes.start + n <= len &&
+	    memcmp(t + h->bytes.start, h->text, n) == 0)
+		return true;
+	for (const char *q = t; (q = memchr(q, h->text[0], len - n + 1 -
+							      (size_t)(q - t)));
+	     q++)
+		if (memcmp(q, h->text, n) == 0) {
+			p = q;
+			break;
+		}
+	if (!p)
+		return false;
+	h->bytes.start = (uint32_t)(p - t);
+	h->bytes.end = h->bytes.start + (uint32_t)n;
+	h->lines.start = castls_count_newlines(t, h->bytes.start);
+	h->lines.end = h->lines.start + castls_count_newlines(h->text, (uint32_t)n - 1);
+	return true;
+}
+
+/* The last identifier of a dotted name node ("a.b.C" gives C). */
+static void last_ident(const Where *w, TSNode n, char *out, size_t cap)
+{
+	uint32_t a, z;
+
+	if (node_is(n, "dotted_name") && ts_node_named_child_count(n))
+		n = ts_node_named_child(n, ts_node_named_child_count(n) - 1);
+	a = ts_node_start_byte(n);
+	z = ts_node_end_byte(n);
+	out[0] = '\0';
+	if (z > a && z - a < cap && ident_start((unsigned char)w->sn->text[a])) {
+		memcpy(out, w->sn->text + a, z - a);
+		out[z - a] = '\0';
+	}
+}
+
+/* The names the file imports from elsewhere, as their definitions name
+ * them: `from m import a, b as c` gives a and b; `import {x, y as z}
+ * from './m'` and `import D from './m'` give x, y and D. */
+static int imported_names(const Where *w, char (*out)[64], int cap)
+{
+	TSNode root;
+	uint32_t n;
+	int k = 0;
+
+	if (!w->tree)
+		return 0;
+	root = ts_tree_root_node(w->tree);
+	n = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < n && i < ASSIGN_SCAN_MAX && k < cap; i++) {
+		TSNode st = ts_node_named_child(root, i);
+		uint32_t m = ts_node_named_child_count(st);
+
+		if (node_is(st, "import_from_statement")) {
+			/* Child 0 is the module. */
+			for (uint32_t j = 1; j < m && k < cap; j++) {
+				TSNode x = ts_node_named_child(st, j);
+
+				if (node_is(x, "aliased_import"))
+					x = ts_node_child_by_field_name(x, "name", 4);
+				if (node_is(x, "dotted_name")) {
+					last_ident(w, x, out[k], sizeof(out[k]));
+					k += out[k][0] != '\0';
+				}
+			}
+		} else if (node_is(st, "import_statement")) {
+			for (uint32_t j = 0; j < m && k < cap; j++) {
+				TSNode cl = ts_node_named_child(st, j);
+
+				if (!node_is(cl, "import_clause"))
+					continue;
+				for (uint32_t c = 0; c < ts_node_named_child_count(cl) &&
+						     k < cap;
+				     c++) {
+					TSNode x = ts_node_named_child(cl, c);
+
+					if (node_is(x, "identifier")) {
+						last_ident(w, x, out[k], sizeof(out[k]));
+						k += out[k][0] != '\0';
+					} else if (node_is(x, "named_imports")) {
+						for (uint32_t e = 0;
+						     e < ts_node_named_child_count(x) &&
+						     k < cap;
+						     e++) {
+							TSNode sp = ts_node_child_by_field_name(
+								ts_node_named_child(x, e),
+								"name", 4);
+
+							if (ts_node_is_null(sp))
+								continue;
+							last_ident(w, sp, out[k],
+								   sizeof(out[k]));
+							k += out[k][0] != '\0';
+						}
+					}
+				}
+			}
+		}
+	}
+	return k;
+}
+
+/* A name the current file defines at its top level: it shadows the
+ * definitions of other files. */
+static bool defined_here(const Cands *cs, const char *name)
+{
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (cs->c[i].from == FROM_LIVE && cs->c[i].live_parent < 0 &&
+		    strcmp(cs->c[i].symbol, name) == 0)
+			return true;
+	return false;
+}
+
+static Cand *find_span(Cands *cs, int root, int64_t id)
+{
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (cs->c[i].from == FROM_SPAN && cs->c[i].root == root &&
+		    cs->c[i].row == id)
+			return &cs->c[i];
+	return NULL;
 }
 
 static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 		   const Imports *im, Cands *cs, double *best_bm25)
 {
+	char imp[IMPORTS_MAX][64];
+	int nimp = imported_names(w, imp, IMPORTS_MAX);
+
+	gather_live(w, ids, nids, cs);
+	gather_assignments(w, ids, nids, cs);
 	for (int r = 0; r < s->nroots; r++) {
 		Root *root = s->roots[r];
 		IndexHit *h;
+		IndexSpan *sp;
 		uint32_t n;
 		int err;
 		Index *ix = root->removed ? NULL : root_acquire(s, root, &err);
@@ -351,40 +855,89 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 		if (index_search(ix, w->query.data ? w->query.data : "",
 				 w->query.len, BM25_HITS, &h, &n) == 0) {
 			for (uint32_t i = 0; i < n; i++) {
-				Cand *c = cand_get(cs, r, &h[i]);
+				bool same = r == w->sn->root && w->sn->rel &&
+					    strcmp(h[i].path, w->sn->rel) == 0;
+				Cand *c = same && !relocate(w, &h[i])
+						  ? NULL
+						  : cand_new(cs, FROM_CHUNK, r,
+							     h[i].id);
 
-				c->bm25 = fmax(c->bm25, h[i].score);
-			}
-			xfree(h); /* strings moved into candidates */
-		}
-		for (int k = 0; k < nids; k++) {
-			if (index_definitions(ix, ids[k].name, DEFS_PER_IDENT,
-					      &h, &n) != 0)
-				continue;
-			for (uint32_t i = 0; i < n; i++) {
-				Cand *c = cand_get(cs, r, &h[i]);
-				double v = ids[k].weight / n;
-
-				c->def += v;
-				if (strlen(c->defined) + strlen(ids[k].name) + 2 <
-				    sizeof(c->defined)) {
-					if (c->defined[0])
-						strcat(c->defined, " ");
-					strcat(c->defined, ids[k].name);
+				if (c) {
+					c->path = h[i].path;
+					c->text = h[i].text;
+					h[i].path = h[i].text = NULL;
+					c->lang = h[i].lang;
+					c->kind = h[i].kind;
+					c->file_id = h[i].file_id;
+					c->parent = h[i].span_id;
+					c->bytes = h[i].bytes;
+					c->lines = h[i].lines;
+					c->bm25 = h[i].score;
+					c->same_file = same;
+					c->symbol = xstrdup("");
 				}
 			}
-			xfree(h);
+			index_hits_free(h, n);
 		}
+		for (int k = 0; k < nids && k < MAX_IDENTS; k++) {
+			if (defined_here(cs, ids[k].name) ||
+			    index_spans_named(ix, ids[k].name, DEFS_PER_IDENT,
+					      &sp, &n) != 0)
+				continue;
+			for (uint32_t i = 0; i < n; i++) {
+				Cand *c = add_span(w, cs, r, &sp[i]);
+
+				/* A name defined in several places says less
+				 * about each. */
+				if (c)
+					set_mention(c, ids[k].name,
+						    ids[k].weight / n);
+			}
+			index_spans_free(sp, n);
+		}
+		for (int k = 0; k < nimp; k++) {
+			if (defined_here(cs, imp[k]) ||
+			    index_spans_named(ix, imp[k], DEFS_PER_IDENT, &sp,
+					      &n) != 0)
+				continue;
+			for (uint32_t i = 0; i < n; i++) {
+				Cand *c = add_span(w, cs, r, &sp[i]);
+
+				if (c)
+					set_mention(c, imp[k],
+						    mention_of(ids, nids, imp[k]) / n);
+				else
+					c = find_span(cs, r, sp[i].id);
+				if (c)
+					c->import_name = true;
+			}
+			index_spans_free(sp, n);
+		}
+		gather_bases(w, ix, r, ids, nids, cs);
 		root_release(root, ix);
 	}
 	for (uint32_t i = 0; i < cs->n; i++) {
 		Cand *c = &cs->c[i];
 
-		c->same_file = w->sn->rel && c->root == w->sn->root &&
-			       strcmp(c->hit.path, w->sn->rel) == 0;
-		c->imported = path_imported(im, c->hit.path);
-		if (!excluded(w, c))
+		c->imported = !c->same_file && path_imported(im, c->path);
+		if (c->from == FROM_CHUNK && !excluded(w, c))
 			*best_bm25 = fmax(*best_bm25, c->bm25);
+	}
+	/* A definition inherits the lexical score of the chunk it starts in. */
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+
+		if (c->from != FROM_CHUNK)
+			continue;
+		for (uint32_t k = 0; k < cs->n; k++) {
+			Cand *d = &cs->c[k];
+
+			if (is_def(d) && d->root == c->root &&
+			    d->bytes.start >= c->bytes.start &&
+			    d->bytes.start < c->bytes.end &&
+			    strcmp(d->path, c->path) == 0)
+				d->bm25 = fmax(d->bm25, c->bm25);
+		}
 	}
 }
 
@@ -392,17 +945,228 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 {
 	for (uint32_t i = 0; i < cs->n; i++) {
 		Cand *c = &cs->c[i];
-		double def = fmin(c->def, 1.5);
+		double lex = best_bm25 > 0 ? fmin(c->bm25 / best_bm25, 1.0) : 0;
 
-		if (def > 0 && c->imported)
-			def += W_IMPORTED * def;
-		c->score = W_BM25 * (best_bm25 > 0 ? c->bm25 / best_bm25 : 0) +
-			   W_DEF * def + (c->same_file ? W_SAME_FILE : 0);
+		c->score = W_BM25 * lex;
+		if (is_def(c)) {
+			c->score += W_MENTION * fmin(c->mention, 1.5) +
+				    (c->member ? W_MEMBER : 0) -
+				    (c->other_class ? W_OTHER_CLASS : 0) +
+				    (c->imported ? W_IMPORTED : 0) +
+				    (c->import_name ? W_IMPORT_NAME : 0);
+			if (c->same_file)
+				c->score += W_NEAR / (1.0 + c->near / NEAR_LINES);
+		} else if (c->same_file) {
+			c->score += W_SAME_FILE;
+		}
 		if (excluded(w, c))
 			c->score = -1;
 	}
 	if (cs->n)
 		qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Items
+ * ---------------------------------------------------------------------- */
+
+/* Lines in t: its newlines, plus one for a last line without one. */
+static uint32_t lines_in(const char *t, size_t n)
+{
+	uint32_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += t[i] == '\n';
+	return k + (n && t[n - 1] != '\n');
+}
+
+/* Weight of the identifiers the cursor uses in t[a, z). */
+static double line_value(const char *t, uint32_t a, uint32_t z,
+			 const Ident *ids, int nids)
+{
+	char word[64];
+	double v = 0;
+
+	for (uint32_t i = a; i < z;) {
+		uint32_t w = i;
+
+		if (!ident_start((unsigned char)t[i])) {
+			i++;
+			continue;
+		}
+		while (i < z && ident_char((unsigned char)t[i]))
+			i++;
+		if (i - w < sizeof(word)) {
+			memcpy(word, t + w, i - w);
+			word[i - w] = '\0';
+			v += mention_of(ids, nids, word);
+		}
+	}
+	return v;
+}
+
+/* Keeps at most ITEM_LINES whole lines of c->text: a definition's first
+ * (signature, docstring, start of the body), or the window of a chunk with
+ * the most identifiers the cursor uses. Trailing blank lines go too;
+ * c->lines follows the text. */
+static void clip(Cand *c, const Ident *ids, int nids)
+{
+	char *t = c->text;
+	uint32_t len = (uint32_t)strlen(t), nl = 0, first = 0, last, a, z;
+	uint32_t starts[CLIP_SCAN_LINES + 1];
+	double sc[CLIP_SCAN_LINES], win = 0, top = -1;
+
+	for (uint32_t i = 0; i < len && nl <= CLIP_SCAN_LINES; i++)
+		if (i == 0 || t[i - 1] == '\n')
+			starts[nl++] = i;
+	if (nl > CLIP_SCAN_LINES)
+		nl = CLIP_SCAN_LINES; /* starts[nl] is where the next begins */
+	else
+		starts[nl] = len;
+	if (nl > ITEM_LINES && !is_def(c)) {
+		for (uint32_t l = 0; l < nl; l++) {
+			sc[l] = line_value(t, starts[l], starts[l + 1], ids, nids);
+			win += sc[l];
+			if (l >= ITEM_LINES)
+				win -= sc[l - ITEM_LINES];
+			if (l + 1 >= ITEM_LINES && win > top) {
+				top = win;
+				first = l + 1 - ITEM_LINES;
+			}
+		}
+	}
+	last = first + ITEM_LINES < nl ? first + ITEM_LINES : nl;
+	a = nl ? starts[first] : 0;
+	z = nl ? starts[last] : 0;
+	/* No trailing blank lines, but never nothing. */
+	while (last > first + 1 &&
+	       strspn(t + starts[last - 1], " \t\r\n") >=
+		       starts[last] - starts[last - 1])
+		z = starts[--last];
+	if (a > 0 || z < len)
+		c->clipped = true;
+	memmove(t, t + a, z - a);
+	t[z - a] = '\0';
+	c->lines.start += first;
+	c->lines.end = c->lines.start + lines_in(t, z - a) -
+		       (z - a ? 1 : 0);
+	/* Whole lines: a definition's text stops at its last token. */
+	if (z > a && t[z - a - 1] != '\n') {
+		c->text = xrealloc(t, z - a + 2);
+		memcpy(c->text + (z - a), "\n", 2);
+	}
+}
+
+/* Reads a definition's text from the start of its first line: whole
+ * lines, about ITEM_LINES of them at most. */
+static bool load_text(Cand *c, const Where *w, Index *ix)
+{
+	uint32_t a = c->bytes.start, z = c->bytes.end, back;
+	char *t;
+
+	if (c->from == FROM_CHUNK)
+		return c->text != NULL;
+	if (z - a > ITEM_BYTES) {
+		z = a + ITEM_BYTES;
+		c->clipped = true;
+	}
+	if (c->from == FROM_LIVE) {
+		a = line_start_of(w->sn->text, a);
+		t = xstrndup(w->sn->text + a, z - a);
+	} else {
+		/* An indented method starts mid-line: back up to the start
+		 * of its line. */
+		back = a < 256 ? a : 256;
+		if (index_file_text(ix, c->file_id, a - back, z, &t) != 1)
+			return false;
+		a = back;
+		while (a > 0 && t[a - 1] != '\n')
+			a--;
+		if (a == 0 && back == 256) {
+			xfree(t);
+			return false;
+		}
+		memmove(t, t + a, strlen(t + a) + 1);
+	}
+	if (c->clipped) { /* cut at the last whole line */
+		char *nl = strrchr(t, '\n');
+
+		if (nl)
+			nl[1] = '\0';
+	}
+	c->text = t;
+	return true;
+}
+
+static cJSON *line_range_json(uint32_t first, uint32_t last)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON *a = cJSON_AddObjectToObject(r, "start");
+	cJSON *b = cJSON_AddObjectToObject(r, "end");
+
+	cJSON_AddNumberToObject(a, "line", first);
+	cJSON_AddNumberToObject(a, "character", 0);
+	cJSON_AddNumberToObject(b, "line", last + 1);
+	cJSON_AddNumberToObject(b, "character", 0);
+	return r;
+}
+
+static cJSON *parent_json(SpanKind kind, const char *name, LineRange lines,
+			  const char *header, size_t *cost)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "kind", span_kind_name(kind));
+	cJSON_AddStringToObject(p, "name", name);
+	cJSON_AddItemToObject(p, "range", line_range_json(lines.start,
+							  lines.end));
+	cJSON_AddStringToObject(p, "header", header);
+	*cost += strlen(header) + 1;
+	return p;
+}
+
+/* The headers of the spans around c, outermost first. A span the item
+ * starts with is its own definition, not an enclosing one. */
+static cJSON *parents_of(Cand *c, const Where *w, Index *ix, size_t *cost)
+{
+	cJSON *ps = cJSON_CreateArray();
+
+	if (c->from == FROM_LIVE) {
+		int32_t chain[16];
+		int n = 0;
+
+		for (int32_t p = c->live_parent; p >= 0 && n < 16;
+		     p = w->live.spans[p].parent)
+			chain[n++] = p;
+		while (n--) {
+			const Span *sp = &w->live.spans[chain[n]];
+
+			cJSON_AddItemToArray(ps, parent_json(sp->kind, sp->qualname,
+							     sp->lines,
+							     sp->header, cost));
+		}
+	} else {
+		IndexSpan chain[16];
+		int64_t sid = c->parent;
+		int n = 0;
+
+		while (sid && n < 16 && index_span_get(ix, sid, &chain[n]) == 1)
+			sid = chain[n++].parent_id;
+		if (c->from == FROM_CHUNK && n && !c->symbol[0]) {
+			xfree(c->symbol);
+			c->symbol = xstrdup(chain[0].qualname);
+		}
+		for (int i = n - 1; i >= 0; i--)
+			if (chain[i].bytes.start < c->bytes.start)
+				cJSON_AddItemToArray(
+					ps, parent_json(chain[i].kind,
+							chain[i].qualname,
+							chain[i].lines,
+							chain[i].header, cost));
+		for (int i = 0; i < n; i++)
+			index_span_clear(&chain[i]);
+	}
+	return ps;
 }
 
 static cJSON *signals_of(const Cand *c)
@@ -411,16 +1175,75 @@ static cJSON *signals_of(const Cand *c)
 
 	cJSON_AddNumberToObject(g, "bm25", (double)(int64_t)(c->bm25 * 1e3) / 1e3);
 	cJSON_AddNumberToObject(g, "definition",
-				(double)(int64_t)(c->def * 1e3) / 1e3);
+				(double)(int64_t)(c->mention * 1e3) / 1e3);
 	if (c->defined[0])
 		cJSON_AddStringToObject(g, "defines", c->defined);
 	cJSON_AddBoolToObject(g, "import", c->imported);
 	cJSON_AddBoolToObject(g, "sameFile", c->same_file);
+	if (c->import_name)
+		cJSON_AddBoolToObject(g, "importedName", true);
+	if (c->member)
+		cJSON_AddBoolToObject(g, "member", true);
+	if (c->same_file && is_def(c))
+		cJSON_AddNumberToObject(g, "linesAway", c->near);
 	return g;
 }
 
-static cJSON *pack(Server *s, Cands *cs, const ContextArgs *a,
-		   uint32_t *used)
+static char *uri_of(Server *s, const Cand *c, const Where *w)
+{
+	Buf b = {0};
+	char *uri;
+
+	if (c->from == FROM_LIVE)
+		return xstrdup(w->sn->uri);
+	buf_printf(&b, "%s/%s", s->roots[c->root]->path, c->path);
+	uri = path_to_uri(b.data);
+	buf_free(&b);
+	return uri;
+}
+
+static cJSON *item_of(Server *s, const Where *w, Cand *c, Index *ix,
+		      uint32_t *tokens)
+{
+	cJSON *it = cJSON_CreateObject(), *ps;
+	char *uri = uri_of(s, c, w), num[32];
+	size_t cost = strlen(c->text);
+
+	ps = parents_of(c, w, ix, &cost);
+	cJSON_AddStringToObject(it, "uri", uri);
+	cJSON_AddItemToObject(it, "range", line_range_json(c->lines.start,
+							   c->lines.end));
+	cJSON_AddStringToObject(it, "language", lang_name(c->lang));
+	cJSON_AddStringToObject(it, "kind", chunk_kind_name(c->kind));
+	cJSON_AddStringToObject(it, "symbol", c->symbol);
+	cJSON_AddItemToObject(it, "parents", ps);
+	snprintf(num, sizeof(num), "%.4g", c->score);
+	cJSON_AddNumberToObject(it, "score", strtod(num, NULL));
+	cJSON_AddItemToObject(it, "signals", signals_of(c));
+	if (c->clipped)
+		cJSON_AddBoolToObject(it, "clipped", true);
+	cJSON_AddStringToObject(it, "text", c->text);
+	xfree(uri);
+	*tokens = estimate_tokens(cost);
+	return it;
+}
+
+static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
+{
+	for (uint32_t k = 0; k < upto; k++) {
+		const Cand *d = &cs->c[k];
+
+		if (d->taken && d->root == c->root &&
+		    d->lines.start <= c->lines.end &&
+		    c->lines.start <= d->lines.end &&
+		    strcmp(d->path, c->path) == 0)
+			return true;
+	}
+	return false;
+}
+
+static cJSON *pack(Server *s, const Where *w, Cands *cs, const Ident *ids,
+		   int nids, const ContextArgs *a, uint32_t *used)
 {
 	cJSON *items = cJSON_CreateArray();
 	uint32_t count = 0;
@@ -430,24 +1253,34 @@ static cJSON *pack(Server *s, Cands *cs, const ContextArgs *a,
 		Cand *c = &cs->c[i];
 		uint32_t per_file = 0, tokens;
 		int err;
-		Index *ix;
+		Index *ix = NULL;
 		cJSON *it;
 
 		if (c->score < SCORE_MIN)
 			break;
 		for (uint32_t k = 0; k < i; k++)
 			per_file += cs->c[k].taken && cs->c[k].root == c->root &&
-				    cs->c[k].hit.file_id == c->hit.file_id;
-		if (per_file >= PER_FILE)
+				    strcmp(cs->c[k].path, c->path) == 0;
+		if (per_file >= (c->same_file ? PER_SAME_FILE : PER_FILE))
 			continue;
-		if (estimate_tokens(strlen(c->hit.text)) > a->budget - *used)
+		if (c->from != FROM_LIVE &&
+		    !(ix = root_acquire(s, s->roots[c->root], &err)))
 			continue;
-		ix = root_acquire(s, s->roots[c->root], &err);
-		if (!ix)
+		if (!load_text(c, w, ix)) {
+			if (ix)
+				root_release(s->roots[c->root], ix);
 			continue;
-		it = item_from_hit(s, ix, c->root, &c->hit, c->score,
-				   signals_of(c), &tokens);
-		root_release(s->roots[c->root], ix);
+		}
+		clip(c, ids, nids);
+		if (overlaps_taken(cs, i, c) ||
+		    estimate_tokens(strlen(c->text)) > a->budget - *used) {
+			if (ix)
+				root_release(s->roots[c->root], ix);
+			continue;
+		}
+		it = item_of(s, w, c, ix, &tokens);
+		if (ix)
+			root_release(s->roots[c->root], ix);
 		if (tokens > a->budget - *used) {
 			cJSON_Delete(it);
 			continue;
@@ -464,10 +1297,10 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 		   int *err, char *msg, size_t msgcap)
 {
 	Where w;
-	Ident ids[64];
+	Ident ids[IDENTS_CAP];
 	Imports *im = xcalloc(1, sizeof(*im));
 	Cands cs = {0};
-	double best = 0, best_def = 0;
+	double best = 0, best_mention = 0;
 	uint32_t used;
 	int nids;
 	cJSON *res, *items, *b;
@@ -477,23 +1310,22 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	(void)msgcap;
 	locate(&w, s, sn, a->cursor);
 	nids = collect_idents(sn->text, w.q_lo, a->cursor, w.cursor_line,
-			      castls_count_newlines(sn->text, w.q_lo), ids, 64);
+			      castls_count_newlines(sn->text, w.q_lo), ids,
+			      IDENTS_CAP);
 	qsort(ids, (size_t)nids, sizeof(*ids), cmp_ident);
-	if (nids > MAX_IDENTS)
-		nids = MAX_IDENTS;
 	find_imports(sn->text, sn->len, im);
 	gather(s, &w, ids, nids, im, &cs, &best);
 	score_all(&w, &cs, best);
 	for (uint32_t i = 0; i < cs.n; i++)
 		if (cs.c[i].score >= 0)
-			best_def = fmax(best_def, cs.c[i].def);
+			best_mention = fmax(best_mention, cs.c[i].mention);
 	res = cJSON_CreateObject();
-	if (best_def <= 0 && best < BM25_MIN) {
+	if (best_mention <= 0 && best < BM25_MIN) {
 		items = cJSON_CreateArray(); /* the stop signal */
 		used = 0;
 		cJSON_AddBoolToObject(res, "noContext", true);
 	} else {
-		items = pack(s, &cs, a, &used);
+		items = pack(s, &w, &cs, ids, nids, a, &used);
 		cJSON_AddBoolToObject(res, "noContext",
 				      cJSON_GetArraySize(items) == 0);
 	}
@@ -502,12 +1334,10 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	cJSON_AddNumberToObject(b, "limit", a->budget);
 	cJSON_AddNumberToObject(b, "used", used);
 	cJSON_AddStringToObject(b, "unit", "tokens");
-	for (uint32_t i = 0; i < cs.n; i++) {
-		xfree(cs.c[i].hit.path);
-		xfree(cs.c[i].hit.names);
-		xfree(cs.c[i].hit.text);
-	}
-	xfree(cs.c);
+	cands_free(&cs);
+	chunking_close(&w.live);
+	if (w.own_tree)
+		ts_tree_delete(w.own_tree);
 	xfree(im);
 	buf_free(&w.query);
 	return res;

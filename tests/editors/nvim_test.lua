@@ -118,7 +118,7 @@ local function run()
     'the context is in a floating window')
   check(text:match('^castls context for pkg/report%.py:8  %(%d+ chunks, %d+/1500 tokens%)'),
     'heading names the file, line and budget', text)
-  check(text:match('\n1%. pkg/geometry%.py:1%-%d+  score %d%.%d%d  circle_area'),
+  check(text:match('\n1%. pkg/geometry%.py:5%-7  score %d%.%d%d  circle_area'),
     'first item: the definition of circle_area', text)
   check(text:match('defines circle_area[^\n]*; in a file this one imports'),
     'why it was ranked', text)
@@ -131,7 +131,7 @@ local function run()
   check(not vim.api.nvim_win_is_valid(win), 'the window closed on Enter')
   check(vim.api.nvim_buf_get_name(0) == repo .. '/pkg/geometry.py',
     'Enter opened geometry.py', vim.api.nvim_buf_get_name(0))
-  check(vim.api.nvim_win_get_cursor(0)[1] == 1, 'at the chunk\'s first line',
+  check(vim.api.nvim_win_get_cursor(0)[1] == 5, 'at the definition\'s first line',
     vim.api.nvim_win_get_cursor(0))
   vim.cmd('buffer ' .. src)
 
@@ -166,7 +166,7 @@ local function run()
   check(found, 'context: an item is the defining chunk in geometry.py',
     res.items)
   local prompt = castls.format(res, repo)
-  check(prompt:match('^### pkg/geometry%.py %(lines 1%-%d+%)\n```python\n'),
+  check(prompt:match('^### pkg/geometry%.py %(lines 5%-7%)\n```python\n'),
     'format: prompt text with a file header', prompt)
   err, res = sync(castls.context, vim.fn.bufadd('/nonexistent.py'), nil, {})
   check(err and err:match('not attached'), 'context: unattached buffer', err)

@@ -492,6 +492,7 @@ static const char *const transcripts[] = {
     "document_symbol", "workspace_symbol", "chunks_incremental",
     "context",	       "search",	   "status",
     "errors",	       "ids_and_params",   "multi_root_db",
+    "context_structure",
 };
 
 /* Every file in the directory is in the table, and the other way round,
@@ -527,6 +528,7 @@ TEST(transcript_document_symbol) { run_transcript("document_symbol"); }
 TEST(transcript_workspace_symbol) { run_transcript("workspace_symbol"); }
 TEST(transcript_chunks_incremental) { run_transcript("chunks_incremental"); }
 TEST(transcript_context) { run_transcript("context"); }
+TEST(transcript_context_structure) { run_transcript("context_structure"); }
 TEST(transcript_search) { run_transcript("search"); }
 TEST(transcript_status) { run_transcript("status"); }
 TEST(transcript_errors) { run_transcript("errors"); }

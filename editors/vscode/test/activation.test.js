@@ -79,21 +79,21 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 			'def circle_area'));
 		assert.ok(def, rows.map((r) => r.description).join('\n'));
 		assert.equal(def.label, 'circle_area');
-		assert.match(def.description, /^pkg\/geometry\.py:1-\d+ · \d+\.\d\d$/);
+		assert.match(def.description, /^pkg\/geometry\.py:5-7 · \d+\.\d\d$/);
 		assert.match(def.tooltip.value, /Why: defines .*circle\\_area/);
 		/* Selecting the row opens the file at the chunk. */
 		const [cmd, uri, opts] = [def.command.command,
 			...def.command.arguments];
 		assert.equal(cmd, 'vscode.open');
 		assert.equal(uri.fsPath, path.join(REPO, 'pkg/geometry.py'));
-		assert.equal(opts.selection.start.line, 0);
-		assert.ok(opts.selection.end.line >= 5);
+		assert.equal(opts.selection.start.line, 4);
+		assert.ok(opts.selection.end.line >= 6);
 	});
 
 	await t.test('Copy Context at Cursor: prompt text', async () => {
 		await vscode.commands.executeCommand('castls.copyContext');
 		assert.match(rec.clipboard,
-			/^### pkg\/geometry\.py \(lines 1-\d+\)\n```python\n/m);
+			/^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
 		assert.ok(rec.clipboard.includes('def circle_area(radius):'));
 		assert.match(lastMessage().text,
 			/^castls: copied \d+ chunks \(~\d+ tokens\)\.$/);

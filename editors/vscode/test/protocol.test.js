@@ -109,10 +109,10 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.match(format.whyOf(def), /defines .*circle_area/);
 		assert.match(format.whyOf(def), /imports/);
 		assert.match(format.describeItem(def, label),
-			/^pkg\/geometry\.py:1-\d+ {2}score \d+\.\d\d /);
+			/^pkg\/geometry\.py:5-7 {2}score \d+\.\d\d /);
 
 		const prompt = format.formatPrompt(r, label);
-		assert.match(prompt, /^### pkg\/geometry\.py \(lines 1-\d+\)\n```python\n/m);
+		assert.match(prompt, /^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
 		assert.ok(prompt.includes('def circle_area(radius):'));
 		assert.equal(prompt.split('```python').length - 1, r.items.length);
 	});
