@@ -581,12 +581,15 @@ static OldRow *take_match(OldRow *rows, uint32_t n, uint64_t hash)
 	return NULL;
 }
 
+/* The doc counts: a leading comment lies outside the span's bytes, and a
+ * row kept for its text alone would keep the old comment. */
 static uint64_t span_hash(const Span *s, const char *text)
 {
 	uint64_t h = castls_hash(text + s->bytes.start,
 				 s->bytes.end - s->bytes.start, s->kind);
 
-	return castls_hash(s->qualname, strlen(s->qualname), h);
+	h = castls_hash(s->qualname, strlen(s->qualname), h);
+	return castls_hash(s->doc, strlen(s->doc), h);
 }
 
 /* Writes spans; ids[i] receives the row id of span i. */

@@ -268,6 +268,36 @@ TEST(store_put_keeps_unchanged_rows)
 	fixture_close(&f);
 }
 
+/* A comment written above a definition is its doc; the span's text is
+ * unchanged, but its row must not keep the old doc. */
+TEST(store_put_follows_a_new_leading_comment)
+{
+	static const char v1[] = "def helper(x):\n    return x\n";
+	static const char v2[] = "# Doubles nothing.\n"
+				 "def helper(x):\n    return x\n";
+	static const char v3[] = "# Returns x unchanged.\n"
+				 "def helper(x):\n    return x\n";
+	Fixture f;
+	IndexDelta d;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(put(f.ix, "h.py", v1, &d), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"
+				" WHERE name='helper' AND doc=''"),
+		      1);
+	ASSERT_INT_EQ(put(f.ix, "h.py", v2, &d), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans WHERE name='helper'"
+				" AND doc LIKE '%Doubles nothing%'"),
+		      1);
+	ASSERT_INT_EQ(put(f.ix, "h.py", v3, &d), 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans WHERE name='helper'"
+				" AND doc LIKE '%unchanged%'"),
+		      1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"), 1);
+	fixture_close(&f);
+}
+
 /* ---------------------------------------------------------------------- *
  * Search
  * ---------------------------------------------------------------------- */
