@@ -44,6 +44,7 @@
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
 #define ASSIGN_SCAN_MAX 4096 /* statements of one block looked at */
 #define IMPORTS_MAX 48      /* imported names looked up */
+#define IMPORT_DEFS 16      /* definitions of each, to find its module's */
 #define BM25_HITS 40
 #define PER_FILE 3          /* items from one other file */
 #define PER_SAME_FILE 5     /* and from the current file */
@@ -748,14 +749,154 @@ static void last_ident(const Where *w, TSNode n, char *out, size_t cap)
 	}
 }
 
+/* A name the file imports, and where from: the module as a path stem
+ * relative to the root ("src/util/x" for './x' in src/util/a.ts,
+ * "pkg/mod" for `from .mod import` in pkg/a.py), or, for an absolute
+ * Python module, a stem the path must end with ("a/b" for `from a.b`). */
+typedef struct {
+	char name[64];
+	char stem[192];
+	bool suffix;   /* stem matches at the end of a path */
+} Import;
+
+/* Appends path component s[0, n) to stem, resolving "." and "..". */
+static void stem_push(char *stem, size_t cap, const char *s, size_t n)
+{
+	size_t len = strlen(stem);
+
+	if (n == 0 || (n == 1 && s[0] == '.'))
+		return;
+	if (n == 2 && s[0] == '.' && s[1] == '.') {
+		char *slash = strrchr(stem, '/');
+
+		if (slash)
+			*slash = '\0';
+		else
+			stem[0] = '\0';
+		return;
+	}
+	if (len + n + 2 > cap)
+		return;
+	if (len)
+		stem[len++] = '/';
+	memcpy(stem + len, s, n);
+	stem[len + n] = '\0';
+}
+
+/* The directory of the current file, relative to its root. */
+static void stem_dir(const Where *w, char *stem, size_t cap)
+{
+	const char *rel = w->sn->rel ? w->sn->rel : "", *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+
+	if (n >= cap)
+		n = 0;
+	memcpy(stem, rel, n);
+	stem[n] = '\0';
+}
+
+/* Resolves the module text m[0, n) of an import into im. */
+static void resolve_module(const Where *w, const char *m, size_t n,
+			   bool python, Import *im)
+{
+	size_t i = 0;
+
+	im->stem[0] = '\0';
+	im->suffix = false;
+	if (python) {
+		if (n && m[0] == '.') { /* relative: a dot per level up */
+			stem_dir(w, im->stem, sizeof(im->stem));
+			for (i = 1; i < n && m[i] == '.'; i++)
+				stem_push(im->stem, sizeof(im->stem), "..", 2);
+		} else {
+			im->suffix = true;
+		}
+		while (i < n) {
+			size_t j = i;
+
+			while (j < n && m[j] != '.')
+				j++;
+			stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+			i = j + 1;
+		}
+		return;
+	}
+	if (n == 0 || m[0] != '.') /* a package: not resolved here */
+		return;
+	stem_dir(w, im->stem, sizeof(im->stem));
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && m[j] != '/')
+			j++;
+		stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+		i = j + 1;
+	}
+}
+
+/* Whether path is what im's module names: stem.py, stem/__init__.py,
+ * stem.ts, stem/index.ts and the like. */
+static bool import_resolves_to(const Import *im, const char *path)
+{
+	static const char *const tails[] = {
+		".py", "/__init__.py", ".pyi", ".ts", ".tsx", ".d.ts", ".js",
+		".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx",
+		"/index.js",
+	};
+	size_t sl = strlen(im->stem), pl = strlen(path);
+
+	if (sl == 0)
+		return false;
+	for (size_t t = 0; t < sizeof(tails) / sizeof(*tails); t++) {
+		size_t tl = strlen(tails[t]);
+		const char *at;
+
+		if (pl < sl + tl || strcmp(path + pl - tl, tails[t]) != 0)
+			continue;
+		at = path + pl - tl - sl;
+		if (memcmp(at, im->stem, sl) != 0)
+			continue;
+		if (at == path || (im->suffix && at[-1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static void text_of_node(const Where *w, TSNode n, char *out, size_t cap)
+{
+	uint32_t a, z;
+
+	out[0] = '\0';
+	if (ts_node_is_null(n))
+		return;
+	a = ts_node_start_byte(n);
+	z = ts_node_end_byte(n);
+	if (z > a && z - a < cap) {
+		memcpy(out, w->sn->text + a, z - a);
+		out[z - a] = '\0';
+	}
+}
+
+static void add_imported(const Where *w, Import *out, int *k, TSNode name,
+			 const char *module)
+{
+	last_ident(w, name, out[*k].name, sizeof(out[*k].name));
+	if (!out[*k].name[0])
+		return;
+	resolve_module(w, module, strlen(module), w->sn->lang == LANG_PYTHON,
+		       &out[*k]);
+	(*k)++;
+}
+
 /* The names the file imports from elsewhere, as their definitions name
  * them: `from m import a, b as c` gives a and b; `import {x, y as z}
  * from './m'` and `import D from './m'` give x, y and D. */
-static int imported_names(const Where *w, char (*out)[64], int cap)
+static int imported_names(const Where *w, Import *out, int cap)
 {
 	TSNode root;
 	uint32_t n;
 	int k = 0;
+	char mod[192];
 
 	if (!w->tree)
 		return 0;
@@ -767,17 +908,25 @@ static int imported_names(const Where *w, char (*out)[64], int cap)
 
 		if (node_is(st, "import_from_statement")) {
 			/* Child 0 is the module. */
+			text_of_node(w, ts_node_child_by_field_name(
+						st, "module_name", 11),
+				     mod, sizeof(mod));
 			for (uint32_t j = 1; j < m && k < cap; j++) {
 				TSNode x = ts_node_named_child(st, j);
 
 				if (node_is(x, "aliased_import"))
 					x = ts_node_child_by_field_name(x, "name", 4);
-				if (node_is(x, "dotted_name")) {
-					last_ident(w, x, out[k], sizeof(out[k]));
-					k += out[k][0] != '\0';
-				}
+				if (node_is(x, "dotted_name"))
+					add_imported(w, out, &k, x, mod);
 			}
 		} else if (node_is(st, "import_statement")) {
+			text_of_node(w, ts_node_child_by_field_name(st, "source", 6),
+				     mod, sizeof(mod));
+			/* Without its quotes. */
+			if (strlen(mod) >= 2) {
+				memmove(mod, mod + 1, strlen(mod));
+				mod[strlen(mod) - 1] = '\0';
+			}
 			for (uint32_t j = 0; j < m && k < cap; j++) {
 				TSNode cl = ts_node_named_child(st, j);
 
@@ -788,10 +937,9 @@ static int imported_names(const Where *w, char (*out)[64], int cap)
 				     c++) {
 					TSNode x = ts_node_named_child(cl, c);
 
-					if (node_is(x, "identifier")) {
-						last_ident(w, x, out[k], sizeof(out[k]));
-						k += out[k][0] != '\0';
-					} else if (node_is(x, "named_imports")) {
+					if (node_is(x, "identifier"))
+						add_imported(w, out, &k, x, mod);
+					else if (node_is(x, "named_imports"))
 						for (uint32_t e = 0;
 						     e < ts_node_named_child_count(x) &&
 						     k < cap;
@@ -800,13 +948,10 @@ static int imported_names(const Where *w, char (*out)[64], int cap)
 								ts_node_named_child(x, e),
 								"name", 4);
 
-							if (ts_node_is_null(sp))
-								continue;
-							last_ident(w, sp, out[k],
-								   sizeof(out[k]));
-							k += out[k][0] != '\0';
+							if (!ts_node_is_null(sp))
+								add_imported(w, out, &k,
+									     sp, mod);
 						}
-					}
 				}
 			}
 		}
@@ -837,7 +982,7 @@ static Cand *find_span(Cands *cs, int root, int64_t id)
 static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 		   const Imports *im, Cands *cs, double *best_bm25)
 {
-	char imp[IMPORTS_MAX][64];
+	Import *imp = xmalloc(IMPORTS_MAX * sizeof(*imp));
 	int nimp = imported_names(w, imp, IMPORTS_MAX);
 
 	gather_live(w, ids, nids, cs);
@@ -896,20 +1041,34 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 			index_spans_free(sp, n);
 		}
 		for (int k = 0; k < nimp; k++) {
-			if (defined_here(cs, imp[k]) ||
-			    index_spans_named(ix, imp[k], DEFS_PER_IDENT, &sp,
+			uint32_t resolved = 0;
+
+			if (defined_here(cs, imp[k].name) ||
+			    index_spans_named(ix, imp[k].name, IMPORT_DEFS, &sp,
 					      &n) != 0)
 				continue;
+			/* The module's own definition when the import resolves
+			 * to one; any of the same name when it does not (a
+			 * package, a re-export). */
+			for (uint32_t i = 0; i < n; i++)
+				resolved += import_resolves_to(&imp[k], sp[i].path);
 			for (uint32_t i = 0; i < n; i++) {
-				Cand *c = add_span(w, cs, r, &sp[i]);
+				Cand *c;
 
-				if (c)
-					set_mention(c, imp[k],
-						    mention_of(ids, nids, imp[k]) / n);
+				if (resolved ? !import_resolves_to(&imp[k], sp[i].path)
+					     : i >= DEFS_PER_IDENT)
+					continue;
+				if ((c = add_span(w, cs, r, &sp[i])))
+					set_mention(c, imp[k].name,
+						    mention_of(ids, nids, imp[k].name) /
+							    (resolved ? resolved
+								      : n < DEFS_PER_IDENT ? n : DEFS_PER_IDENT));
 				else
 					c = find_span(cs, r, sp[i].id);
-				if (c)
+				if (c) {
 					c->import_name = true;
+					c->imported |= resolved > 0;
+				}
 			}
 			index_spans_free(sp, n);
 		}
@@ -919,7 +1078,8 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 	for (uint32_t i = 0; i < cs->n; i++) {
 		Cand *c = &cs->c[i];
 
-		c->imported = !c->same_file && path_imported(im, c->path);
+		c->imported = !c->same_file &&
+			      (c->imported || path_imported(im, c->path));
 		if (c->from == FROM_CHUNK && !excluded(w, c))
 			*best_bm25 = fmax(*best_bm25, c->bm25);
 	}
@@ -939,6 +1099,7 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 				d->bm25 = fmax(d->bm25, c->bm25);
 		}
 	}
+	xfree(imp);
 }
 
 static void score_all(const Where *w, Cands *cs, double best_bm25)
