@@ -60,7 +60,8 @@
 #define W_NEAR 1.0          /* the current file's definitions, by distance */
 #define NEAR_LINES 30.0     /* distance at which that prior halves */
 #define W_IMPORTED 0.3      /* a definition in a file the current imports */
-#define W_IMPORT_NAME 0.8   /* a definition of a name the file imports */
+#define W_IMPORT_NAME 0.2   /* a definition of a name the file imports */
+#define W_IMPORT_UNUSED 0.8 /* and does not use yet */
 #define W_BM25 0.6          /* lexical, relative to the best hit */
 #define W_SAME_FILE 0.3     /* a lexical hit of the current file */
 #define BM25_MIN 12.0       /* raw score below which lexical is noise */
@@ -271,6 +272,7 @@ typedef struct {
 	bool other_class;  /* a member of some other class */
 	bool imported, same_file, taken, clipped;
 	bool import_name;  /* a name the current file imports */
+	bool import_unused; /* and does not use yet */
 	char defined[64];  /* the name the cursor uses */
 } Cand;
 
@@ -755,8 +757,11 @@ static void last_ident(const Where *w, TSNode n, char *out, size_t cap)
  * Python module, a stem the path must end with ("a/b" for `from a.b`). */
 typedef struct {
 	char name[64];
+	char local[64]; /* the name in this file: an alias, or name */
 	char stem[192];
 	bool suffix;   /* stem matches at the end of a path */
+	uint32_t stmt_start, stmt_end; /* the import statement's bytes */
+	uint32_t uses; /* of local, outside import statements */
 } Import;
 
 /* Appends path component s[0, n) to stem, resolving "." and "..". */
@@ -877,15 +882,65 @@ static void text_of_node(const Where *w, TSNode n, char *out, size_t cap)
 	}
 }
 
-static void add_imported(const Where *w, Import *out, int *k, TSNode name,
-			 const char *module)
+/* Adds the name imported by node x (an aliased_import, an import
+ * specifier, or the name itself) of import statement st. */
+static void add_imported(const Where *w, Import *out, int *k, TSNode st,
+			 TSNode x, const char *module)
 {
-	last_ident(w, name, out[*k].name, sizeof(out[*k].name));
-	if (!out[*k].name[0])
+	Import *im = &out[*k];
+	TSNode name = x, alias = {0};
+
+	if (node_is(x, "aliased_import") || node_is(x, "import_specifier")) {
+		name = ts_node_child_by_field_name(x, "name", 4);
+		alias = ts_node_child_by_field_name(x, "alias", 5);
+	}
+	if (ts_node_is_null(name))
 		return;
+	last_ident(w, name, im->name, sizeof(im->name));
+	if (!im->name[0])
+		return;
+	if (!ts_node_is_null(alias))
+		last_ident(w, alias, im->local, sizeof(im->local));
+	else
+		memcpy(im->local, im->name, sizeof(im->local));
 	resolve_module(w, module, strlen(module), w->sn->lang == LANG_PYTHON,
-		       &out[*k]);
+		       im);
+	im->stmt_start = ts_node_start_byte(st);
+	im->stmt_end = ts_node_end_byte(st);
+	im->uses = 0;
 	(*k)++;
+}
+
+/* Counts, for each import, the uses of its local name in the buffer
+ * outside import statements. A name imported but not used yet is one the
+ * code being written is likely to use. */
+static void count_import_uses(const Where *w, Import *imp, int nimp)
+{
+	const char *t = w->sn->text;
+	uint32_t len = w->sn->len;
+
+	for (uint32_t i = 0; i < len;) {
+		uint32_t a = i;
+
+		if (!ident_start((unsigned char)t[i]) ||
+		    (i > 0 && ident_char((unsigned char)t[i - 1]))) {
+			i++;
+			continue;
+		}
+		while (i < len && ident_char((unsigned char)t[i]))
+			i++;
+		for (int k = 0; k < nimp; k++) {
+			size_t n = strlen(imp[k].local);
+			bool in_import = false;
+
+			if (n != i - a || memcmp(imp[k].local, t + a, n) != 0)
+				continue;
+			for (int j = 0; j < nimp && !in_import; j++)
+				in_import = a >= imp[j].stmt_start &&
+					    a < imp[j].stmt_end;
+			imp[k].uses += !in_import;
+		}
+	}
 }
 
 /* The names the file imports from elsewhere, as their definitions name
@@ -914,10 +969,9 @@ static int imported_names(const Where *w, Import *out, int cap)
 			for (uint32_t j = 1; j < m && k < cap; j++) {
 				TSNode x = ts_node_named_child(st, j);
 
-				if (node_is(x, "aliased_import"))
-					x = ts_node_child_by_field_name(x, "name", 4);
-				if (node_is(x, "dotted_name"))
-					add_imported(w, out, &k, x, mod);
+				if (node_is(x, "aliased_import") ||
+				    node_is(x, "dotted_name"))
+					add_imported(w, out, &k, st, x, mod);
 			}
 		} else if (node_is(st, "import_statement")) {
 			text_of_node(w, ts_node_child_by_field_name(st, "source", 6),
@@ -938,20 +992,15 @@ static int imported_names(const Where *w, Import *out, int cap)
 					TSNode x = ts_node_named_child(cl, c);
 
 					if (node_is(x, "identifier"))
-						add_imported(w, out, &k, x, mod);
+						add_imported(w, out, &k, st, x, mod);
 					else if (node_is(x, "named_imports"))
 						for (uint32_t e = 0;
 						     e < ts_node_named_child_count(x) &&
 						     k < cap;
-						     e++) {
-							TSNode sp = ts_node_child_by_field_name(
-								ts_node_named_child(x, e),
-								"name", 4);
-
-							if (!ts_node_is_null(sp))
-								add_imported(w, out, &k,
-									     sp, mod);
-						}
+						     e++)
+							add_imported(w, out, &k, st,
+								     ts_node_named_child(x, e),
+								     mod);
 				}
 			}
 		}
@@ -984,6 +1033,8 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 {
 	Import *imp = xmalloc(IMPORTS_MAX * sizeof(*imp));
 	int nimp = imported_names(w, imp, IMPORTS_MAX);
+
+	count_import_uses(w, imp, nimp);
 
 	gather_live(w, ids, nids, cs);
 	gather_assignments(w, ids, nids, cs);
@@ -1067,6 +1118,7 @@ static void gather(Server *s, const Where *w, const Ident *ids, int nids,
 					c = find_span(cs, r, sp[i].id);
 				if (c) {
 					c->import_name = true;
+					c->import_unused |= imp[k].uses == 0;
 					c->imported |= resolved > 0;
 				}
 			}
@@ -1114,7 +1166,8 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 				    (c->member ? W_MEMBER : 0) -
 				    (c->other_class ? W_OTHER_CLASS : 0) +
 				    (c->imported ? W_IMPORTED : 0) +
-				    (c->import_name ? W_IMPORT_NAME : 0);
+				    (c->import_unused ? W_IMPORT_UNUSED
+				     : c->import_name ? W_IMPORT_NAME : 0);
 			if (c->same_file)
 				c->score += W_NEAR / (1.0 + c->near / NEAR_LINES);
 		} else if (c->same_file) {
@@ -1343,6 +1396,8 @@ static cJSON *signals_of(const Cand *c)
 	cJSON_AddBoolToObject(g, "sameFile", c->same_file);
 	if (c->import_name)
 		cJSON_AddBoolToObject(g, "importedName", true);
+	if (c->import_unused)
+		cJSON_AddBoolToObject(g, "unusedImport", true);
 	if (c->member)
 		cJSON_AddBoolToObject(g, "member", true);
 	if (c->same_file && is_def(c))
