@@ -14,8 +14,9 @@
  *
  * A definition scores for its name being used near the cursor (weighted
  * by proximity), for being a member of the class being written, for being
- * imported, and, in the current file, for being close; a member of some
- * other class scores less. The region around the cursor is left out (the
+ * imported (more when the file does not use it yet), and, in the current
+ * file, for being close and for how often the file uses it; a member of
+ * some other class scores less. The region around the cursor is left out (the
  * editor shows it), at most PER_FILE items come from one other file, and
  * nothing overlaps an item already taken. An item shows a definition from
  * its first line, at most ITEM_LINES lines (signature, docstring, start of
@@ -62,6 +63,9 @@
 #define W_IMPORTED 0.3      /* a definition in a file the current imports */
 #define W_IMPORT_NAME 0.2   /* a definition of a name the file imports */
 #define W_IMPORT_UNUSED 0.8 /* and does not use yet */
+#define W_USES 0.4          /* the current file's definitions, by how
+			     * often the file uses them */
+#define USES_FULL 64.0      /* uses that earn all of it */
 #define W_BM25 0.6          /* lexical, relative to the best hit */
 #define W_SAME_FILE 0.3     /* a lexical hit of the current file */
 #define BM25_MIN 12.0       /* raw score below which lexical is noise */
@@ -266,6 +270,7 @@ typedef struct {
 	char *symbol;      /* qualified name, or "" */
 	char *text;        /* chunk text; definitions' is read when packed */
 	double mention;    /* its name is used near the cursor */
+	uint32_t uses;     /* same file: uses of its name besides its own */
 	double bm25, score;
 	uint32_t near;     /* lines from the cursor, same file only */
 	bool member;       /* of the class being written or its bases */
@@ -325,6 +330,86 @@ static bool is_def(const Cand *c)
 }
 
 /* ---------------------------------------------------------------------- *
+ * How often the buffer uses each word
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	uint32_t at, len;  /* a use of the word in the text; len 0: empty */
+	uint32_t count;
+} Word;
+
+typedef struct {
+	const char *text;
+	Word *slot;
+	uint32_t mask, n;
+} Words;
+
+static uint32_t word_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static Word *word_slot(const Words *ws, const char *s, size_t n)
+{
+	for (uint32_t i = word_hash(s, n) & ws->mask;; i = (i + 1) & ws->mask) {
+		Word *w = &ws->slot[i];
+
+		if (w->len == 0 ||
+		    (w->len == n && memcmp(ws->text + w->at, s, n) == 0))
+			return w;
+	}
+}
+
+/* Counts every identifier of text[0, len); the table stays at most half
+ * full. */
+static void words_count(Words *ws, const char *text, uint32_t len)
+{
+	ws->text = text;
+	ws->mask = 1023;
+	ws->n = 0;
+	ws->slot = xcalloc(ws->mask + 1, sizeof(*ws->slot));
+	for (uint32_t i = 0; i < len;) {
+		uint32_t a = i;
+		Word *w;
+
+		if (!ident_start((unsigned char)text[i]) ||
+		    (i > 0 && ident_char((unsigned char)text[i - 1]))) {
+			i++;
+			continue;
+		}
+		while (i < len && ident_char((unsigned char)text[i]))
+			i++;
+		w = word_slot(ws, text + a, i - a);
+		if (w->len) {
+			w->count++;
+			continue;
+		}
+		*w = (Word){a, i - a, 1};
+		if (++ws->n * 2 > ws->mask) { /* grow */
+			Word *old = ws->slot;
+			uint32_t cap = ws->mask + 1;
+
+			ws->mask = cap * 2 - 1;
+			ws->slot = xcalloc(cap * 2, sizeof(*ws->slot));
+			for (uint32_t k = 0; k < cap; k++)
+				if (old[k].len)
+					*word_slot(ws, text + old[k].at,
+						   old[k].len) = old[k];
+			xfree(old);
+		}
+	}
+}
+
+static uint32_t words_get(const Words *ws, const char *s)
+{
+	return ws->slot ? word_slot(ws, s, strlen(s))->count : 0;
+}
+
+/* ---------------------------------------------------------------------- *
  * Where the cursor is
  * ---------------------------------------------------------------------- */
 
@@ -340,6 +425,7 @@ typedef struct {
 	char bases[MAX_BASES][64];   /* names of that class's bases */
 	int nbases;
 	Buf query;
+	Words words;                 /* of the whole buffer */
 } Where;
 
 static uint32_t line_start_of(const char *text, uint32_t off)
@@ -532,6 +618,8 @@ static void gather_live(const Where *w, const Ident *ids, int nids,
 				  ? sp->lines.start - w->cursor_line
 				  : w->cursor_line - sp->lines.start;
 		set_mention(c, sp->name, mention_of(ids, nids, sp->name));
+		c->uses = words_get(&w->words, sp->name);
+		c->uses -= c->uses > 0;
 		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
 			c->member = sp->parent == w->cls || is_base(w, up->name);
 			c->other_class = !c->member;
@@ -598,6 +686,8 @@ static void add_assignment(const Where *w, const Ident *ids, int nids,
 		c->symbol = xstrdup(id);
 	}
 	set_mention(c, id, mention_of(ids, nids, id));
+	c->uses = words_get(&w->words, id);
+	c->uses -= c->uses > 0;
 }
 
 /* The assignments among the statements under block: `NAME = ...` and
@@ -1169,7 +1259,10 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 				    (c->import_unused ? W_IMPORT_UNUSED
 				     : c->import_name ? W_IMPORT_NAME : 0);
 			if (c->same_file)
-				c->score += W_NEAR / (1.0 + c->near / NEAR_LINES);
+				c->score += W_NEAR / (1.0 + c->near / NEAR_LINES) +
+					    W_USES * fmin(log1p(c->uses) /
+								  log1p(USES_FULL),
+							  1.0);
 		} else if (c->same_file) {
 			c->score += W_SAME_FILE;
 		}
@@ -1400,8 +1493,10 @@ static cJSON *signals_of(const Cand *c)
 		cJSON_AddBoolToObject(g, "unusedImport", true);
 	if (c->member)
 		cJSON_AddBoolToObject(g, "member", true);
-	if (c->same_file && is_def(c))
+	if (c->same_file && is_def(c)) {
 		cJSON_AddNumberToObject(g, "linesAway", c->near);
+		cJSON_AddNumberToObject(g, "usesInFile", c->uses);
+	}
 	return g;
 }
 
@@ -1525,6 +1620,8 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	(void)msg;
 	(void)msgcap;
 	locate(&w, s, sn, a->cursor);
+	if (sn->len <= CONTEXT_PARSE_MAX)
+		words_count(&w.words, sn->text, (uint32_t)sn->len);
 	nids = collect_idents(sn->text, w.q_lo, a->cursor, w.cursor_line,
 			      castls_count_newlines(sn->text, w.q_lo), ids,
 			      IDENTS_CAP);
@@ -1556,5 +1653,6 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 		ts_tree_delete(w.own_tree);
 	xfree(im);
 	buf_free(&w.query);
+	xfree(w.words.slot);
 	return res;
 }
