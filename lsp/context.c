@@ -278,7 +278,7 @@ typedef struct {
 	bool imported, same_file, taken, clipped;
 	bool import_name;  /* a name the current file imports */
 	bool import_unused; /* and does not use yet */
-	char defined[64];  /* the name the cursor uses */
+	char defined[160]; /* the names the cursor uses, comma-separated */
 } Cand;
 
 typedef struct {
@@ -1273,6 +1273,64 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 		qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
 }
 
+/* Whether definitions c and d are siblings close enough to show as one
+ * item: same file and parent, at most one line apart, ITEM_LINES in all. */
+static bool joinable(const Cand *c, const Cand *d)
+{
+	uint32_t a = c->lines.start < d->lines.start ? c->lines.start
+						     : d->lines.start;
+	uint32_t z = c->lines.end > d->lines.end ? c->lines.end : d->lines.end;
+
+	if (c->from != d->from || c->root != d->root || d->score < SCORE_MIN ||
+	    (c->from == FROM_LIVE ? c->live_parent != d->live_parent
+				  : c->parent != d->parent ||
+					    c->file_id != d->file_id))
+		return false;
+	if (c->lines.end + 2 < d->lines.start || d->lines.end + 2 < c->lines.start)
+		return false;
+	return c->lines.end < d->lines.start || d->lines.end < c->lines.start
+		       ? z - a + 1 <= ITEM_LINES
+		       : false;
+}
+
+/* Runs of small sibling definitions (a class's fields, a module's
+ * constants, one-line helpers) become one item, ranked as its best: one
+ * field per item would spend the top ranks on a single place. */
+static void join_siblings(Cands *cs)
+{
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+		bool grew = is_def(c) && c->score >= SCORE_MIN;
+
+		while (grew) {
+			grew = false;
+			for (uint32_t k = i + 1; k < cs->n; k++) {
+				Cand *d = &cs->c[k];
+				size_t n = strlen(c->defined);
+
+				if (!joinable(c, d))
+					continue;
+				if (d->bytes.start < c->bytes.start) {
+					c->bytes.start = d->bytes.start;
+					c->lines.start = d->lines.start;
+				} else {
+					c->bytes.end = d->bytes.end;
+					c->lines.end = d->lines.end;
+				}
+				if (d->defined[0] &&
+				    n + strlen(d->defined) + 3 < sizeof(c->defined))
+					snprintf(c->defined + n, sizeof(c->defined) - n,
+						 "%s%s", n ? ", " : "", d->defined);
+				c->mention = fmax(c->mention, d->mention);
+				d->score = -1;
+				grew = true;
+			}
+		}
+	}
+	if (cs->n)
+		qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
+}
+
 /* ---------------------------------------------------------------------- *
  * Items
  * ---------------------------------------------------------------------- */
@@ -1629,6 +1687,7 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	find_imports(sn->text, sn->len, im);
 	gather(s, &w, ids, nids, im, &cs, &best);
 	score_all(&w, &cs, best);
+	join_siblings(&cs);
 	for (uint32_t i = 0; i < cs.n; i++)
 		if (cs.c[i].score >= 0)
 			best_mention = fmax(best_mention, cs.c[i].mention);
