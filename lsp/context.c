@@ -23,7 +23,8 @@
  * the body), and a chunk the ITEM_LINES lines densest in the cursor's
  * identifiers; either way whole lines, flagged `clipped`. Items are packed
  * greedily into the token budget in rank order. noContext: no definition
- * is named near the cursor and the best lexical match is weak.
+ * is named near the cursor, no import waits to be used, and the best
+ * lexical match is weak.
  */
 #include "lsp_int.h"
 
@@ -50,6 +51,7 @@
 #define PER_FILE 3          /* items from one other file */
 #define PER_SAME_FILE 5     /* and from the current file */
 #define ITEM_LINES 20       /* longest item; a longer one is clipped */
+#define JOIN_LINES 6        /* longest definition joined to a neighbour */
 #define ITEM_BYTES (ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
 /* Weights, tuned on the RepoEval development split (make eval): */
@@ -279,6 +281,7 @@ typedef struct {
 	bool import_name;  /* a name the current file imports */
 	bool import_unused; /* and does not use yet */
 	char defined[160]; /* the names the cursor uses, comma-separated */
+	char joined[160];  /* the siblings joined to it, comma-separated */
 } Cand;
 
 typedef struct {
@@ -1002,34 +1005,29 @@ static void add_imported(const Where *w, Import *out, int *k, TSNode st,
 }
 
 /* Counts, for each import, the uses of its local name in the buffer
- * outside import statements. A name imported but not used yet is one the
- * code being written is likely to use. */
+ * outside import statements: all uses (w->words) less those inside the
+ * statements. A name imported but not used yet is one the code being
+ * written is likely to use. */
 static void count_import_uses(const Where *w, Import *imp, int nimp)
 {
 	const char *t = w->sn->text;
-	uint32_t len = w->sn->len;
 
-	for (uint32_t i = 0; i < len;) {
-		uint32_t a = i;
+	for (int k = 0; k < nimp; k++) {
+		uint32_t in_imports = 0;
+		size_t n = strlen(imp[k].local);
 
-		if (!ident_start((unsigned char)t[i]) ||
-		    (i > 0 && ident_char((unsigned char)t[i - 1]))) {
-			i++;
-			continue;
+		for (int j = 0; j < nimp; j++) {
+			if (j && imp[j].stmt_start == imp[j - 1].stmt_start)
+				continue; /* a statement once */
+			for (uint32_t i = imp[j].stmt_start;
+			     i + n <= imp[j].stmt_end; i++)
+				in_imports += memcmp(t + i, imp[k].local, n) == 0 &&
+					      (i == 0 || !ident_char((unsigned char)t[i - 1])) &&
+					      (i + n == w->sn->len ||
+					       !ident_char((unsigned char)t[i + n]));
 		}
-		while (i < len && ident_char((unsigned char)t[i]))
-			i++;
-		for (int k = 0; k < nimp; k++) {
-			size_t n = strlen(imp[k].local);
-			bool in_import = false;
-
-			if (n != i - a || memcmp(imp[k].local, t + a, n) != 0)
-				continue;
-			for (int j = 0; j < nimp && !in_import; j++)
-				in_import = a >= imp[j].stmt_start &&
-					    a < imp[j].stmt_end;
-			imp[k].uses += !in_import;
-		}
+		imp[k].uses = words_get(&w->words, imp[k].local);
+		imp[k].uses -= in_imports < imp[k].uses ? in_imports : imp[k].uses;
 	}
 }
 
@@ -1274,7 +1272,8 @@ static void score_all(const Where *w, Cands *cs, double best_bm25)
 }
 
 /* Whether definitions c and d are siblings close enough to show as one
- * item: same file and parent, at most one line apart, ITEM_LINES in all. */
+ * item: same file and parent, at most one line apart, d small, ITEM_LINES
+ * in all. */
 static bool joinable(const Cand *c, const Cand *d)
 {
 	uint32_t a = c->lines.start < d->lines.start ? c->lines.start
@@ -1286,11 +1285,14 @@ static bool joinable(const Cand *c, const Cand *d)
 				  : c->parent != d->parent ||
 					    c->file_id != d->file_id))
 		return false;
-	if (c->lines.end + 2 < d->lines.start || d->lines.end + 2 < c->lines.start)
+	if (c->lines.end + 2 < d->lines.start ||
+	    d->lines.end + 2 < c->lines.start ||
+	    d->lines.end - d->lines.start + 1 > JOIN_LINES)
 		return false;
-	return c->lines.end < d->lines.start || d->lines.end < c->lines.start
-		       ? z - a + 1 <= ITEM_LINES
-		       : false;
+	/* d may lie between two siblings c has already joined. */
+	return z - a + 1 <= ITEM_LINES &&
+	       (c->lines.end < d->lines.start || d->lines.end < c->lines.start ||
+		(c->lines.start <= d->lines.start && d->lines.end <= c->lines.end));
 }
 
 /* Runs of small sibling definitions (a class's fields, a module's
@@ -1313,7 +1315,8 @@ static void join_siblings(Cands *cs)
 				if (d->bytes.start < c->bytes.start) {
 					c->bytes.start = d->bytes.start;
 					c->lines.start = d->lines.start;
-				} else {
+				}
+				if (d->bytes.end > c->bytes.end) {
 					c->bytes.end = d->bytes.end;
 					c->lines.end = d->lines.end;
 				}
@@ -1321,6 +1324,10 @@ static void join_siblings(Cands *cs)
 				    n + strlen(d->defined) + 3 < sizeof(c->defined))
 					snprintf(c->defined + n, sizeof(c->defined) - n,
 						 "%s%s", n ? ", " : "", d->defined);
+				n = strlen(c->joined);
+				if (n + strlen(d->symbol) + 3 < sizeof(c->joined))
+					snprintf(c->joined + n, sizeof(c->joined) - n,
+						 "%s%s", n ? ", " : "", d->symbol);
 				c->mention = fmax(c->mention, d->mention);
 				d->score = -1;
 				grew = true;
@@ -1549,6 +1556,8 @@ static cJSON *signals_of(const Cand *c)
 		cJSON_AddBoolToObject(g, "importedName", true);
 	if (c->import_unused)
 		cJSON_AddBoolToObject(g, "unusedImport", true);
+	if (c->joined[0])
+		cJSON_AddStringToObject(g, "joined", c->joined);
 	if (c->member)
 		cJSON_AddBoolToObject(g, "member", true);
 	if (c->same_file && is_def(c)) {
@@ -1670,6 +1679,7 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	Imports *im = xcalloc(1, sizeof(*im));
 	Cands cs = {0};
 	double best = 0, best_mention = 0;
+	bool unused_import = false;
 	uint32_t used;
 	int nids;
 	cJSON *res, *items, *b;
@@ -1689,10 +1699,12 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
 	score_all(&w, &cs, best);
 	join_siblings(&cs);
 	for (uint32_t i = 0; i < cs.n; i++)
-		if (cs.c[i].score >= 0)
+		if (cs.c[i].score >= 0) {
 			best_mention = fmax(best_mention, cs.c[i].mention);
+			unused_import |= cs.c[i].import_unused;
+		}
 	res = cJSON_CreateObject();
-	if (best_mention <= 0 && best < BM25_MIN) {
+	if (best_mention <= 0 && !unused_import && best < BM25_MIN) {
 		items = cJSON_CreateArray(); /* the stop signal */
 		used = 0;
 		cJSON_AddBoolToObject(res, "noContext", true);

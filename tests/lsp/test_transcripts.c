@@ -492,7 +492,7 @@ static const char *const transcripts[] = {
     "document_symbol", "workspace_symbol", "chunks_incremental",
     "context",	       "search",	   "status",
     "errors",	       "ids_and_params",   "multi_root_db",
-    "context_structure",
+    "context_structure", "context_imports",
 };
 
 /* Every file in the directory is in the table, and the other way round,
@@ -529,9 +529,9 @@ TEST(transcript_workspace_symbol) { run_transcript("workspace_symbol"); }
 TEST(transcript_chunks_incremental) { run_transcript("chunks_incremental"); }
 TEST(transcript_context) { run_transcript("context"); }
 TEST(transcript_context_structure) { run_transcript("context_structure"); }
+TEST(transcript_context_imports) { run_transcript("context_imports"); }
 TEST(transcript_search) { run_transcript("search"); }
 TEST(transcript_status) { run_transcript("status"); }
 TEST(transcript_errors) { run_transcript("errors"); }
 TEST(transcript_ids_and_params) { run_transcript("ids_and_params"); }
-/* Fails until the --db bug described in multi_root_db.txt is fixed. */
 TEST(transcript_multi_root_db) { run_transcript("multi_root_db"); }
