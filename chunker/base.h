@@ -100,6 +100,13 @@ uint64_t castls_hash(const void *p, size_t n, uint64_t seed);
  * control characters, in the first few KiB. */
 bool castls_is_binary(const char *text, size_t n);
 
+/* True when the n bytes look like minified or bundled code: over
+ * MINIFIED_MIN_BYTES, with lines of MINIFIED_LINE_BYTES on average. Such
+ * files are generated, unreadable and duplicate their sources. */
+#define MINIFIED_MIN_BYTES 2048
+#define MINIFIED_LINE_BYTES 300
+bool castls_is_minified(const char *text, size_t n);
+
 /* True when byte b starts a UTF-8 character (anything but 10xxxxxx). */
 static inline bool utf8_is_lead(unsigned char b) { return (b & 0xC0) != 0x80; }
 

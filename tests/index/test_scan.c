@@ -170,6 +170,10 @@ static void make_workspace(const char *tmp, const char *root)
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = i % 40 == 39 ? '\n' : i % 40 == 0 ? '#' : 'b';
 	ixt_write_n(root, "big.py", big, sizeof(big));
+	/* Minified: one 3000-byte line of code. */
+	for (size_t i = 0; i < 3000; i++)
+		big[i] = "var a=1;"[i % 8];
+	ixt_write_n(root, "lib.min.js", big, 3000);
 	ixt_write(tmp, "outside/o.py", "outside_marker = 1\n");
 	do_symlink("a.py", root, "link_file.py");
 	do_symlink("../outside/o.py", root, "link_out.py");
@@ -208,9 +212,10 @@ TEST(scan_workspace_picks_exact_files)
 		    workspace_files);
 	EXPECT_INT_EQ(st.indexed, 15);
 	EXPECT_INT_EQ(st.unchanged + st.removed, 0);
-	/* bin.py, big.py and plain at least; ignore files may count too. */
-	EXPECT_TRUE(st.skipped >= 3);
-	EXPECT_TRUE(st.seen >= 17 && st.done == st.seen);
+	/* bin.py, big.py, lib.min.js and plain at least; ignore files may
+	 * count too. */
+	EXPECT_TRUE(st.skipped >= 4);
+	EXPECT_TRUE(st.seen >= 18 && st.done == st.seen);
 	EXPECT_TRUE(!st.walking);
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks WHERE text LIKE"
 				"'%outside_marker%'"),
