@@ -12,7 +12,9 @@
 
 #include "chunker/chunker.h"
 
-#define INDEX_SCHEMA_VERSION 2
+/* Bump when what is stored, or which files are, changes: an index of
+ * another version is rebuilt. 3: minified files are skipped. */
+#define INDEX_SCHEMA_VERSION 3
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 #define INDEX_MAX_JOBS 64

@@ -245,7 +245,15 @@ def castls_repo(args, repo_dir, tasks, texts, log_dir):
     {task id: {"items": [...], "no_context": bool, "elapsed": ms}}."""
     log = os.path.join(log_dir, "castls-%s.log" %
                        os.path.basename(repo_dir))
-    cl = LspClient([args.castls, "serve"], cwd=repo_dir, stderr_path=log)
+    # A database of this run's own: the TypeScript package lives outside
+    # --work, and an index left in the user's cache by an older castls
+    # would be reused.
+    db = os.path.join(log_dir, "castls-%s.db" % os.path.basename(repo_dir))
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    cl = LspClient([args.castls, "serve", "--db", db], cwd=repo_dir,
+                   stderr_path=log)
     out = {}
     try:
         cl.initialize(repo_dir, json.loads(args.init_options)
