@@ -15,6 +15,10 @@
 #define INDEX_SCHEMA_VERSION 2
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
+/* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as
+ * SQLite's own default; a deferred checkpoint waits up to the maximum. */
+#define INDEX_WAL_CHECKPOINT_PAGES 1000
+#define INDEX_WAL_MAX_PAGES 4000
 #define INDEX_MAX_JOBS 64
 #define INDEX_SEARCH_MAX 1000 /* results per query */
 
@@ -101,10 +105,17 @@ typedef struct {
  * Replaces the rows of the file at relpath (relative to the root) with
  * the chunks and spans of text, in one transaction. Rows whose content did
  * not change keep their ids; rows that only moved get new positions.
- * Borrows everything. delta may be NULL.
+ * Borrows everything. delta may be NULL. Its commit never checkpoints the
+ * write-ahead log (up to INDEX_WAL_MAX_PAGES): a live buffer's writes
+ * should be quick, so the writer calls index_checkpoint when it has time.
  */
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta);
+
+/* Copies the write-ahead log into the database if it has grown past
+ * INDEX_WAL_CHECKPOINT_PAGES since the last checkpoint this connection
+ * saw, without waiting for readers or writers. 0 or an error. */
+int index_checkpoint(Index *ix);
 
 /* Deletes the rows of the file at relpath; 0 also when it had none. */
 int index_file_remove(Index *ix, const char *relpath);

@@ -330,6 +330,36 @@ static int wal_mode(Index *ix)
 	return err;
 }
 
+/* Replaces SQLite's automatic checkpoint (the same, passive one) so that
+ * a connection can put it off; see index_file_put. */
+static int wal_hook(void *ctx, sqlite3 *db, const char *name, int pages)
+{
+	Index *ix = ctx;
+
+	ix->wal_pages = pages;
+	if (pages >= INDEX_WAL_MAX_PAGES ||
+	    (pages >= INDEX_WAL_CHECKPOINT_PAGES && !ix->defer_checkpoint)) {
+		if (sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
+					      NULL, NULL) == SQLITE_OK)
+			ix->wal_pages = 0;
+	}
+	return SQLITE_OK;
+}
+
+int index_checkpoint(Index *ix)
+{
+	int rc;
+
+	if (ix->wal_pages < INDEX_WAL_CHECKPOINT_PAGES)
+		return 0;
+	rc = sqlite3_wal_checkpoint_v2(ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+				       NULL, NULL);
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	ix->wal_pages = 0;
+	return 0;
+}
+
 /* Opens the file, checks it and brings the schema in. Returns 0,
  * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
 static int open_db(Index *ix)
@@ -371,6 +401,7 @@ static int open_db(Index *ix)
 		return err;
 	if (code_tokenizer_register(ix->db))
 		return CASTLS_EDB;
+	sqlite3_wal_hook(ix->db, wal_hook, ix);
 	if (version == 0) {
 		if ((err = index__begin(ix)))
 			return err;
@@ -885,7 +916,10 @@ int index_file_put(Index *ix, const char *relpath, const char *text,
 		index__rollback(ix);
 		return err;
 	}
-	return index__commit(ix);
+	ix->defer_checkpoint = true;
+	err = index__commit(ix);
+	ix->defer_checkpoint = false;
+	return err;
 }
 
 int index_file_remove(Index *ix, const char *relpath)

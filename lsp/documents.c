@@ -525,6 +525,10 @@ static void write_run(Job *j)
 		job_rows_drop(w);
 		w->err = index_file_remove(ix, w->rel);
 	}
+	/* The rows are in: now the checkpoint index_file_put put off, unless
+	 * the next keystroke is already waiting for this worker. */
+	if (!atomic_load(&w->stop))
+		index_checkpoint(ix);
 	root_release(r, ix);
 }
 
