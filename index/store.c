@@ -504,6 +504,9 @@ int index__file_stamp(Index *ix, const char *relpath, FileStamp *out)
 	out->size = sqlite3_column_int64(s, 1);
 	out->mtime = sqlite3_column_int64(s, 2);
 	out->hash = (uint64_t)sqlite3_column_int64(s, 3);
+	/* A statement left on a row keeps its read transaction past COMMIT,
+	 * and the write-ahead log cannot start over while one is open. */
+	sqlite3_reset(s);
 	return 1;
 }
 
