@@ -107,14 +107,18 @@ typedef struct {
  * not change keep their ids; rows that only moved get new positions.
  * Borrows everything. delta may be NULL. Its commit never checkpoints the
  * write-ahead log (up to INDEX_WAL_MAX_PAGES): a live buffer's writes
- * should be quick, so the writer calls index_checkpoint when it has time.
+ * should be quick, so the writer has index_checkpoint run when it suits.
  */
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta);
 
-/* Copies the write-ahead log into the database if it has grown past
- * INDEX_WAL_CHECKPOINT_PAGES since the last checkpoint this connection
- * saw, without waiting for readers or writers. 0 or an error. */
+/* Whether the write-ahead log had INDEX_WAL_CHECKPOINT_PAGES or more
+ * after this connection's last commit, and no checkpoint since. */
+bool index_checkpoint_due(const Index *ix);
+
+/* Copies the write-ahead log into the database as far as readers allow,
+ * without waiting for them or blocking writers (a passive checkpoint);
+ * any connection of the database may do it. 0 or an error. */
 int index_checkpoint(Index *ix);
 
 /* Deletes the rows of the file at relpath; 0 also when it had none. */

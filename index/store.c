@@ -339,21 +339,24 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int pages)
 	ix->wal_pages = pages;
 	if (pages >= INDEX_WAL_MAX_PAGES ||
 	    (pages >= INDEX_WAL_CHECKPOINT_PAGES && !ix->defer_checkpoint)) {
-		if (sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
-					      NULL, NULL) == SQLITE_OK)
+		if (sqlite3_wal_checkpoint_v2(db, name,
+					      SQLITE_CHECKPOINT_PASSIVE, NULL,
+					      NULL) == SQLITE_OK)
 			ix->wal_pages = 0;
 	}
 	return SQLITE_OK;
 }
 
+bool index_checkpoint_due(const Index *ix)
+{
+	return ix->wal_pages >= INDEX_WAL_CHECKPOINT_PAGES;
+}
+
 int index_checkpoint(Index *ix)
 {
-	int rc;
+	int rc = sqlite3_wal_checkpoint_v2(
+	    ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 
-	if (ix->wal_pages < INDEX_WAL_CHECKPOINT_PAGES)
-		return 0;
-	rc = sqlite3_wal_checkpoint_v2(ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
-				       NULL, NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
 	ix->wal_pages = 0;

@@ -416,7 +416,55 @@ typedef struct {
 	uint64_t max_file; /* for disk reads */
 	int err;
 	IndexDelta delta;
+	bool checkpoint; /* the log has grown: checkpoint it */
 } WriteJob;
+
+/* A checkpoint of a root's write-ahead log, off the document writes'
+ * queue: it runs beside the next keystroke's write instead of before. */
+typedef struct {
+	Job job;
+	int root;
+	int err; /* castls code */
+} CheckpointJob;
+
+static void checkpoint_run(Job *j)
+{
+	CheckpointJob *c = (CheckpointJob *)j;
+	Root *r = j->s->roots[c->root];
+	Index *ix = root_acquire(j->s, r, &c->err);
+
+	if (!ix)
+		return;
+	c->err = index_checkpoint(ix);
+	root_release(r, ix);
+}
+
+static void checkpoint_done(Job *j)
+{
+	CheckpointJob *c = (CheckpointJob *)j;
+
+	j->s->roots[c->root]->checkpointing = false;
+	if (c->err)
+		lsp_log(j->s, 1, "checkpoint of %s: %s",
+			j->s->roots[c->root]->path, castls_strerror(c->err));
+}
+
+static void checkpoint_release(Job *j) { xfree(j); }
+
+static void checkpoint_queue(Server *s, int root)
+{
+	CheckpointJob *c;
+
+	if (s->roots[root]->checkpointing || s->exiting)
+		return;
+	c = xcalloc(1, sizeof(*c));
+	c->root = root;
+	c->job.run = checkpoint_run;
+	c->job.done = checkpoint_done;
+	c->job.release = checkpoint_release;
+	s->roots[root]->checkpointing = true;
+	server_queue(s, &c->job);
+}
 
 static void job_rows_drop(WriteJob *w)
 {
@@ -525,10 +573,7 @@ static void write_run(Job *j)
 		job_rows_drop(w);
 		w->err = index_file_remove(ix, w->rel);
 	}
-	/* The rows are in: now the checkpoint index_file_put put off, unless
-	 * the next keystroke is already waiting for this worker. */
-	if (!atomic_load(&w->stop))
-		index_checkpoint(ix);
+	w->checkpoint = index_checkpoint_due(ix);
 	root_release(r, ix);
 }
 
@@ -561,6 +606,8 @@ static void write_done(Job *j)
 		server_queue(s, next);
 	}
 	server_doc_written(s);
+	if (w->checkpoint)
+		checkpoint_queue(s, w->root);
 	if (w->err)
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
 	/* A disk refresh after didClose, or a write for an earlier opening

@@ -60,6 +60,7 @@ typedef struct {
 	bool rescan;    /* another scan was asked for meanwhile */
 	bool removed;   /* folder removed: close when idle */
 	bool verified;  /* the first connection ran quick_check */
+	bool checkpointing; /* a checkpoint job is in flight */
 	int busy;       /* connections handed out */
 } Root;
 
