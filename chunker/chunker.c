@@ -557,7 +557,8 @@ TSTree *chunker_parse_unless(Chunker *ch, Lang lang, const char *text,
 		return NULL;
 	if (!ch->parsers[lang]) {
 		ch->parsers[lang] = ts_parser_new();
-		ts_parser_set_language(ch->parsers[lang], chunker_language(lang));
+		ts_parser_set_language(ch->parsers[lang],
+				       chunker_language(lang));
 	}
 	t = ts_parser_parse_with_options(ch->parsers[lang], old, input, opt);
 	/* A stopped parse would otherwise resume on the next call, whatever

@@ -125,11 +125,11 @@ bool chunking_equal(const Chunking *a, const Chunking *b);
  * Carries c, a chunking of some text, across edits (in the order made,
  * as given to ts_tree_edit) that turned it into text: bytes after an edit
  * shift, the chunk and the spans holding it stretch, lines and sizes are
- * recomputed. Boundaries, names and headers stay the old ones, so this is
+ * recomputed. Boundaries, names and docs stay the old ones, so this is
  * a stand-in for rows until a parse, never the chunker's answer. Returns
- * 0, or CASTLS_EINVAL when an edit does not fall inside one chunk, cuts
- * a span's edge or touches the text before a span's body (its header and
- * name); c is then garbage and only fit for chunking_close.
+ * 0, or CASTLS_EINVAL when an edit does not fall inside one chunk, or
+ * cuts a span's edge or where its body starts; c is then garbage and only
+ * fit for chunking_close. Headers are made again from the new text.
  */
 int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
 		  const char *text, uint32_t len);

@@ -85,11 +85,11 @@ static uint32_t moved(uint32_t pos, uint32_t b, int64_t delta)
 }
 
 /* Applies one edit to c's bytes; false when it does not fall inside one
- * chunk, cuts across a span's edge or touches a span's header. *touched
+ * chunk, or cuts across a span's edge or where its body starts. *touched
  * receives the chunk. */
 static bool edit_one(Chunking *c, const TSInputEdit *e, uint32_t *touched)
 {
-	uint32_t a = e->start_byte, b = e->old_end_byte, k;
+	uint32_t a = e->start_byte, b = e->old_end_byte, k, width;
 	int64_t delta = (int64_t)e->new_end_byte - (int64_t)b;
 
 	if (b < a || c->nchunks == 0)
@@ -104,25 +104,26 @@ static bool edit_one(Chunking *c, const TSInputEdit *e, uint32_t *touched)
 		if (a != c->chunks[k].bytes.end || b != a)
 			return false;
 	}
-	if (b > c->chunks[k].bytes.end ||
-	    (int64_t)c->chunks[k].bytes.end - c->chunks[k].bytes.start +
-			    delta <= 0)
+	width = c->chunks[k].bytes.end - c->chunks[k].bytes.start;
+	if (b > c->chunks[k].bytes.end || (int64_t)width + delta <= 0)
 		return false;
 	for (uint32_t i = 0; i < c->nspans; i++) {
 		Span *s = &c->spans[i];
 		bool holds = s->bytes.start <= a && b <= s->bytes.end &&
-			     (s->bytes.start < a || b < s->bytes.end ||
-			      a == b);
+			     (s->bytes.start < a || b < s->bytes.end || a == b);
 
-		/* The header and the name come from the text before the
-		 * body, and a stale header would outlive the parse: the
-		 * index keeps a row whose hash still matches. */
-		if (holds && a <= s->body_start)
-			return false;
 		if (holds) {
-			s->bytes.end = (uint32_t)((int64_t)s->bytes.end + delta);
-			if (s->body_start >= b)
+			/* An edit before the body changes the header (made
+			 * again from the new text) and maybe the name (which
+			 * stays stale until the parse; so does a doc). */
+			if (a < s->body_start && b > s->body_start)
+				return false;
+			if (a < s->body_start) {
 				s->body_start = moved(s->body_start, b, delta);
+				s->header[0] = '\0'; /* see chunking_edit */
+			}
+			s->bytes.end =
+			    (uint32_t)((int64_t)s->bytes.end + delta);
 			continue;
 		}
 		if (s->bytes.end <= a)
@@ -133,13 +134,13 @@ static bool edit_one(Chunking *c, const TSInputEdit *e, uint32_t *touched)
 		s->bytes.end = moved(s->bytes.end, b, delta);
 		s->body_start = moved(s->body_start, b, delta);
 	}
-	c->chunks[k].bytes.end = (uint32_t)((int64_t)c->chunks[k].bytes.end +
-					    delta);
+	c->chunks[k].bytes.end =
+	    (uint32_t)((int64_t)c->chunks[k].bytes.end + delta);
 	for (uint32_t i = k + 1; i < c->nchunks; i++) {
-		c->chunks[i].bytes.start = moved(c->chunks[i].bytes.start, b,
-						 delta);
-		c->chunks[i].bytes.end = moved(c->chunks[i].bytes.end, b,
-					       delta);
+		c->chunks[i].bytes.start =
+		    moved(c->chunks[i].bytes.start, b, delta);
+		c->chunks[i].bytes.end =
+		    moved(c->chunks[i].bytes.end, b, delta);
 	}
 	*touched = k;
 	return true;
@@ -182,7 +183,8 @@ int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
 		else
 			err = CASTLS_EINVAL;
 	}
-	if (err || c->nchunks == 0 || c->chunks[c->nchunks - 1].bytes.end != len) {
+	if (err || c->nchunks == 0 ||
+	    c->chunks[c->nchunks - 1].bytes.end != len) {
 		xfree(touched);
 		return err ? err : CASTLS_EINVAL;
 	}
@@ -200,11 +202,18 @@ int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
 		ck->lines = lines_of(starts, nlines, ck->bytes);
 		if (touched[i])
 			ck->size = (uint32_t)castls_count_nonspace(
-				text + ck->bytes.start,
-				ck->bytes.end - ck->bytes.start);
+			    text + ck->bytes.start,
+			    ck->bytes.end - ck->bytes.start);
 	}
-	for (uint32_t i = 0; i < c->nspans; i++)
-		c->spans[i].lines = lines_of(starts, nlines, c->spans[i].bytes);
+	for (uint32_t i = 0; i < c->nspans; i++) {
+		Span *s = &c->spans[i];
+
+		s->lines = lines_of(starts, nlines, s->bytes);
+		if (s->header[0] == '\0') { /* edited, or empty before */
+			xfree(s->header);
+			s->header = spans_header(text, s->bytes, s->body_start);
+		}
+	}
 	xfree(starts);
 	xfree(touched);
 	return 0;

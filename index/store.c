@@ -618,14 +618,18 @@ static OldRow *take_match(OldRow *rows, uint32_t n, uint64_t hash)
 	return NULL;
 }
 
-/* The doc counts: a leading comment lies outside the span's bytes, and a
- * row kept for its text alone would keep the old comment. */
+/* Every column a kept row would not rewrite counts. The doc: a leading
+ * comment lies outside the span's bytes, and a row kept for its text
+ * alone would keep the old comment. The header: the same bytes can parse
+ * with the body starting elsewhere, and a row written from a chunking
+ * carried across edits (lsp/) has its header made from the text. */
 static uint64_t span_hash(const Span *s, const char *text)
 {
 	uint64_t h = castls_hash(text + s->bytes.start,
 				 s->bytes.end - s->bytes.start, s->kind);
 
 	h = castls_hash(s->qualname, strlen(s->qualname), h);
+	h = castls_hash(s->header, strlen(s->header), h);
 	return castls_hash(s->doc, strlen(s->doc), h);
 }
 
