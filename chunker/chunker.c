@@ -520,6 +520,54 @@ TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
 	return ts_parser_parse_string(ch->parsers[lang], old, text, len);
 }
 
+typedef struct {
+	const char *text;
+	uint32_t len;
+	bool (*stop)(void *ctx);
+	void *ctx;
+} StringInput;
+
+static const char *read_string(void *payload, uint32_t at, TSPoint pt,
+			       uint32_t *n)
+{
+	StringInput *in = payload;
+
+	(void)pt;
+	*n = at < in->len ? in->len - at : 0;
+	return at < in->len ? in->text + at : "";
+}
+
+static bool should_stop(TSParseState *state)
+{
+	StringInput *in = state->payload;
+
+	return in->stop(in->ctx);
+}
+
+TSTree *chunker_parse_unless(Chunker *ch, Lang lang, const char *text,
+			     uint32_t len, const TSTree *old,
+			     bool (*stop)(void *ctx), void *ctx)
+{
+	StringInput in = {text, len, stop, ctx};
+	TSInput input = {&in, read_string, TSInputEncodingUTF8, NULL};
+	TSParseOptions opt = {&in, should_stop};
+	TSTree *t;
+
+	if (!chunker_language(lang))
+		return NULL;
+	if (!ch->parsers[lang]) {
+		ch->parsers[lang] = ts_parser_new();
+		ts_parser_set_language(ch->parsers[lang],
+				       chunker_language(lang));
+	}
+	t = ts_parser_parse_with_options(ch->parsers[lang], old, input, opt);
+	/* A stopped parse would otherwise resume on the next call, whatever
+	 * text that one brings. */
+	if (!t)
+		ts_parser_reset(ch->parsers[lang]);
+	return t;
+}
+
 static const SpanRules *rules_for(Chunker *ch, Lang lang)
 {
 	if (!ch->rules_ready[lang]) {

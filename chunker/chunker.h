@@ -114,6 +114,26 @@ typedef struct {
 /* Frees everything a Chunking owns and zeroes it. NULL-safe. */
 void chunking_close(Chunking *c);
 
+/* Deep copy of from into to, which the caller later chunking_closes. */
+void chunking_copy(const Chunking *from, Chunking *to);
+
+/* Whether a and b would write the same rows: the same chunks and spans,
+ * names and texts included. */
+bool chunking_equal(const Chunking *a, const Chunking *b);
+
+/*
+ * Carries c, a chunking of some text, across edits (in the order made,
+ * as given to ts_tree_edit) that turned it into text: bytes after an edit
+ * shift, the chunk and the spans holding it stretch, lines and sizes are
+ * recomputed. Boundaries, names and docs stay the old ones, so this is
+ * a stand-in for rows until a parse, never the chunker's answer. Returns
+ * 0, or CASTLS_EINVAL when an edit does not fall inside one chunk, or
+ * cuts a span's edge or where its body starts; c is then garbage and only
+ * fit for chunking_close. Headers are made again from the new text.
+ */
+int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
+		  const char *text, uint32_t len);
+
 /* ---------------------------------------------------------------------- *
  * The chunker: owns one tree-sitter parser per language, reused across
  * files. Not thread-safe: one Chunker per thread.
@@ -141,6 +161,15 @@ const TSLanguage *chunker_language(Lang lang);
  */
 TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
 		      uint32_t len, const TSTree *old);
+
+/*
+ * chunker_parse that gives up when stop(ctx), which tree-sitter calls
+ * every so often during the parse, returns true: then NULL, and the
+ * parser is ready for another text. stop runs on the calling thread.
+ */
+TSTree *chunker_parse_unless(Chunker *ch, Lang lang, const char *text,
+			     uint32_t len, const TSTree *old,
+			     bool (*stop)(void *ctx), void *ctx);
 
 /*
  * Chunks text and collects its spans into *out (which the caller later

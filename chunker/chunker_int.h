@@ -35,6 +35,10 @@ int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
 		  const char *name, size_t name_len, const char *qsep,
 		  const char *doc, size_t doc_len);
 
+/* The header of a span of text whose body starts at body_start, as
+ * spans_add makes it; the caller xfrees it. */
+char *spans_header(const char *text, ByteRange bytes, uint32_t body_start);
+
 /*
  * Markdown: builds the section tree of text. Each heading starts a section
  * node that runs to the next heading of the same or a higher level; inside

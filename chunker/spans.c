@@ -76,6 +76,23 @@ static char *rtrim_dup(const char *p, size_t n)
 	return xstrndup(p, n);
 }
 
+char *spans_header(const char *text, ByteRange bytes, uint32_t body_start)
+{
+	uint32_t hend = body_start;
+
+	/* Without a body, the header is the definition itself; any header
+	 * (a setext paragraph, a wall of decorators) is cut short at a line
+	 * end when long. */
+	if (hend - bytes.start > HEADER_MAX) {
+		hend = bytes.start + HEADER_MAX;
+		while (hend > bytes.start && text[hend - 1] != '\n')
+			hend--;
+		if (hend == bytes.start)
+			hend = bytes.start + HEADER_MAX;
+	}
+	return rtrim_dup(text + bytes.start, hend - bytes.start);
+}
+
 int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
 		  ByteRange bytes, uint32_t body_start, const char *text,
 		  const char *name, size_t name_len, const char *qsep,
@@ -83,7 +100,6 @@ int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
 {
 	Span *s;
 	Buf q = {0};
-	uint32_t hend = body_start;
 
 	if (c->nspans == *cap) {
 		*cap = *cap ? *cap * 2 : 32;
@@ -102,17 +118,7 @@ int32_t spans_add(Chunking *c, uint32_t *cap, SpanKind kind, int32_t parent,
 	}
 	buf_append(&q, name, name_len);
 	s->qualname = buf_take(&q);
-	/* Without a body, the header is the definition itself; any header
-	 * (a setext paragraph, a wall of decorators) is cut short at a line
-	 * end when long. */
-	if (hend - bytes.start > HEADER_MAX) {
-		hend = bytes.start + HEADER_MAX;
-		while (hend > bytes.start && text[hend - 1] != '\n')
-			hend--;
-		if (hend == bytes.start)
-			hend = bytes.start + HEADER_MAX;
-	}
-	s->header = rtrim_dup(text + bytes.start, hend - bytes.start);
+	s->header = spans_header(text, bytes, body_start);
 	s->doc = xstrndup(doc ? doc : "", doc ? doc_len : 0);
 	return (int32_t)c->nspans++;
 }

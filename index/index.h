@@ -17,6 +17,10 @@
 #define INDEX_SCHEMA_VERSION 3
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
+/* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as
+ * SQLite's own default; a deferred checkpoint waits up to the maximum. */
+#define INDEX_WAL_CHECKPOINT_PAGES 1000
+#define INDEX_WAL_MAX_PAGES 4000
 #define INDEX_MAX_JOBS 64
 #define INDEX_SEARCH_MAX 1000 /* results per query */
 
@@ -103,10 +107,21 @@ typedef struct {
  * Replaces the rows of the file at relpath (relative to the root) with
  * the chunks and spans of text, in one transaction. Rows whose content did
  * not change keep their ids; rows that only moved get new positions.
- * Borrows everything. delta may be NULL.
+ * Borrows everything. delta may be NULL. Its commit never checkpoints the
+ * write-ahead log (up to INDEX_WAL_MAX_PAGES): a live buffer's writes
+ * should be quick, so the writer has index_checkpoint run when it suits.
  */
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta);
+
+/* Whether the write-ahead log had INDEX_WAL_CHECKPOINT_PAGES or more
+ * after this connection's last commit, and no checkpoint since. */
+bool index_checkpoint_due(const Index *ix);
+
+/* Copies the write-ahead log into the database as far as readers allow,
+ * without waiting for them or blocking writers (a passive checkpoint);
+ * any connection of the database may do it. 0 or an error. */
+int index_checkpoint(Index *ix);
 
 /* Deletes the rows of the file at relpath; 0 also when it had none. */
 int index_file_remove(Index *ix, const char *relpath);

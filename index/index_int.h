@@ -41,6 +41,9 @@ struct Index {
 	char errmsg[512];
 	IndexOptions opt;
 	bool in_txn;
+	bool defer_checkpoint; /* commits leave the log to index_checkpoint */
+	int wal_pages;         /* in the log after this connection's last
+				* commit, 0 after a checkpoint */
 };
 
 /* Columns read by symbols.c, shared with the statement table. */

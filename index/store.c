@@ -330,6 +330,39 @@ static int wal_mode(Index *ix)
 	return err;
 }
 
+/* Replaces SQLite's automatic checkpoint (the same, passive one) so that
+ * a connection can put it off; see index_file_put. */
+static int wal_hook(void *ctx, sqlite3 *db, const char *name, int pages)
+{
+	Index *ix = ctx;
+
+	ix->wal_pages = pages;
+	if (pages >= INDEX_WAL_MAX_PAGES ||
+	    (pages >= INDEX_WAL_CHECKPOINT_PAGES && !ix->defer_checkpoint)) {
+		if (sqlite3_wal_checkpoint_v2(db, name,
+					      SQLITE_CHECKPOINT_PASSIVE, NULL,
+					      NULL) == SQLITE_OK)
+			ix->wal_pages = 0;
+	}
+	return SQLITE_OK;
+}
+
+bool index_checkpoint_due(const Index *ix)
+{
+	return ix->wal_pages >= INDEX_WAL_CHECKPOINT_PAGES;
+}
+
+int index_checkpoint(Index *ix)
+{
+	int rc = sqlite3_wal_checkpoint_v2(
+	    ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return index__db_error(ix, rc);
+	ix->wal_pages = 0;
+	return 0;
+}
+
 /* Opens the file, checks it and brings the schema in. Returns 0,
  * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
 static int open_db(Index *ix)
@@ -371,6 +404,7 @@ static int open_db(Index *ix)
 		return err;
 	if (code_tokenizer_register(ix->db))
 		return CASTLS_EDB;
+	sqlite3_wal_hook(ix->db, wal_hook, ix);
 	if (version == 0) {
 		if ((err = index__begin(ix)))
 			return err;
@@ -473,6 +507,9 @@ int index__file_stamp(Index *ix, const char *relpath, FileStamp *out)
 	out->size = sqlite3_column_int64(s, 1);
 	out->mtime = sqlite3_column_int64(s, 2);
 	out->hash = (uint64_t)sqlite3_column_int64(s, 3);
+	/* A statement left on a row keeps its read transaction past COMMIT,
+	 * and the write-ahead log cannot start over while one is open. */
+	sqlite3_reset(s);
 	return 1;
 }
 
@@ -581,14 +618,18 @@ static OldRow *take_match(OldRow *rows, uint32_t n, uint64_t hash)
 	return NULL;
 }
 
-/* The doc counts: a leading comment lies outside the span's bytes, and a
- * row kept for its text alone would keep the old comment. */
+/* Every column a kept row would not rewrite counts. The doc: a leading
+ * comment lies outside the span's bytes, and a row kept for its text
+ * alone would keep the old comment. The header: the same bytes can parse
+ * with the body starting elsewhere, and a row written from a chunking
+ * carried across edits (lsp/) has its header made from the text. */
 static uint64_t span_hash(const Span *s, const char *text)
 {
 	uint64_t h = castls_hash(text + s->bytes.start,
 				 s->bytes.end - s->bytes.start, s->kind);
 
 	h = castls_hash(s->qualname, strlen(s->qualname), h);
+	h = castls_hash(s->header, strlen(s->header), h);
 	return castls_hash(s->doc, strlen(s->doc), h);
 }
 
@@ -885,7 +926,10 @@ int index_file_put(Index *ix, const char *relpath, const char *text,
 		index__rollback(ix);
 		return err;
 	}
-	return index__commit(ix);
+	ix->defer_checkpoint = true;
+	err = index__commit(ix);
+	ix->defer_checkpoint = false;
+	return err;
 }
 
 int index_file_remove(Index *ix, const char *relpath)

@@ -121,10 +121,19 @@ static TSPoint point_at(const char *text, uint32_t off)
 #define LOOP_PARSE_MAX (512u * 1024u)
 /* Recorded edits at most; past it the next parse starts from scratch. */
 #define DOC_EDITS_MAX 4096u
+/* Parses given up in a row before a write must finish its parse. */
+#define STOPS_MAX 2u
 
 static bool keeps_tree(const Document *d)
 {
 	return chunker_language(d->lang) && d->text.len <= LOOP_PARSE_MAX;
+}
+
+static void rows_drop(Document *d)
+{
+	chunking_close(d->rows);
+	xfree(d->rows);
+	d->rows = NULL;
 }
 
 /* Forgets the tree and the edits: the next parse starts from scratch,
@@ -134,6 +143,7 @@ static void tree_reset(Document *d)
 	if (d->tree)
 		ts_tree_delete(d->tree);
 	d->tree = NULL;
+	rows_drop(d);
 	d->nedits = 0;
 	d->reset_gen = d->generation;
 }
@@ -241,6 +251,7 @@ void doc_free(Document *d)
 	line_index_free(&d->lines);
 	if (d->tree)
 		ts_tree_delete(d->tree);
+	rows_drop(d);
 	xfree(d->edits);
 	xfree(d);
 }
@@ -367,6 +378,11 @@ void doc_change(Server *s, const cJSON *params)
 	d->generation++;
 	if (reset || !keeps_tree(d))
 		tree_reset(d);
+	/* The write in flight has older text: its rows are committed first,
+	 * but a slow parse (error recovery) would hold up this one's. Not
+	 * forever, or a fast typist would never see a parse finish. */
+	if (d->writing && d->stop && d->stops < STOPS_MAX)
+		atomic_store(d->stop, true);
 	doc_schedule_write(s, d);
 }
 
@@ -386,6 +402,13 @@ typedef struct {
 			     * from scratch */
 	TSInputEdit *edits; /* to replay on tree first */
 	uint32_t nedits;
+	uint32_t rows_from; /* edits[rows_from..] came after rows */
+	Chunking *rows;     /* the document's rows, taken: carried across
+			     * the edits and committed before the parse;
+			     * then what this write left in the index */
+	bool rows_written;  /* this write committed rows */
+	atomic_bool stop;   /* set by the loop: a newer text waits */
+	bool stopped;       /* the parse gave up */
 	TSTree *parsed;     /* the tree of text: a copy of the document's
 			     * when it was up to date, else made here and
 			     * offered back to the document */
@@ -393,15 +416,117 @@ typedef struct {
 	uint64_t max_file; /* for disk reads */
 	int err;
 	IndexDelta delta;
+	bool checkpoint; /* the log has grown: checkpoint it */
 } WriteJob;
 
+/* A checkpoint of a root's write-ahead log, off the document writes'
+ * queue: it runs beside the next keystroke's write instead of before. */
+typedef struct {
+	Job job;
+	int root;
+	int err; /* castls code */
+} CheckpointJob;
+
+static void checkpoint_run(Job *j)
+{
+	CheckpointJob *c = (CheckpointJob *)j;
+	Root *r = j->s->roots[c->root];
+	Index *ix = root_acquire(j->s, r, &c->err);
+
+	if (!ix)
+		return;
+	c->err = index_checkpoint(ix);
+	root_release(r, ix);
+}
+
+static void checkpoint_done(Job *j)
+{
+	CheckpointJob *c = (CheckpointJob *)j;
+
+	j->s->roots[c->root]->checkpointing = false;
+	if (c->err)
+		lsp_log(j->s, 1, "checkpoint of %s: %s",
+			j->s->roots[c->root]->path, castls_strerror(c->err));
+}
+
+static void checkpoint_release(Job *j) { xfree(j); }
+
+static void checkpoint_queue(Server *s, int root)
+{
+	CheckpointJob *c;
+
+	if (s->roots[root]->checkpointing || s->exiting)
+		return;
+	c = xcalloc(1, sizeof(*c));
+	c->root = root;
+	c->job.run = checkpoint_run;
+	c->job.done = checkpoint_done;
+	c->job.release = checkpoint_release;
+	s->roots[root]->checkpointing = true;
+	server_queue(s, &c->job);
+}
+
+static void job_rows_drop(WriteJob *w)
+{
+	chunking_close(w->rows);
+	xfree(w->rows);
+	w->rows = NULL;
+}
+
+/* On the worker, before the parse: the last rows carried across the
+ * edits since, committed at once. The text is in the index within a row
+ * write, however long the parse takes; when the parse agrees, which it
+ * does for most keystrokes, there is nothing more to write. */
+static void write_carried(WriteJob *w, Index *ix)
+{
+	if (!w->rows)
+		return;
+	if (w->rows_from == w->nedits ||
+	    chunking_edit(w->rows, w->edits + w->rows_from,
+			  w->nedits - w->rows_from, w->text, w->len) ||
+	    index_file_put(ix, w->rel, w->text, w->len, w->rows, NULL)) {
+		job_rows_drop(w);
+		return;
+	}
+	w->rows_written = true;
+}
+
+static bool write_should_stop(void *ctx)
+{
+	WriteJob *w = ctx;
+
+	return atomic_load_explicit(&w->stop, memory_order_relaxed);
+}
+
 /* On the worker: brings the tree copy up to date with the snapshot's
- * text. */
+ * text. Only a write whose rows are already in gives up on request. */
 static void write_parse(WriteJob *w, Chunker *ch)
 {
 	for (uint32_t i = 0; w->tree && i < w->nedits; i++)
 		ts_tree_edit(w->tree, &w->edits[i]);
-	w->parsed = chunker_parse(ch, w->lang, w->text, w->len, w->tree);
+	if (w->rows_written)
+		w->parsed = chunker_parse_unless(ch, w->lang, w->text, w->len,
+						 w->tree, write_should_stop, w);
+	else
+		w->parsed = chunker_parse(ch, w->lang, w->text, w->len,
+					  w->tree);
+	w->stopped = w->rows_written && !w->parsed;
+}
+
+/* On the worker: the chunker's rows, unless they are those committed
+ * already. Takes c. */
+static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
+{
+	if (!w->rows_written || !chunking_equal(w->rows, c))
+		w->err = index_file_put(ix, w->rel, w->text, w->len, c,
+					&w->delta);
+	job_rows_drop(w);
+	if (w->err == 0) {
+		w->rows = xmalloc(sizeof(*w->rows));
+		*w->rows = *c;
+	} else {
+		chunking_close(c);
+	}
 }
 
 static void write_run(Job *j)
@@ -431,19 +556,38 @@ static void write_run(Job *j)
 		root_release(r, ix);
 		return;
 	}
+	write_carried(w, ix);
 	ch = chunker_acquire(s);
 	if (w->generation && !w->parsed && chunker_language(w->lang))
 		write_parse(w, ch);
+	if (w->stopped) {
+		chunker_release(s, ch);
+		root_release(r, ix);
+		return;
+	}
 	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
 	chunker_release(s, ch);
 	if (w->err == 0) {
-		w->err = index_file_put(ix, w->rel, w->text, w->len, &c,
-					&w->delta);
-		chunking_close(&c);
+		write_chunking(w, ix, &c);
 	} else {
+		job_rows_drop(w);
 		w->err = index_file_remove(ix, w->rel);
 	}
+	w->checkpoint = index_checkpoint_due(ix);
 	root_release(r, ix);
+}
+
+/* On the loop: d keeps what w left in the index, to carry across the
+ * next edits. */
+static void rows_adopt(Document *d, WriteJob *w)
+{
+	rows_drop(d);
+	if (!w->rows || w->err || !keeps_tree(d) ||
+	    w->generation < d->reset_gen)
+		return;
+	d->rows = w->rows;
+	d->rows_gen = w->generation;
+	w->rows = NULL;
 }
 
 static void write_done(Job *j)
@@ -462,6 +606,8 @@ static void write_done(Job *j)
 		server_queue(s, next);
 	}
 	server_doc_written(s);
+	if (w->checkpoint)
+		checkpoint_queue(s, w->root);
 	if (w->err)
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
 	/* A disk refresh after didClose, or a write for an earlier opening
@@ -472,6 +618,9 @@ static void write_done(Job *j)
 		tree_adopt(d, w->parsed, w->generation);
 		w->parsed = NULL;
 	}
+	d->stops = w->stopped ? d->stops + 1 : 0;
+	d->stop = NULL;
+	rows_adopt(d, w);
 	d->writing = false;
 	if (!w->err || d->written < w->generation)
 		d->written = w->generation;
@@ -490,8 +639,27 @@ static void write_release(Job *j)
 		ts_tree_delete(w->tree);
 	if (w->parsed)
 		ts_tree_delete(w->parsed);
+	job_rows_drop(w);
 	xfree(w->edits);
 	xfree(w);
+}
+
+/* Hands d's rows to w when the edits since them are all recorded (the
+ * tree is no newer), with where those edits start. */
+static void rows_lend(Document *d, WriteJob *w)
+{
+	uint32_t i = 0;
+
+	if (!d->rows || !d->tree || d->rows_gen < d->tree_gen ||
+	    d->rows_gen < d->reset_gen) {
+		rows_drop(d);
+		return;
+	}
+	while (i < d->nedits && d->edits[i].generation <= d->rows_gen)
+		i++;
+	w->rows = d->rows;
+	w->rows_from = i;
+	d->rows = NULL;
 }
 
 static void queue_write(Server *s, Document *d, bool from_disk)
@@ -505,6 +673,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->lang = d->lang;
 	w->max_file = s->settings.max_file_size ? s->settings.max_file_size
 						: INDEX_DEFAULT_MAX_FILE;
+	atomic_init(&w->stop, false);
 	if (!from_disk) {
 		w->text = xstrndup(d->text.data ? d->text.data : "",
 				   d->text.len);
@@ -520,6 +689,8 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 			w->parsed = ts_tree_copy(d->tree);
 		else if (d->tree)
 			w->tree = ts_tree_copy(d->tree);
+		rows_lend(d, w);
+		d->stop = &w->stop;
 	}
 	w->job.run = write_run;
 	w->job.done = write_done;

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <uv.h>
 
 #include "framing.h"
@@ -59,6 +60,7 @@ typedef struct {
 	bool rescan;    /* another scan was asked for meanwhile */
 	bool removed;   /* folder removed: close when idle */
 	bool verified;  /* the first connection ran quick_check */
+	bool checkpointing; /* a checkpoint job is in flight */
 	int busy;       /* connections handed out */
 } Root;
 
@@ -96,6 +98,14 @@ typedef struct Document {
 	uint64_t generation; /* bumped by every change */
 	uint64_t written;    /* generation last written to the index */
 	bool writing;        /* an index write is in flight */
+	Chunking *rows;      /* what the index holds for the text as of
+			      * rows_gen, to carry across the next edits
+			      * until they are parsed; NULL while a write
+			      * has it, or when unknown */
+	uint64_t rows_gen;
+	atomic_bool *stop;   /* set: the write in flight may give up its
+			      * parse, a newer text is waiting */
+	uint32_t stops;      /* parses given up in a row */
 	struct Document *next;
 } Document;
 

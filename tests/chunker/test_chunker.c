@@ -474,14 +474,99 @@ TEST(incremental_parse_matches_fresh)
 	free(text);
 }
 
+/* Inserts ins at pos of text into *out and describes it as an edit. */
+static TSInputEdit insert_at(const char *text, size_t len, uint32_t pos,
+			     const char *ins, Buf *out)
+{
+	TSInputEdit e;
+	uint32_t n = (uint32_t)strlen(ins);
+
+	out->len = 0;
+	buf_append(out, text, pos);
+	buf_puts(out, ins);
+	buf_append(out, text + pos, len - pos);
+	memset(&e, 0, sizeof(e));
+	e.start_byte = e.old_end_byte = pos;
+	e.new_end_byte = pos + n;
+	return e;
+}
+
+/* A chunking carried across a body edit tiles the new text, with the
+ * sizes and lines of the new text; a header edit makes the header again;
+ * an edit across the start of a body is refused. */
+TEST(chunking_edit_carries_body_edits)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunker *ch = chunker_new(300);
+	uint32_t body = (uint32_t)(strstr(text, "self.history = []") - text);
+	uint32_t head = (uint32_t)(strstr(text, "def __init__") - text) + 5;
+	Buf edited = {0};
+	TSInputEdit e;
+	Chunking c, copy;
+
+	ASSERT_INT_EQ(
+	    chunker_run(ch, LANG_PYTHON, text, (uint32_t)len, NULL, &c), 0);
+	chunking_copy(&c, &copy);
+	EXPECT_TRUE(chunking_equal(&c, &copy));
+	e = insert_at(text, len, body, "self.audit = True\n        ", &edited);
+	ASSERT_INT_EQ(
+	    chunking_edit(&copy, &e, 1, edited.data, (uint32_t)edited.len), 0);
+	EXPECT_TRUE(!chunking_equal(&c, &copy));
+	EXPECT_TRUE(check_invariants("carried", edited.data,
+				     (uint32_t)edited.len, &copy, UINT32_MAX));
+	for (uint32_t i = 0; i < copy.nchunks; i++) {
+		const Chunk *k = &copy.chunks[i];
+
+		EXPECT_INT_EQ(k->lines.start, castls_count_newlines(
+						  edited.data, k->bytes.start));
+		EXPECT_INT_EQ(k->lines.end, castls_count_newlines(
+						edited.data, k->bytes.end - 1));
+	}
+	chunking_close(&copy);
+	chunking_copy(&c, &copy);
+	/* A header edit: the header follows the text, the name does not. */
+	e = insert_at(text, len, head, "x", &edited);
+	ASSERT_INT_EQ(
+	    chunking_edit(&copy, &e, 1, edited.data, (uint32_t)edited.len), 0);
+	for (uint32_t i = 0; i < copy.nspans; i++)
+		if (copy.spans[i].bytes.start <= head &&
+		    head < copy.spans[i].body_start)
+			EXPECT_TRUE(strstr(copy.spans[i].header,
+					   "def _x_init__") != NULL);
+	chunking_close(&copy);
+	/* An edit across the start of a body is refused. */
+	chunking_copy(&c, &copy);
+	{
+		uint32_t at = 0;
+
+		for (uint32_t i = 0; i < c.nspans; i++)
+			if (c.spans[i].body_start > c.spans[i].bytes.start &&
+			    c.spans[i].body_start < c.spans[i].bytes.end)
+				at = c.spans[i].body_start;
+		ASSERT_TRUE(at > 0);
+		memset(&e, 0, sizeof(e));
+		e.start_byte = at - 1;
+		e.old_end_byte = e.new_end_byte = at + 1;
+		EXPECT_INT_EQ(chunking_edit(&copy, &e, 1, text, (uint32_t)len),
+			      CASTLS_EINVAL);
+	}
+	chunking_close(&copy);
+	chunking_close(&c);
+	chunker_delete(ch);
+	buf_free(&edited);
+	free(text);
+}
+
 /* chunker_spans_at gives exactly the spans of a full run that contain the
  * byte, with the same parents and lines, at every position of every
  * fixture. */
 TEST(spans_at_matches_full_run)
 {
 	static const char *const names[] = {
-		"python/class_split.py", "typescript/shapes.ts",
-		"tsx/component.tsx", "javascript/module.js", "bash/deploy.sh",
+	    "python/class_split.py", "typescript/shapes.ts",
+	    "tsx/component.tsx",     "javascript/module.js",
+	    "bash/deploy.sh",
 	};
 
 	for (size_t f = 0; f < sizeof(names) / sizeof(*names); f++) {
