@@ -157,18 +157,12 @@ static void burst(LspClient *c, const char *uri, int *version, Buf *t,
  * ---------------------------------------------------------------------- */
 
 /* The span and chunk rows of path in db, every column but ids, as text;
- * NULL when the file has no rows (yet) or the database is busy.
- *
- * spans.doc is left out for now: index_file_put keeps a span row whose
- * bytes and qualified name did not change without rewriting its doc, so
- * a comment line added right above a definition never reaches the row's
- * doc (a bug of index/store.c, not of the edit path; the span hash should
- * cover the doc). */
+ * NULL when the file has no rows (yet) or the database is busy. */
 static char *rows_of(const char *db, const char *path)
 {
 	static const char *const sql[] = {
 		"SELECT s.kind, s.name, s.qualname, s.start_byte, s.end_byte,"
-		" s.start_line, s.end_line, s.header, s.hash,"
+		" s.start_line, s.end_line, s.header, s.doc, s.hash,"
 		" coalesce(p.qualname, '') FROM spans s JOIN files f ON"
 		" f.id = s.file_id LEFT JOIN spans p ON p.id = s.parent_id"
 		" WHERE f.path = ?1 ORDER BY s.start_byte, s.end_byte DESC,"
