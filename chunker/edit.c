@@ -146,28 +146,12 @@ static bool edit_one(Chunking *c, const TSInputEdit *e, uint32_t *touched)
 	return true;
 }
 
-/* The 0-based line of byte off, by bisection of the line starts. */
-static uint32_t line_at(const uint32_t *starts, uint32_t n, uint32_t off)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (starts[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static LineRange lines_of(const uint32_t *starts, uint32_t n, ByteRange r)
 {
 	uint32_t last = r.end > r.start ? r.end - 1 : r.start;
 
-	return (LineRange){line_at(starts, n, r.start),
-			   line_at(starts, n, last)};
+	return (LineRange){line_of(starts, n, r.start),
+			   line_of(starts, n, last)};
 }
 
 int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,

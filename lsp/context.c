@@ -893,6 +893,20 @@ static void stem_dir(const Where *w, char *stem, size_t cap)
 	stem[n] = '\0';
 }
 
+/* Appends the components of path p[0, n), separated by sep, to stem. */
+static void stem_push_all(char *stem, size_t cap, const char *p, size_t n,
+			  char sep)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && p[j] != sep)
+			j++;
+		stem_push(stem, cap, p + i, j - i);
+		i = j + 1;
+	}
+}
+
 /* Resolves the module text m[0, n) of an import into im. */
 static void resolve_module(const Where *w, const char *m, size_t n,
 			   bool python, Import *im)
@@ -909,27 +923,13 @@ static void resolve_module(const Where *w, const char *m, size_t n,
 		} else {
 			im->suffix = true;
 		}
-		while (i < n) {
-			size_t j = i;
-
-			while (j < n && m[j] != '.')
-				j++;
-			stem_push(im->stem, sizeof(im->stem), m + i, j - i);
-			i = j + 1;
-		}
+		stem_push_all(im->stem, sizeof(im->stem), m + i, n - i, '.');
 		return;
 	}
 	if (n == 0 || m[0] != '.') /* a package: not resolved here */
 		return;
 	stem_dir(w, im->stem, sizeof(im->stem));
-	while (i < n) {
-		size_t j = i;
-
-		while (j < n && m[j] != '/')
-			j++;
-		stem_push(im->stem, sizeof(im->stem), m + i, j - i);
-		i = j + 1;
-	}
+	stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
 }
 
 /* Whether path is what im's module names: stem.py, stem/__init__.py,
