@@ -610,6 +610,19 @@ static int mark_scanned(Index *ix)
 	return err ? err : meta_put(ix, "chunk_size", chunk_size_of(ix));
 }
 
+/* Largest first (then by path, so runs repeat): the small files left for
+ * the end even out the workers' finishing times, where one long parse
+ * last would keep the other cores idle while it runs. */
+static int by_size_desc(const void *a, const void *b)
+{
+	const Candidate *x = *(Candidate *const *)a,
+			*y = *(Candidate *const *)b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->rel, y->rel);
+}
+
 static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 {
 	Pool p;
@@ -631,6 +644,8 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 			p.todo[p.ntodo++] = c;
 		}
 	}
+	if (p.ntodo)
+		qsort(p.todo, p.ntodo, sizeof(*p.todo), by_size_desc);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.not_empty, NULL);
 	pthread_cond_init(&p.not_full, NULL);
