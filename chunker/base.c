@@ -273,20 +273,25 @@ uint64_t castls_hash(const void *data, size_t n, uint64_t seed)
  * Text
  * ---------------------------------------------------------------------- */
 
+/* Both scans below are written without branches on the bytes (`&`, not
+ * `&&`; no early exit), so the compiler can vectorize them: the indexer
+ * runs them over every file, some of them twice. */
+
 bool castls_is_binary(const char *text, size_t n)
 {
-	size_t i, ctrl = 0, probe = n < 8192 ? n : 8192;
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i, ctrl = 0, nul = 0, probe = n < 8192 ? n : 8192;
 
 	for (i = 0; i < probe; i++) {
-		unsigned char c = (unsigned char)text[i];
+		unsigned char c = p[i];
 
-		if (c == 0)
-			return true;
-		if (c < 0x20 && !is_space_byte(c) && c != 0x1B)
-			ctrl++;
+		nul += c == 0;
+		/* Below 0x20: neither whitespace (0x09 to 0x0D) nor ESC. */
+		ctrl += (c < 0x20) & ((unsigned char)(c - 0x09) > 0x04) &
+			(c != 0x1B);
 	}
 	/* Text with a stray control byte is still text; one in ten is not. */
-	return probe && ctrl * 10 > probe;
+	return nul || (probe && ctrl * 10 > probe);
 }
 
 bool castls_is_minified(const char *text, size_t n)
@@ -306,8 +311,10 @@ size_t castls_count_nonspace(const char *text, size_t n)
 	const unsigned char *p = (const unsigned char *)text;
 	size_t i, count = 0;
 
+	/* is_space_byte(): ' ', or 0x09 to 0x0D. */
 	for (i = 0; i < n; i++)
-		count += utf8_is_lead(p[i]) && !is_space_byte(p[i]);
+		count += ((p[i] & 0xC0) != 0x80) & (p[i] != ' ') &
+			 ((unsigned char)(p[i] - 0x09) > 0x04);
 	return count;
 }
 

@@ -72,28 +72,32 @@ typedef struct {
 static void build_tables(Run *r)
 {
 	uint32_t i, nck = r->len / CHECKPOINT + 1, count = 0, lcap = 64;
-	const unsigned char *p = (const unsigned char *)r->text;
+	const char *t = r->text, *end = r->text + r->len, *nl;
 
+	/* prefix[i]: the count before byte i * CHECKPOINT, the last one
+	 * (at or past the end) included. */
 	r->prefix = xmalloc(nck * sizeof(*r->prefix));
+	for (i = 0; i < nck; i++) {
+		uint32_t at = i * CHECKPOINT;
+
+		r->prefix[i] = count;
+		count += (uint32_t)castls_count_nonspace(
+			t + at, r->len - at < CHECKPOINT ? r->len - at
+							 : CHECKPOINT);
+	}
+	/* A line starts after each '\n' but a final one. */
 	r->line_starts = xmalloc(lcap * sizeof(*r->line_starts));
 	r->line_starts[0] = 0;
 	r->nlines = 1;
-	for (i = 0; i < r->len; i++) {
-		if (i % CHECKPOINT == 0)
-			r->prefix[i / CHECKPOINT] = count;
-		count += utf8_is_lead(p[i]) && !is_space_byte(p[i]);
-		if (p[i] == '\n' && i + 1 < r->len) {
-			if (r->nlines == lcap) {
-				lcap *= 2;
-				r->line_starts = xrealloc(
-					r->line_starts,
-					lcap * sizeof(*r->line_starts));
-			}
-			r->line_starts[r->nlines++] = i + 1;
+	for (; (nl = memchr(t, '\n', (size_t)(end - t))) && nl + 1 < end;
+	     t = nl + 1) {
+		if (r->nlines == lcap) {
+			lcap *= 2;
+			r->line_starts = xrealloc(
+				r->line_starts, lcap * sizeof(*r->line_starts));
 		}
+		r->line_starts[r->nlines++] = (uint32_t)(nl + 1 - r->text);
 	}
-	if (r->len % CHECKPOINT == 0)
-		r->prefix[r->len / CHECKPOINT] = count;
 }
 
 /* Non-space characters in [0, off). */

@@ -64,6 +64,7 @@ typedef struct {
 	ScanStats *stats;
 	const volatile int *cancel;
 	bool rechunk; /* stored rows were cut at another chunk size */
+	bool bulk; /* a first scan into an empty index */
 	uint32_t stored; /* files the index had */
 } Walk;
 
@@ -332,6 +333,7 @@ typedef struct {
 	Walk *w;
 	Candidate **todo;
 	uint32_t ntodo, next;
+	uint64_t todo_bytes; /* their sizes at the walk */
 	pthread_mutex_t mu;
 	pthread_cond_t not_empty, not_full;
 	Result *head, *tail;
@@ -508,13 +510,35 @@ static int apply(Index *ix, Result *r, ScanStats *st)
 	return err;
 }
 
+/* Commits the write transaction; in bulk mode, also copies what it
+ * wrote into the database file now, while workers still parse, rather
+ * than all at once when the index is closed. A checkpoint that fails
+ * (a reader holds the pages) only leaves that work to the close. */
+static int batch_commit(Walk *w)
+{
+	int err = index__commit(w->ix);
+
+	if (!err && w->bulk)
+		sqlite3_wal_checkpoint_v2(w->ix->db, NULL,
+					  SQLITE_CHECKPOINT_PASSIVE, NULL,
+					  NULL);
+	return err;
+}
+
 static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 {
 	Index *ix = p->w->ix;
 	ScanStats *st = p->w->stats;
 	int64_t batch_start = now_ms(), last_progress = 0;
 	uint32_t in_batch = 0;
-	uint64_t batch_bytes = 0;
+	uint64_t batch_bytes = 0, written = 0;
+	/* The last commit runs after the last parse, with every worker
+	 * idle, and its cost (the full-text index's pending terms go out
+	 * as a segment) grows with its batch. So a batch also ends once
+	 * three quarters of the bytes are written, and the last one holds
+	 * at most a quarter: one segment more, written during the parses.
+	 * Only in bulk mode: a re-scan writes little. */
+	uint64_t early_at = p->w->bulk ? p->todo_bytes / 4 * 3 : 0;
 	Result *r = NULL;
 	int err = 0;
 
@@ -525,10 +549,14 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 			err = apply(ix, r, st);
 		in_batch++;
 		batch_bytes += r->len;
+		written += r->len;
 		if (!err &&
 		    (in_batch >= BATCH_FILES || batch_bytes >= BATCH_BYTES ||
-		     now_ms() - batch_start >= BATCH_MS)) {
-			err = index__commit(ix);
+		     now_ms() - batch_start >= BATCH_MS ||
+		     (early_at && written >= early_at))) {
+			if (written >= early_at)
+				early_at = 0;
+			err = batch_commit(p->w);
 			in_batch = 0;
 			batch_bytes = 0;
 			batch_start = now_ms();
@@ -611,6 +639,19 @@ static int mark_scanned(Index *ix)
 	return err ? err : meta_put(ix, "chunk_size", chunk_size_of(ix));
 }
 
+/* Largest first (then by path, so runs repeat): the small files left for
+ * the end even out the workers' finishing times, where one long parse
+ * last would keep the other cores idle while it runs. */
+static int by_size_desc(const void *a, const void *b)
+{
+	const Candidate *x = *(Candidate *const *)a,
+			*y = *(Candidate *const *)b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->rel, y->rel);
+}
+
 static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 {
 	Pool p;
@@ -630,8 +671,11 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 			w->stats->done++;
 		} else {
 			p.todo[p.ntodo++] = c;
+			p.todo_bytes += (uint64_t)c->size;
 		}
 	}
+	if (p.ntodo)
+		qsort(p.todo, p.ntodo, sizeof(*p.todo), by_size_desc);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.not_empty, NULL);
 	pthread_cond_init(&p.not_full, NULL);
@@ -686,6 +730,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	if (!err)
 		err = drop_vanished(ix, &gone, &local);
 	bulk = !err && w.stored == 0 && w.n > 0 && index__bulk(ix, true) == 0;
+	w.bulk = bulk;
 	if (!err)
 		err = run_pool(&w, jobs, fn, ctx);
 	if (bulk) {
