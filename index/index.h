@@ -118,7 +118,8 @@ int index_file_put(Index *ix, const char *relpath, const char *text,
  * The rows index_file_put(ix, relpath, text, len, after, NULL) would
  * leave, written knowing what changed, for the keystrokes of a live
  * buffer: `after` is `before` carried across the one edit by
- * chunking_edit, and the index holds the rows of `before` for a text
+ * chunking_edit (only the places of before's spans and chunks are read:
+ * chunking_copy_places), and the index holds its rows for a text
  * whose castls_hash(.., 0) is before_hash; hash is that of text. The rows
  * holding the edit are rewritten, those after it move with one statement
  * per table, the rest stay untouched. Unlike index_file_put, the rows

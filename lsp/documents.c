@@ -488,7 +488,7 @@ static void write_carried(WriteJob *w, Index *ix)
 	if (!w->rows)
 		return;
 	if (n == 1) /* a keystroke: the rows it touches are known */
-		chunking_copy(w->rows, &before);
+		chunking_copy_places(w->rows, &before);
 	if (n == 0 || chunking_edit(w->rows, w->edits + w->rows_from, n,
 				    w->text, w->len)) {
 		err = CASTLS_EINVAL;

@@ -345,6 +345,11 @@ static int edit_once(Fixture *f, Chunker *ch, uint32_t a, uint32_t b,
 	e.new_end_byte = a + n;
 	chunking_copy(&c0, &c1);
 	if (chunking_edit(&c1, &e, 1, t.data, (uint32_t)t.len) == 0) {
+		Chunking places;
+
+		chunking_copy_places(&c0, &places);
+		chunking_close(&c0);
+		c0 = places;
 		ids0 = file_ids(f, "e.py");
 		ok = index_file_edit(f->ix, "e.py", t.data, (uint32_t)t.len,
 				     castls_hash(t.data, t.len, 0), &e, &c0,
