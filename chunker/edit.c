@@ -13,7 +13,7 @@
  * Copies and comparison
  * ---------------------------------------------------------------------- */
 
-void chunking_copy(const Chunking *from, Chunking *to)
+void chunking_copy_places(const Chunking *from, Chunking *to)
 {
 	*to = *from;
 	to->chunks = NULL;
@@ -28,6 +28,16 @@ void chunking_copy(const Chunking *from, Chunking *to)
 		memcpy(to->spans, from->spans,
 		       from->nspans * sizeof(*to->spans));
 	}
+	for (uint32_t i = 0; i < from->nspans; i++) {
+		Span *s = &to->spans[i];
+
+		s->name = s->qualname = s->header = s->doc = NULL;
+	}
+}
+
+void chunking_copy(const Chunking *from, Chunking *to)
+{
+	chunking_copy_places(from, to);
 	for (uint32_t i = 0; i < from->nspans; i++) {
 		Span *s = &to->spans[i];
 

@@ -114,6 +114,26 @@ typedef struct {
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta);
 
+/*
+ * The rows index_file_put(ix, relpath, text, len, after, NULL) would
+ * leave, written knowing what changed, for the keystrokes of a live
+ * buffer: `after` is `before` carried across the one edit by
+ * chunking_edit (only the places of before's spans and chunks are read:
+ * chunking_copy_places), and the index holds its rows for a text
+ * whose castls_hash(.., 0) is before_hash; hash is that of text. The rows
+ * holding the edit are rewritten, those after it move with one statement
+ * per table, the rest stay untouched. Unlike index_file_put, the rows
+ * holding the edit keep their ids too.
+ * Returns 0, CASTLS_EINVAL (nothing written) when the chunkings are not
+ * one edit apart or the index holds other rows (index_file_put then
+ * does it), or another error. Borrows everything; commits as
+ * index_file_put does.
+ */
+int index_file_edit(Index *ix, const char *relpath, const char *text,
+		    uint32_t len, uint64_t hash, const TSInputEdit *edit,
+		    const Chunking *before, uint64_t before_hash,
+		    const Chunking *after);
+
 /* Whether the write-ahead log had INDEX_WAL_CHECKPOINT_PAGES or more
  * after this connection's last commit, and no checkpoint since. */
 bool index_checkpoint_due(const Index *ix);

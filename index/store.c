@@ -96,6 +96,28 @@ static const char *const statements[ST_COUNT] = {
 	[ST_CHUNK_DELETE] = "DELETE FROM chunks WHERE id=?",
 	[ST_CHUNK_TEXT] = "SELECT c.text, c.names, f.path FROM chunks c"
 			  " JOIN files f ON f.id=c.file_id WHERE c.id=?",
+	/* index_file_edit: the rows after an edit move, those holding it
+	 * stretch. A row is found by where it was: within one file, the
+	 * chunks tile the text and the spans of a chunking are told apart
+	 * by their bytes (the writer checks that one row answers). */
+	[ST_SPANS_SHIFT] = "UPDATE spans SET start_byte=start_byte+?1,"
+			   " end_byte=end_byte+?1, start_line=start_line+?2,"
+			   " end_line=end_line+?2"
+			   " WHERE file_id=?3 AND start_byte>=?4",
+	[ST_SPAN_STRETCH] = "UPDATE spans SET end_byte=?1, end_line=?2,"
+			    " header=?3, hash=?4 WHERE file_id=?5 AND"
+			    " start_byte=?6 AND end_byte=?7",
+	[ST_CHUNKS_SHIFT] = "UPDATE chunks SET start_byte=start_byte+?1,"
+			    " end_byte=end_byte+?1,"
+			    " start_line=start_line+?2, end_line=end_line+?2"
+			    " WHERE file_id=?3 AND start_byte>=?4",
+	[ST_CHUNK_AT] = "SELECT c.id, c.end_byte, c.text, c.names, f.path"
+			" FROM chunks c"
+			" JOIN files f ON f.id=c.file_id"
+			" WHERE c.file_id=?1 AND c.start_byte=?2",
+	[ST_CHUNK_STRETCH] = "UPDATE chunks SET end_byte=?1, end_line=?2,"
+			     " size=?3, hash=?4, names=?5, text=?6"
+			     " WHERE id=?7",
 	[ST_FTS_INSERT] = "INSERT INTO chunks_fts(rowid, text, names, path)"
 			  " VALUES(?,?,?,?)",
 	[ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
@@ -908,6 +930,17 @@ int index__file_delete(Index *ix, int64_t id)
  * Public single-file writes
  * ---------------------------------------------------------------------- */
 
+/* Commits a live buffer's write, leaving the checkpoint for later. */
+static int commit_buffer(Index *ix)
+{
+	int err;
+
+	ix->defer_checkpoint = true;
+	err = index__commit(ix);
+	ix->defer_checkpoint = false;
+	return err;
+}
+
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta)
 {
@@ -926,9 +959,219 @@ int index_file_put(Index *ix, const char *relpath, const char *text,
 		index__rollback(ix);
 		return err;
 	}
-	ix->defer_checkpoint = true;
-	err = index__commit(ix);
-	ix->defer_checkpoint = false;
+	return commit_buffer(ix);
+}
+
+/* ---------------------------------------------------------------------- *
+ * A write that knows the edit
+ * ---------------------------------------------------------------------- */
+
+/* One edit [a, b) -> [a, a + delta + b - a) as chunking_edit applies it:
+ * rows that start at `from` or later move by `bytes` and `lines`. */
+typedef struct {
+	uint32_t a, b, from;
+	int64_t bytes, lines;
+	bool lines_known; /* lines comes from a moved row */
+	uint32_t spans_moved, chunks_moved;
+} EditShift;
+
+/* Whether a row that was at r0 (lines l0) and is at r1 (l1) moved by
+ * the edit's shift; the first moved row tells the lines. */
+static bool moved_by(EditShift *sh, ByteRange r0, LineRange l0, ByteRange r1,
+		     LineRange l1)
+{
+	int64_t dl = (int64_t)l1.start - l0.start;
+
+	if (r0.start < sh->from ||
+	    (int64_t)r1.start - r0.start != sh->bytes ||
+	    (int64_t)r1.end - r0.end != sh->bytes ||
+	    (int64_t)l1.end - l0.end != dl)
+		return false;
+	if (!sh->lines_known) {
+		sh->lines = dl;
+		sh->lines_known = true;
+	}
+	return dl == sh->lines;
+}
+
+static bool same_place(ByteRange r0, LineRange l0, ByteRange r1, LineRange l1)
+{
+	return r0.start == r1.start && r0.end == r1.end &&
+	       l0.start == l1.start && l0.end == l1.end;
+}
+
+/* The rule of chunking_edit: span s holds the edit (and stretches). */
+static bool span_holds(const Span *s, uint32_t a, uint32_t b)
+{
+	return s->bytes.start <= a && b <= s->bytes.end &&
+	       (s->bytes.start < a || b < s->bytes.end || a == b);
+}
+
+/* Checks that span i of after is span i of before with the edit applied:
+ * the same, stretched (holding the edit) or moved. Only places: s0 has
+ * no strings, and chunking_edit changes none but a holding span's
+ * header. */
+static bool span_fits(EditShift *sh, const Span *s0, const Span *s1)
+{
+	if (s0->kind != s1->kind || s0->parent != s1->parent)
+		return false;
+	if (span_holds(s0, sh->a, sh->b))
+		return s1->bytes.start == s0->bytes.start &&
+		       s1->lines.start == s0->lines.start &&
+		       (int64_t)s1->bytes.end - s0->bytes.end == sh->bytes;
+	if (s0->bytes.end <= sh->a)
+		return same_place(s0->bytes, s0->lines, s1->bytes, s1->lines);
+	sh->spans_moved++;
+	return moved_by(sh, s0->bytes, s0->lines, s1->bytes, s1->lines);
+}
+
+/* The chunk chunking_edit stretches: the first that ends after a, or the
+ * last one for an insertion at the end of the text. */
+static uint32_t chunk_holding(const Chunking *c, uint32_t a)
+{
+	uint32_t k = 0;
+
+	while (k < c->nchunks && a >= c->chunks[k].bytes.end)
+		k++;
+	return k < c->nchunks ? k : c->nchunks - 1;
+}
+
+/* Checks that after is before carried across the edit by chunking_edit,
+ * and finds the chunk holding it (*k) and the shift of the rows after. */
+static bool edit_fits(const Chunking *c0, const Chunking *c1, EditShift *sh,
+		      uint32_t *k)
+{
+	const Chunk *k0, *k1;
+
+	if (c0->lang != c1->lang || c0->nspans != c1->nspans ||
+	    c0->nchunks != c1->nchunks || c0->nchunks == 0)
+		return false;
+	for (uint32_t i = 0; i < c0->nspans; i++)
+		if (!span_fits(sh, &c0->spans[i], &c1->spans[i]))
+			return false;
+	*k = chunk_holding(c0, sh->a);
+	k0 = &c0->chunks[*k];
+	k1 = &c1->chunks[*k];
+	if (sh->b > k0->bytes.end || k1->kind != k0->kind ||
+	    k1->bytes.start != k0->bytes.start ||
+	    k1->lines.start != k0->lines.start || k1->span != k0->span ||
+	    (int64_t)k1->bytes.end - k0->bytes.end != sh->bytes)
+		return false;
+	for (uint32_t i = 0; i < c0->nchunks; i++) {
+		const Chunk *x = &c0->chunks[i], *y = &c1->chunks[i];
+
+		if (i == *k)
+			continue;
+		if (x->kind != y->kind || x->span != y->span ||
+		    x->size != y->size)
+			return false;
+		if (i < *k ? !same_place(x->bytes, x->lines, y->bytes, y->lines)
+			   : !moved_by(sh, x->bytes, x->lines, y->bytes,
+				       y->lines))
+			return false;
+	}
+	sh->chunks_moved = c0->nchunks - *k - 1;
+	return true;
+}
+
+/* Runs a shift statement (ST_SPANS_SHIFT, ST_CHUNKS_SHIFT), which must
+ * move exactly `rows` rows: fewer or more says the index holds other
+ * rows than the caller thinks. */
+static int shift_rows(Index *ix, int which, int64_t file, uint32_t from,
+		      const EditShift *sh, uint32_t rows)
+{
+	sqlite3_stmt *st = index__stmt(ix, which);
+	int err;
+
+	if (rows == 0 || (sh->bytes == 0 && sh->lines == 0))
+		return 0;
+	sqlite3_bind_int64(st, 1, sh->bytes);
+	sqlite3_bind_int64(st, 2, sh->lines);
+	sqlite3_bind_int64(st, 3, file);
+	sqlite3_bind_int64(st, 4, from);
+	if ((err = step_done(ix, st)))
+		return err;
+	return sqlite3_changes(ix->db) == (int)rows ? 0 : CASTLS_EINVAL;
+}
+
+/* Rewrites the spans holding the edit: new end, header and hash. */
+static int stretch_spans(Index *ix, int64_t file, const char *text,
+			 const Chunking *c0, const Chunking *c1,
+			 const EditShift *sh)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < c0->nspans && !err; i++) {
+		const Span *s0 = &c0->spans[i], *s1 = &c1->spans[i];
+		sqlite3_stmt *st;
+
+		if (!span_holds(s0, sh->a, sh->b))
+			continue;
+		st = index__stmt(ix, ST_SPAN_STRETCH);
+		sqlite3_bind_int64(st, 1, s1->bytes.end);
+		sqlite3_bind_int64(st, 2, s1->lines.end);
+		bind_text(st, 3, s1->header, strlen(s1->header));
+		sqlite3_bind_int64(st, 4, (int64_t)span_hash(s1, text));
+		sqlite3_bind_int64(st, 5, file);
+		sqlite3_bind_int64(st, 6, s0->bytes.start);
+		sqlite3_bind_int64(st, 7, s0->bytes.end);
+		if (!(err = step_done(ix, st)) && sqlite3_changes(ix->db) != 1)
+			err = CASTLS_EINVAL;
+	}
+	return err;
+}
+
+/* Rewrites chunk k, which holds the edit, and its full-text entry. */
+static int stretch_chunk(Index *ix, int64_t file, const char *relpath,
+			 const char *text, const Chunking *c0,
+			 const Chunking *c1, uint32_t k)
+{
+	const Chunk *k0 = &c0->chunks[k], *k1 = &c1->chunks[k];
+	const char *t = text + k1->bytes.start;
+	size_t n = k1->bytes.end - k1->bytes.start;
+	sqlite3_stmt *at = index__stmt(ix, ST_CHUNK_AT), *st;
+	Buf names = {0};
+	int64_t id;
+	uint64_t h;
+	int rc, err;
+
+	sqlite3_bind_int64(at, 1, file);
+	sqlite3_bind_int64(at, 2, k0->bytes.start);
+	if ((rc = sqlite3_step(at)) != SQLITE_ROW)
+		return rc == SQLITE_DONE ? CASTLS_EINVAL
+					 : index__db_error(ix, rc);
+	id = sqlite3_column_int64(at, 0);
+	if (sqlite3_column_int64(at, 1) != k0->bytes.end)
+		return CASTLS_EINVAL;
+	st = index__stmt(ix, ST_FTS_DELETE);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_value(st, 2, sqlite3_column_value(at, 2));
+	sqlite3_bind_value(st, 3, sqlite3_column_value(at, 3));
+	sqlite3_bind_value(st, 4, sqlite3_column_value(at, 4));
+	err = step_done(ix, st);
+	sqlite3_reset(at);
+	if (err)
+		return err;
+	chunk_names(c1, k1, &names);
+	h = castls_hash(t, n, k1->kind);
+	h = castls_hash(names.data, names.len, h);
+	st = index__stmt(ix, ST_CHUNK_STRETCH);
+	sqlite3_bind_int64(st, 1, k1->bytes.end);
+	sqlite3_bind_int64(st, 2, k1->lines.end);
+	sqlite3_bind_int64(st, 3, k1->size);
+	sqlite3_bind_int64(st, 4, (int64_t)h);
+	bind_text(st, 5, names.data, names.len);
+	bind_text(st, 6, t, n);
+	sqlite3_bind_int64(st, 7, id);
+	if (!(err = step_done(ix, st))) {
+		st = index__stmt(ix, ST_FTS_INSERT);
+		sqlite3_bind_int64(st, 1, id);
+		bind_text(st, 2, t, n);
+		bind_text(st, 3, names.data, names.len);
+		bind_text(st, 4, relpath, strlen(relpath));
+		err = step_done(ix, st);
+	}
+	buf_free(&names);
 	return err;
 }
 
@@ -946,4 +1189,49 @@ int index_file_remove(Index *ix, const char *relpath)
 		return err;
 	}
 	return index__commit(ix);
+}
+
+int index_file_edit(Index *ix, const char *relpath, const char *text,
+		    uint32_t len, uint64_t hash, const TSInputEdit *edit,
+		    const Chunking *before, uint64_t before_hash,
+		    const Chunking *after)
+{
+	EditShift sh = {0};
+	FileStamp stamp;
+	sqlite3_stmt *st;
+	uint32_t k;
+	int found, err;
+
+	sh.a = edit->start_byte;
+	sh.b = edit->old_end_byte;
+	sh.from = sh.b > sh.a ? sh.b : sh.a + 1;
+	sh.bytes = (int64_t)edit->new_end_byte - sh.b;
+	if (sh.b < sh.a || !edit_fits(before, after, &sh, &k))
+		return CASTLS_EINVAL;
+	if ((err = index__begin(ix)))
+		return err;
+	found = index__file_stamp(ix, relpath, &stamp);
+	if (found <= 0 || stamp.hash != before_hash) {
+		index__rollback(ix);
+		return found < 0 ? found : CASTLS_EINVAL;
+	}
+	st = index__stmt(ix, ST_FILE_UPDATE);
+	sqlite3_bind_text(st, 1, lang_name(after->lang), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, len);
+	sqlite3_bind_int64(st, 3, 0);
+	sqlite3_bind_int64(st, 4, (int64_t)hash);
+	sqlite3_bind_int64(st, 5, index__now());
+	sqlite3_bind_int64(st, 6, stamp.id);
+	if ((err = step_done(ix, st)) ||
+	    (err = stretch_spans(ix, stamp.id, text, before, after, &sh)) ||
+	    (err = shift_rows(ix, ST_SPANS_SHIFT, stamp.id, sh.from, &sh,
+			      sh.spans_moved)) ||
+	    (err = stretch_chunk(ix, stamp.id, relpath, text, before, after,
+				 k)) ||
+	    (err = shift_rows(ix, ST_CHUNKS_SHIFT, stamp.id, sh.from, &sh,
+			      sh.chunks_moved))) {
+		index__rollback(ix);
+		return err;
+	}
+	return commit_buffer(ix);
 }

@@ -375,6 +375,8 @@ typedef struct {
 	Chunking *rows;     /* the document's rows, taken: carried across
 			     * the edits and committed before the parse;
 			     * then what this write left in the index */
+	uint64_t rows_hash; /* castls_hash of the text rows are of */
+	uint64_t hash;      /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
 	bool stopped;       /* the parse gave up */
@@ -448,15 +450,34 @@ static void job_rows_drop(WriteJob *w)
  * does for most keystrokes, there is nothing more to write. */
 static void write_carried(WriteJob *w, Index *ix)
 {
+	uint32_t n = w->nedits - w->rows_from;
+	Chunking before = {0};
+	int err;
+
 	if (!w->rows)
 		return;
-	if (w->rows_from == w->nedits ||
-	    chunking_edit(w->rows, w->edits + w->rows_from,
-			  w->nedits - w->rows_from, w->text, w->len) ||
-	    index_file_put(ix, w->rel, w->text, w->len, w->rows, NULL)) {
+	if (n == 1) /* a keystroke: the rows it touches are known */
+		chunking_copy_places(w->rows, &before);
+	if (n == 0 || chunking_edit(w->rows, w->edits + w->rows_from, n,
+				    w->text, w->len)) {
+		err = CASTLS_EINVAL;
+	} else {
+		err = n == 1 ? index_file_edit(ix, w->rel, w->text, w->len,
+					       w->hash,
+					       &w->edits[w->rows_from],
+					       &before, w->rows_hash, w->rows)
+			     : CASTLS_EINVAL;
+		/* Not one edit, or the index holds other rows. */
+		if (err == CASTLS_EINVAL)
+			err = index_file_put(ix, w->rel, w->text, w->len,
+					     w->rows, NULL);
+	}
+	chunking_close(&before);
+	if (err) {
 		job_rows_drop(w);
 		return;
 	}
+	w->rows_hash = w->hash;
 	w->rows_written = true;
 }
 
@@ -493,6 +514,7 @@ static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 	if (w->err == 0) {
 		w->rows = xmalloc(sizeof(*w->rows));
 		*w->rows = *c;
+		w->rows_hash = w->hash;
 	} else {
 		chunking_close(c);
 	}
@@ -520,6 +542,8 @@ static void write_run(Job *j)
 	}
 	if (!(ix = root_acquire(s, r, &w->err)))
 		return;
+	if (w->text)
+		w->hash = castls_hash(w->text, w->len, 0);
 	if (!w->text || w->lang == LANG_NONE) {
 		w->err = index_file_remove(ix, w->rel);
 		root_release(r, ix);
@@ -556,6 +580,7 @@ static void rows_adopt(Document *d, WriteJob *w)
 		return;
 	d->rows = w->rows;
 	d->rows_gen = w->generation;
+	d->rows_hash = w->rows_hash;
 	w->rows = NULL;
 }
 
@@ -627,6 +652,7 @@ static void rows_lend(Document *d, WriteJob *w)
 	while (i < d->nedits && d->edits[i].generation <= d->rows_gen)
 		i++;
 	w->rows = d->rows;
+	w->rows_hash = d->rows_hash;
 	w->rows_from = i;
 	d->rows = NULL;
 }

@@ -105,6 +105,7 @@ typedef struct Document {
 			      * until they are parsed; NULL while a write
 			      * has it, or when unknown */
 	uint64_t rows_gen;
+	uint64_t rows_hash;  /* castls_hash of the text rows are of */
 	atomic_bool *stop;   /* set: the write in flight may give up its
 			      * parse, a newer text is waiting */
 	uint32_t stops;      /* parses given up in a row */

@@ -268,6 +268,179 @@ TEST(store_put_keeps_unchanged_rows)
 	fixture_close(&f);
 }
 
+/* ---------------------------------------------------------------------- *
+ * index_file_edit: the rows of one edit, written in place
+ * ---------------------------------------------------------------------- */
+
+/* The rows of relpath without their ids, for comparing two files. */
+static char *file_dump(Fixture *f, const char *relpath)
+{
+	static const char *const sql[] = {
+		"SELECT size, mtime, hash, lang FROM files WHERE path='%s'",
+		"SELECT s.kind, s.name, s.qualname, s.start_byte, s.end_byte,"
+		" s.start_line, s.end_line, s.header, s.doc, s.hash, p.qualname"
+		" FROM spans s JOIN files f ON f.id=s.file_id LEFT JOIN spans p"
+		" ON p.id=s.parent_id WHERE f.path='%s'"
+		" ORDER BY s.start_byte, s.end_byte",
+		"SELECT c.kind, c.start_byte, c.end_byte, c.start_line,"
+		" c.end_line, c.size, c.hash, c.names, c.text, s.qualname"
+		" FROM chunks c JOIN files f ON f.id=c.file_id LEFT JOIN spans s"
+		" ON s.id=c.span_id WHERE f.path='%s' ORDER BY c.start_byte",
+	};
+	Buf b = {0};
+
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++) {
+		char q[512], *rows;
+
+		snprintf(q, sizeof(q), sql[i], relpath);
+		rows = ixt_rows(f->db, q);
+		buf_puts(&b, rows);
+		buf_puts(&b, "--\n");
+		xfree(rows);
+	}
+	return buf_take(&b);
+}
+
+/* The ids of relpath's rows in file order. */
+static char *file_ids(Fixture *f, const char *relpath)
+{
+	char q[256];
+
+	snprintf(q, sizeof(q),
+		 "SELECT group_concat(id) FROM (SELECT s.id FROM spans s JOIN"
+		 " files f ON f.id=s.file_id WHERE f.path='%s' UNION ALL"
+		 " SELECT c.id FROM chunks c JOIN files f ON f.id=c.file_id"
+		 " WHERE f.path='%s')",
+		 relpath, relpath);
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	return ixt_rows(f->db, q);
+}
+
+/* One edit of ledger_v1: e.py written by index_file_edit, p.py by
+ * index_file_put of the same carried chunking; both rows must agree and
+ * e.py's rows keep their ids. Returns 1 when compared, 0 when
+ * chunking_edit refuses the edit. */
+static int edit_once(Fixture *f, Chunker *ch, uint32_t a, uint32_t b,
+		     const char *ins)
+{
+	uint32_t len0 = (uint32_t)strlen(ledger_v1), n = (uint32_t)strlen(ins);
+	Chunking c0, c1;
+	TSInputEdit e = {0};
+	Buf t = {0};
+	char *ids0, *ids1, *de, *dp;
+	int ok = 0;
+
+	if (chunker_run(ch, LANG_PYTHON, ledger_v1, len0, NULL, &c0) ||
+	    index_file_put(f->ix, "e.py", ledger_v1, len0, &c0, NULL) ||
+	    index_file_put(f->ix, "p.py", ledger_v1, len0, &c0, NULL))
+		return -1;
+	buf_append(&t, ledger_v1, a);
+	buf_append(&t, ins, n);
+	buf_puts(&t, ledger_v1 + b);
+	e.start_byte = a;
+	e.old_end_byte = b;
+	e.new_end_byte = a + n;
+	chunking_copy(&c0, &c1);
+	if (chunking_edit(&c1, &e, 1, t.data, (uint32_t)t.len) == 0) {
+		Chunking places;
+
+		chunking_copy_places(&c0, &places);
+		chunking_close(&c0);
+		c0 = places;
+		ids0 = file_ids(f, "e.py");
+		ok = index_file_edit(f->ix, "e.py", t.data, (uint32_t)t.len,
+				     castls_hash(t.data, t.len, 0), &e, &c0,
+				     castls_hash(ledger_v1, len0, 0), &c1);
+		ok = ok == 0 && index_file_put(f->ix, "p.py", t.data,
+					       (uint32_t)t.len, &c1, NULL) == 0;
+		ids1 = file_ids(f, "e.py");
+		de = file_dump(f, "e.py");
+		dp = file_dump(f, "p.py");
+		EXPECT_TRUE(ok);
+		EXPECT_STR_EQ(de, dp);
+		EXPECT_STR_EQ(ids0, ids1);
+		ok = ok && strcmp(de, dp) == 0 && strcmp(ids0, ids1) == 0 ? 1
+									  : -1;
+		xfree(ids0);
+		xfree(ids1);
+		xfree(de);
+		xfree(dp);
+	}
+	chunking_close(&c0);
+	chunking_close(&c1);
+	buf_free(&t);
+	return ok;
+}
+
+TEST(store_edit_matches_put)
+{
+	static const char *const ins[] = {"x", "\n", "", "yz\n"};
+	Chunker *ch = chunker_new(SMALL_CHUNK);
+	uint32_t len = (uint32_t)strlen(ledger_v1), done = 0;
+	Fixture f;
+	int r = 0;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	/* Insertions, deletions and replacements at every few bytes, the
+	 * ends included. */
+	for (uint32_t a = 0; a <= len && r >= 0; a += a < len && a % 5 ? 1 : 3)
+		for (size_t i = 0; i < 4 && r >= 0; i++) {
+			uint32_t b = i >= 2 && a < len ? a + 1 : a;
+
+			if (b == a && !*ins[i])
+				continue;
+			if ((r = edit_once(&f, ch, a, b, ins[i])) > 0)
+				done++;
+		}
+	EXPECT_TRUE(r >= 0);
+	EXPECT_TRUE(done > 100);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	chunker_delete(ch);
+	fixture_close(&f);
+}
+
+/* The index holds rows of another text: nothing is written. */
+TEST(store_edit_refuses_other_rows)
+{
+	uint32_t len = (uint32_t)strlen(ledger_v1);
+	Chunker *ch = chunker_new(SMALL_CHUNK);
+	TSInputEdit e = {0};
+	Chunking c0, c1;
+	Fixture f;
+	char *before, *after;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, ledger_v1, len, NULL, &c0),
+		      0);
+	ASSERT_INT_EQ(index_file_put(f.ix, "e.py", ledger_v1, len, &c0, NULL),
+		      0);
+	/* An edit of nothing keeps the text, so c1 fits ledger_v1 too. */
+	e.start_byte = e.old_end_byte = e.new_end_byte = 10;
+	chunking_copy(&c0, &c1);
+	ASSERT_INT_EQ(chunking_edit(&c1, &e, 1, ledger_v1, len), 0);
+	before = file_dump(&f, "e.py");
+	EXPECT_INT_EQ(index_file_edit(f.ix, "e.py", ledger_v1, len, 1, &e,
+				      &c0, 2, &c1),
+		      CASTLS_EINVAL);
+	EXPECT_INT_EQ(index_file_edit(f.ix, "none.py", ledger_v1, len, 1, &e,
+				      &c0, castls_hash(ledger_v1, len, 0),
+				      &c1),
+		      CASTLS_EINVAL);
+	after = file_dump(&f, "e.py");
+	EXPECT_STR_EQ(before, after);
+	xfree(before);
+	xfree(after);
+	chunking_close(&c0);
+	chunking_close(&c1);
+	chunker_delete(ch);
+	fixture_close(&f);
+}
+
 /* A comment written above a definition is its doc; the span's text is
  * unchanged, but its row must not keep the old doc. */
 TEST(store_put_follows_a_new_leading_comment)
