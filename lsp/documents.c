@@ -115,8 +115,9 @@ static TSPoint point_at(const char *text, uint32_t off)
  * Syntax trees
  * ---------------------------------------------------------------------- */
 
-/* Documents larger than this keep no tree between edits: the workers
- * that chunk them parse from scratch. */
+/* Documents larger than this keep no tree: a first parse of a few MB on
+ * the loop would delay other requests, so their snapshots go without one
+ * and the workers that chunk them parse from scratch. */
 #define LOOP_PARSE_MAX (512u * 1024u)
 /* Recorded edits at most; past it the next parse starts from scratch. */
 #define DOC_EDITS_MAX 4096u
@@ -176,6 +177,32 @@ static bool edit_record(Document *d, const TSInputEdit *e, uint64_t gen)
 	return true;
 }
 
+/* Brings d->tree up to date with d->text on the loop: the recorded edits
+ * on the tree, then an incremental reparse (or a first parse). */
+static void tree_refresh(Server *s, Document *d)
+{
+	Chunker *ch;
+	TSTree *t;
+
+	if (d->tree && d->tree_gen == d->generation)
+		return;
+	if (!keeps_tree(d)) {
+		tree_reset(d);
+		return;
+	}
+	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
+		ts_tree_edit(d->tree, &d->edits[i].edit);
+	ch = chunker_acquire(s);
+	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
+			  (uint32_t)d->text.len, d->tree);
+	chunker_release(s, ch);
+	if (d->tree)
+		ts_tree_delete(d->tree);
+	d->tree = t;
+	d->tree_gen = d->generation;
+	d->nedits = 0;
+}
+
 /* Takes tree, a parse of d's text as of generation gen made by a worker,
  * when it is newer than d's own; otherwise frees it. */
 static void tree_adopt(Document *d, TSTree *tree, uint64_t gen)
@@ -206,7 +233,11 @@ static Document *find(Server *s, const char *uri)
 
 Document *doc_find(Server *s, const char *uri)
 {
-	return find(s, uri);
+	Document *d = find(s, uri);
+
+	if (d)
+		tree_refresh(s, d);
+	return d;
 }
 
 void doc_free(Document *d)

@@ -74,10 +74,8 @@ typedef struct {
  * An open document. Its syntax tree lags behind its text while typing:
  * edits are only recorded on the loop, and the worker that writes the
  * index replays them on a copy of the tree, reparses, and hands the new
- * tree back (see documents.c). A request's snapshot takes the tree only
- * when it parses the current text; one parked behind the document's
- * write looks again when the write lands (docjob_unparked), and a worker
- * parses for it otherwise. The loop never parses.
+ * tree back (see documents.c). doc_find brings the tree up to date
+ * before a request snapshots the document.
  */
 typedef struct Document {
 	char *uri;
@@ -125,8 +123,6 @@ struct Job {
 	void (*run)(Job *j);
 	void (*done)(Job *j);    /* optional */
 	void (*release)(Job *j); /* frees the job */
-	void (*unparked)(Job *j); /* optional: on the loop, before a parked
-				   * job is queued */
 	cJSON *id;               /* request id (owned); NULL: internal job */
 	cJSON *result;           /* reply for a request (owned) */
 	int err;                 /* JSON-RPC error code, or 0 */
@@ -214,7 +210,9 @@ int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
 
 /* documents.c */
-/* The open document for uri, or NULL. */
+/* The open document for uri, or NULL. Its tree is brought up to date with
+ * its text first (a reparse on the loop when edits are pending), since the
+ * callers snapshot it. */
 Document *doc_find(Server *s, const char *uri);
 void doc_open(Server *s, const cJSON *params);
 void doc_change(Server *s, const cJSON *params);
@@ -239,10 +237,9 @@ typedef struct {
 	Lang lang;
 	char *text;
 	uint32_t len;
-	TSTree *tree; /* a copy; NULL without a grammar, or not parsed yet */
+	TSTree *tree; /* a copy; NULL without a grammar */
 	LineIndex lines;
 	PosEncoding encoding;
-	uint64_t serial, generation; /* of the document it copies */
 } Snapshot;
 
 void snapshot_take(Snapshot *sn, const Server *s, const Document *d);

@@ -23,11 +23,8 @@ void snapshot_take(Snapshot *sn, const Server *s, const Document *d)
 	sn->lang = d->lang;
 	sn->text = xstrndup(d->text.data ? d->text.data : "", d->text.len);
 	sn->len = (uint32_t)d->text.len;
-	sn->tree = d->tree && d->tree_gen == d->generation ? ts_tree_copy(d->tree)
-							    : NULL;
+	sn->tree = d->tree ? ts_tree_copy(d->tree) : NULL;
 	sn->encoding = s->encoding;
-	sn->serial = d->serial;
-	sn->generation = d->generation;
 	line_index_build(&sn->lines, sn->text, sn->len);
 }
 
@@ -210,21 +207,6 @@ static void docjob_release(Job *j)
 	xfree(d);
 }
 
-/* A request parked behind the document's write: its parse has likely
- * landed since, and the snapshot takes the tree instead of parsing the
- * same text again. */
-static void docjob_unparked(Job *j)
-{
-	DocJob *dj = (DocJob *)j;
-	Document *d;
-
-	if (dj->sn.tree || !(d = doc_find(j->s, dj->sn.uri)))
-		return;
-	if (d->serial == dj->sn.serial && d->tree &&
-	    d->tree_gen == dj->sn.generation)
-		dj->sn.tree = ts_tree_copy(d->tree);
-}
-
 static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 			  void (*run)(Job *))
 {
@@ -235,7 +217,6 @@ static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 	dj->job.id = cJSON_Duplicate(id, 1);
 	dj->job.run = run;
 	dj->job.release = docjob_release;
-	dj->job.unparked = docjob_unparked;
 	return dj;
 }
 

@@ -322,8 +322,6 @@ static void unpark(Server *s)
 	uv_timer_stop(&s->park_timer);
 	for (; j; j = next) {
 		next = j->next;
-		if (j->unparked)
-			j->unparked(j);
 		server_queue(s, j);
 	}
 }
