@@ -177,7 +177,7 @@ local function run()
   wait(10000, function()
     return vim.fn.execute('messages'):match('castls: 4 files') ~= nil
   end, 'the status message')
-  check(vim.fn.execute('messages'):match(repo .. ': 4 files %(markdown 1, python 3%), index %d+ KB'),
+  check(vim.fn.execute('messages'):match(repo .. ': 4 files %(markdown 1, python 3%), index [%d%.]+ [KM]B'),
     'status names the root and its languages', vim.fn.execute('messages'))
   vim.cmd('CastlsReindex')
   wait(10000, function()
