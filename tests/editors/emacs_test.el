@@ -72,7 +72,7 @@
                                (not (castls--true
                                      (plist-get status :indexing))))))
       (castls-test-check (string-match-p
-                          "^  .*/repo: 4 files (markdown 1, python 3), index [0-9]+ KB"
+                          "^  .*/repo: 4 files (markdown 1, python 3), index [0-9.]+ [KM]B"
                           (cadr (castls-status-lines status)))
                          "castls-status: root, languages, index size"
                          (castls-status-lines status)))

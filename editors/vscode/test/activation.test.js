@@ -59,7 +59,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(status().visible);
 		/* Indexing progress, then the index size from castls/status. */
 		await until('the index size in the status bar', () =>
-			/^\$\(database\) castls: 4 files · \d+ chunks · \d+ KB$/
+			/^\$\(database\) castls: 4 files · \d+ chunks · [\d.]+ [KM]B$/
 				.test(status().text));
 		/* The language client registered the server's own commands. */
 		assert.ok(rec.commands.has('castls.reindex'));

@@ -142,7 +142,7 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.ok(st.chunks >= 4);
 		assert.equal(st.openDocuments, 1);
 		assert.match(format.indexSize(st),
-			/^4 files · \d+ chunks · \d+ KB$/);
+			/^4 files · \d+ chunks · [\d.]+ [KM]B$/);
 		assert.match(format.statusLines(st)[1], /python 3/);
 	});
 
