@@ -55,6 +55,9 @@ function pathLabel(uri: string): string {
 	return vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false);
 }
 
+/* How often the status is asked for while the server indexes. */
+const STATUS_POLL_MS = 1000;
+
 /* ---------------------------------------------------------------------- *
  * The status bar item: indexing progress, then the index size.
  * ---------------------------------------------------------------------- */
@@ -179,6 +182,12 @@ class Castls implements CastlsApi {
 				'castls/status', {});
 
 			this.status.ready(st);
+			/* Asked again while indexing: a $/progress 'end' can be
+			 * missed when the server creates its token before the
+			 * handler above is in place. */
+			if (st.indexing)
+				setTimeout(() => void this.refreshStatus(),
+					STATUS_POLL_MS).unref();
 			return st;
 		} catch (err) {
 			this.output.appendLine(`castls/status: ${String(err)}`);
