@@ -336,6 +336,23 @@ static bool is_def(const Cand *c)
  * How often the buffer uses each word
  * ---------------------------------------------------------------------- */
 
+/* The next identifier of text[lo, hi) at or after *i (not the tail of a
+ * number or of a longer word): its start in *a, *i past its end. False
+ * when there is none. */
+static bool next_word(const char *text, uint32_t lo, uint32_t hi,
+		      uint32_t *i, uint32_t *a)
+{
+	while (*i < hi && (!ident_start((unsigned char)text[*i]) ||
+			   (*i > lo && ident_char((unsigned char)text[*i - 1]))))
+		(*i)++;
+	if (*i >= hi)
+		return false;
+	*a = *i;
+	while (*i < hi && ident_char((unsigned char)text[*i]))
+		(*i)++;
+	return true;
+}
+
 typedef struct {
 	uint32_t at, len;  /* a use of the word in the text; len 0: empty */
 	uint32_t count;
@@ -375,18 +392,9 @@ static void words_count(Words *ws, const char *text, uint32_t len)
 	ws->mask = 1023;
 	ws->n = 0;
 	ws->slot = xcalloc(ws->mask + 1, sizeof(*ws->slot));
-	for (uint32_t i = 0; i < len;) {
-		uint32_t a = i;
-		Word *w;
+	for (uint32_t i = 0, a; next_word(text, 0, len, &i, &a);) {
+		Word *w = word_slot(ws, text + a, i - a);
 
-		if (!ident_start((unsigned char)text[i]) ||
-		    (i > 0 && ident_char((unsigned char)text[i - 1]))) {
-			i++;
-			continue;
-		}
-		while (i < len && ident_char((unsigned char)text[i]))
-			i++;
-		w = word_slot(ws, text + a, i - a);
 		if (w->len) {
 			w->count++;
 			continue;
@@ -410,6 +418,14 @@ static void words_count(Words *ws, const char *text, uint32_t len)
 static uint32_t words_get(const Words *ws, const char *s)
 {
 	return ws->slot ? word_slot(ws, s, strlen(s))->count : 0;
+}
+
+/* Uses of a definition's name besides the definition itself. */
+static uint32_t words_besides_one(const Words *ws, const char *s)
+{
+	uint32_t n = words_get(ws, s);
+
+	return n ? n - 1 : 0;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -621,8 +637,7 @@ static void gather_live(const Where *w, const Ident *ids, int nids,
 				  ? sp->lines.start - w->cursor_line
 				  : w->cursor_line - sp->lines.start;
 		set_mention(c, sp->name, mention_of(ids, nids, sp->name));
-		c->uses = words_get(&w->words, sp->name);
-		c->uses -= c->uses > 0;
+		c->uses = words_besides_one(&w->words, sp->name);
 		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
 			c->member = sp->parent == w->cls || is_base(w, up->name);
 			c->other_class = !c->member;
@@ -689,8 +704,7 @@ static void add_assignment(const Where *w, const Ident *ids, int nids,
 		c->symbol = xstrdup(id);
 	}
 	set_mention(c, id, mention_of(ids, nids, id));
-	c->uses = words_get(&w->words, id);
-	c->uses -= c->uses > 0;
+	c->uses = words_besides_one(&w->words, id);
 }
 
 /* The assignments among the statements under block: `NAME = ...` and
@@ -1000,7 +1014,6 @@ static void add_imported(const Where *w, Import *out, int *k, TSNode st,
 		       im);
 	im->stmt_start = ts_node_start_byte(st);
 	im->stmt_end = ts_node_end_byte(st);
-	im->uses = 0;
 	(*k)++;
 }
 
@@ -1012,22 +1025,18 @@ static void count_import_uses(const Where *w, Import *imp, int nimp)
 {
 	const char *t = w->sn->text;
 
-	for (int k = 0; k < nimp; k++) {
-		uint32_t in_imports = 0;
-		size_t n = strlen(imp[k].local);
-
-		for (int j = 0; j < nimp; j++) {
-			if (j && imp[j].stmt_start == imp[j - 1].stmt_start)
-				continue; /* a statement once */
-			for (uint32_t i = imp[j].stmt_start;
-			     i + n <= imp[j].stmt_end; i++)
-				in_imports += memcmp(t + i, imp[k].local, n) == 0 &&
-					      (i == 0 || !ident_char((unsigned char)t[i - 1])) &&
-					      (i + n == w->sn->len ||
-					       !ident_char((unsigned char)t[i + n]));
-		}
+	for (int k = 0; k < nimp; k++)
 		imp[k].uses = words_get(&w->words, imp[k].local);
-		imp[k].uses -= in_imports < imp[k].uses ? in_imports : imp[k].uses;
+	for (int j = 0; j < nimp; j++) {
+		uint32_t lo = imp[j].stmt_start, hi = imp[j].stmt_end;
+
+		if (j && lo == imp[j - 1].stmt_start)
+			continue; /* a statement once */
+		for (uint32_t i = lo, a; next_word(t, lo, hi, &i, &a);)
+			for (int k = 0; k < nimp; k++)
+				if (imp[k].uses && strlen(imp[k].local) == i - a &&
+				    memcmp(imp[k].local, t + a, i - a) == 0)
+					imp[k].uses--;
 	}
 }
 
@@ -1295,6 +1304,15 @@ static bool joinable(const Cand *c, const Cand *d)
 		(c->lines.start <= d->lines.start && d->lines.end <= c->lines.end));
 }
 
+/* Appends item to the comma-separated list (when it fits). */
+static void list_append(char *list, size_t cap, const char *item)
+{
+	size_t n = strlen(list);
+
+	if (n + strlen(item) + 3 < cap)
+		snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
 /* Runs of small sibling definitions (a class's fields, a module's
  * constants, one-line helpers) become one item, ranked as its best: one
  * field per item would spend the top ranks on a single place. */
@@ -1308,7 +1326,6 @@ static void join_siblings(Cands *cs)
 			grew = false;
 			for (uint32_t k = i + 1; k < cs->n; k++) {
 				Cand *d = &cs->c[k];
-				size_t n = strlen(c->defined);
 
 				if (!joinable(c, d))
 					continue;
@@ -1320,14 +1337,10 @@ static void join_siblings(Cands *cs)
 					c->bytes.end = d->bytes.end;
 					c->lines.end = d->lines.end;
 				}
-				if (d->defined[0] &&
-				    n + strlen(d->defined) + 3 < sizeof(c->defined))
-					snprintf(c->defined + n, sizeof(c->defined) - n,
-						 "%s%s", n ? ", " : "", d->defined);
-				n = strlen(c->joined);
-				if (n + strlen(d->symbol) + 3 < sizeof(c->joined))
-					snprintf(c->joined + n, sizeof(c->joined) - n,
-						 "%s%s", n ? ", " : "", d->symbol);
+				if (d->defined[0])
+					list_append(c->defined, sizeof(c->defined),
+						    d->defined);
+				list_append(c->joined, sizeof(c->joined), d->symbol);
 				c->mention = fmax(c->mention, d->mention);
 				d->score = -1;
 				grew = true;
