@@ -294,16 +294,10 @@ bool castls_is_binary(const char *text, size_t n)
 	return nul || (probe && ctrl * 10 > probe);
 }
 
-bool castls_is_minified(const char *text, size_t n)
+bool castls_is_minified(const char *text, uint32_t n)
 {
-	size_t lines = 1;
-
-	if (n < MINIFIED_MIN_BYTES)
-		return false;
-	for (const char *p = text, *end = text + n;
-	     (p = memchr(p, '\n', (size_t)(end - p))); p++)
-		lines++;
-	return n / lines >= MINIFIED_LINE_BYTES;
+	return n >= MINIFIED_MIN_BYTES &&
+	       n / (castls_count_newlines(text, n) + 1) >= MINIFIED_LINE_BYTES;
 }
 
 size_t castls_count_nonspace(const char *text, size_t n)

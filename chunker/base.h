@@ -105,7 +105,7 @@ bool castls_is_binary(const char *text, size_t n);
  * files are generated, unreadable and duplicate their sources. */
 #define MINIFIED_MIN_BYTES 2048
 #define MINIFIED_LINE_BYTES 300
-bool castls_is_minified(const char *text, size_t n);
+bool castls_is_minified(const char *text, uint32_t n);
 
 /* True when byte b starts a UTF-8 character (anything but 10xxxxxx). */
 static inline bool utf8_is_lead(unsigned char b) { return (b & 0xC0) != 0x80; }

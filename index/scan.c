@@ -371,7 +371,7 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	r->len = (uint32_t)len;
 	r->lang = lang_detect(c->rel, r->text, len);
 	if (r->lang == LANG_NONE || castls_is_binary(r->text, len) ||
-	    castls_is_minified(r->text, len))
+	    castls_is_minified(r->text, r->len))
 		return;
 	r->stamp.hash = castls_hash(r->text, len, 0);
 	r->skipped = false;
