@@ -129,11 +129,12 @@ static bool keeps_tree(const Document *d)
 	return chunker_language(d->lang) && d->text.len <= LOOP_PARSE_MAX;
 }
 
-static void rows_drop(Document *d)
+/* Frees a document's or a write's carried rows. */
+static void rows_free(Chunking **rows)
 {
-	chunking_close(d->rows);
-	xfree(d->rows);
-	d->rows = NULL;
+	chunking_close(*rows);
+	xfree(*rows);
+	*rows = NULL;
 }
 
 /* Forgets the tree and the edits: the next parse starts from scratch,
@@ -143,7 +144,7 @@ static void tree_reset(Document *d)
 	if (d->tree)
 		ts_tree_delete(d->tree);
 	d->tree = NULL;
-	rows_drop(d);
+	rows_free(&d->rows);
 	d->nedits = 0;
 	d->reset_gen = d->generation;
 }
@@ -251,7 +252,7 @@ void doc_free(Document *d)
 	line_index_free(&d->lines);
 	if (d->tree)
 		ts_tree_delete(d->tree);
-	rows_drop(d);
+	rows_free(&d->rows);
 	xfree(d->edits);
 	xfree(d);
 }
@@ -468,13 +469,6 @@ static void checkpoint_queue(Server *s, int root)
 	server_queue(s, &c->job);
 }
 
-static void job_rows_drop(WriteJob *w)
-{
-	chunking_close(w->rows);
-	xfree(w->rows);
-	w->rows = NULL;
-}
-
 /* On the worker, before the parse: the last rows carried across the
  * edits since, committed at once. The text is in the index within a row
  * write, however long the parse takes; when the parse agrees, which it
@@ -505,7 +499,7 @@ static void write_carried(WriteJob *w, Index *ix)
 	}
 	chunking_close(&before);
 	if (err) {
-		job_rows_drop(w);
+		rows_free(&w->rows);
 		return;
 	}
 	w->rows_hash = w->hash;
@@ -541,7 +535,7 @@ static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 	if (!w->rows_written || !chunking_equal(w->rows, c))
 		w->err = index_file_put(ix, w->rel, w->text, w->len, c,
 					&w->delta);
-	job_rows_drop(w);
+	rows_free(&w->rows);
 	if (w->err == 0) {
 		w->rows = xmalloc(sizeof(*w->rows));
 		*w->rows = *c;
@@ -594,7 +588,7 @@ static void write_run(Job *j)
 	if (w->err == 0) {
 		write_chunking(w, ix, &c);
 	} else {
-		job_rows_drop(w);
+		rows_free(&w->rows);
 		w->err = index_file_remove(ix, w->rel);
 	}
 	w->checkpoint = index_checkpoint_due(ix);
@@ -605,7 +599,7 @@ static void write_run(Job *j)
  * next edits. */
 static void rows_adopt(Document *d, WriteJob *w)
 {
-	rows_drop(d);
+	rows_free(&d->rows);
 	if (!w->rows || w->err || !keeps_tree(d) ||
 	    w->generation < d->reset_gen)
 		return;
@@ -664,7 +658,7 @@ static void write_release(Job *j)
 		ts_tree_delete(w->tree);
 	if (w->parsed)
 		ts_tree_delete(w->parsed);
-	job_rows_drop(w);
+	rows_free(&w->rows);
 	xfree(w->edits);
 	xfree(w);
 }
@@ -677,7 +671,7 @@ static void rows_lend(Document *d, WriteJob *w)
 
 	if (!d->rows || !d->tree || d->rows_gen < d->tree_gen ||
 	    d->rows_gen < d->reset_gen) {
-		rows_drop(d);
+		rows_free(&d->rows);
 		return;
 	}
 	while (i < d->nedits && d->edits[i].generation <= d->rows_gen)
