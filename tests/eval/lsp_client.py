@@ -155,9 +155,9 @@ class LspClient:
             result = None
         self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
-    def pump(self, timeout):
+    def pump(self, timeout, until=None):
         """Handles incoming messages for up to timeout seconds (at least
-        one message if one is waiting)."""
+        one message if one is waiting), or until until() is true."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -166,7 +166,7 @@ class LspClient:
             except queue.Empty:
                 return
             self._handle(msg)
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or (until and until()):
                 return
 
     # ---- requests ------------------------------------------------------
@@ -186,7 +186,7 @@ class LspClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("%s: no reply in %.0fs" % (method, timeout))
-            self.pump(min(left, 0.5))
+            self.pump(min(left, 0.5), lambda: rid in self._replies)
         msg = self._replies.pop(rid)
         if "error" in msg:
             e = msg["error"] or {}
