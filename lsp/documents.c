@@ -8,6 +8,11 @@
  * document's, and the edits it covers are dropped. A request that needs
  * the tree before then gets it reparsed on the loop (doc_find).
  *
+ * A closed document's text and tree are kept a while: the refresh that
+ * puts the disk version back in the index edits that tree to the disk
+ * text, and opening the file again starts from it, so neither parses the
+ * whole file again.
+ *
  * Trees change hands only by ts_tree_copy: the loop keeps its tree, a
  * worker edits and parses its own copy, and the loop adopts the worker's
  * result; a TSParser never leaves the Chunker of the thread using it.
@@ -111,6 +116,32 @@ static TSPoint point_at(const char *text, uint32_t off)
 	return (TSPoint){castls_count_newlines(text, off), off - line_start};
 }
 
+/* The one edit that turns text a into text b: what lies between their
+ * common prefix and suffix. False when they are the same. Two versions of
+ * a file usually differ in one stretch (a function body rewritten, a few
+ * unsaved edits), so a tree of a, edited so, reparses b incrementally. */
+static bool text_edit(const char *a, uint32_t na, const char *b, uint32_t nb,
+		      TSInputEdit *e)
+{
+	uint32_t pre = 0, suf = 0;
+
+	while (pre < na && pre < nb && a[pre] == b[pre])
+		pre++;
+	if (pre == na && na == nb)
+		return false;
+	while (suf < na - pre && suf < nb - pre &&
+	       a[na - 1 - suf] == b[nb - 1 - suf])
+		suf++;
+	memset(e, 0, sizeof(*e));
+	e->start_byte = pre;
+	e->old_end_byte = na - suf;
+	e->new_end_byte = nb - suf;
+	e->start_point = point_at(a, e->start_byte);
+	e->old_end_point = point_at(a, e->old_end_byte);
+	e->new_end_point = point_at(b, e->new_end_byte);
+	return true;
+}
+
 /* ---------------------------------------------------------------------- *
  * Syntax trees
  * ---------------------------------------------------------------------- */
@@ -123,6 +154,10 @@ static TSPoint point_at(const char *text, uint32_t off)
 #define DOC_EDITS_MAX 4096u
 /* Parses given up in a row before a write must finish its parse. */
 #define STOPS_MAX 2u
+/* Recently closed documents whose last text and tree are kept (the disk
+ * text's, once the refresh after didClose has parsed it), so that opening
+ * one again reparses incrementally. */
+#define CLOSED_MAX 4
 
 static bool keeps_tree(const Document *d)
 {
@@ -262,6 +297,80 @@ static const char *text_of(const cJSON *o, const char *key)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
+/* Takes the kept tree of uri out of the closed list, or NULL. */
+static Document *closed_take(Server *s, const char *uri)
+{
+	for (Document **p = &s->closed; *p; p = &(*p)->next)
+		if (strcmp((*p)->uri, uri) == 0) {
+			Document *c = *p;
+
+			*p = c->next;
+			return c;
+		}
+	return NULL;
+}
+
+/* Keeps text, parsed as tree, for uri in place of what was kept of it;
+ * takes both. The oldest beyond CLOSED_MAX go. */
+static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
+			uint32_t len, TSTree **tree)
+{
+	Document *c = closed_take(s, uri), **p;
+	int n = 0;
+
+	doc_free(c);
+	c = xcalloc(1, sizeof(*c));
+	c->uri = xstrdup(uri);
+	c->lang = lang;
+	c->text = (Buf){*text, len, len + 1};
+	c->tree = *tree;
+	*text = NULL;
+	*tree = NULL;
+	c->next = s->closed;
+	s->closed = c;
+	for (p = &s->closed; *p && ++n <= CLOSED_MAX; p = &(*p)->next)
+		;
+	while (*p) {
+		c = *p;
+		*p = c->next;
+		doc_free(c);
+	}
+}
+
+void doc_closed_free(Server *s)
+{
+	while (s->closed) {
+		Document *c = s->closed;
+
+		s->closed = c->next;
+		doc_free(c);
+	}
+}
+
+/* A document opened again starts from the tree kept at its close, edited
+ * to the text it opens with. */
+static void reuse_closed(Server *s, Document *d)
+{
+	Document *c = keeps_tree(d) ? closed_take(s, d->uri) : NULL;
+	TSInputEdit e;
+
+	if (!c)
+		return;
+	if (c->lang == d->lang) {
+		d->tree = c->tree;
+		c->tree = NULL;
+		d->tree_gen = d->generation;
+		if (text_edit(c->text.data ? c->text.data : "",
+			      (uint32_t)c->text.len,
+			      d->text.data ? d->text.data : "",
+			      (uint32_t)d->text.len, &e)) {
+			d->tree_gen = d->generation - 1;
+			edit_record(d, &e, d->generation);
+		}
+	}
+	doc_free(c);
+}
+
 /* Numbers every opening of a document (the loop's only). */
 static uint64_t serials;
 
@@ -302,6 +411,7 @@ void doc_open(Server *s, const cJSON *params)
 	d->serial = ++serials;
 	d->generation = 1;
 	d->reset_gen = 1;
+	reuse_closed(s, d);
 	d->next = s->docs;
 	s->docs = d;
 	doc_schedule_write(s, d);
@@ -399,6 +509,10 @@ typedef struct {
 	Lang lang;
 	char *text; /* NULL: read the disk file (after didClose) */
 	uint32_t len;
+	char *buffer;       /* after didClose: the buffer's last text, which
+			     * tree is a parse of */
+	uint32_t buffer_len;
+	Lang buffer_lang;
 	TSTree *tree;       /* a copy of the document's tree, or NULL: parse
 			     * from scratch */
 	TSInputEdit *edits; /* to replay on tree first */
@@ -545,6 +659,22 @@ static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 	}
 }
 
+/* After didClose: the buffer's tree, edited to the disk text, so the
+ * refresh reparses incrementally instead of from scratch. */
+static void edit_to_disk(WriteJob *w)
+{
+	TSInputEdit e;
+
+	if (!text_edit(w->buffer, w->buffer_len, w->text, w->len, &e)) {
+		w->parsed = w->tree; /* saved: the tree is the disk's */
+		w->tree = NULL;
+		return;
+	}
+	w->edits = xmalloc(sizeof(*w->edits));
+	w->edits[0] = e;
+	w->nedits = 1;
+}
+
 static void write_run(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
@@ -564,6 +694,12 @@ static void write_run(Job *j)
 		buf_free(&abs);
 		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)
 				  : LANG_NONE;
+		if (w->tree && (!w->text || w->lang != w->buffer_lang)) {
+			ts_tree_delete(w->tree);
+			w->tree = NULL;
+		}
+		if (w->tree)
+			edit_to_disk(w);
 	}
 	if (!(ix = root_acquire(s, r, &w->err)))
 		return;
@@ -576,7 +712,8 @@ static void write_run(Job *j)
 	}
 	write_carried(w, ix);
 	ch = chunker_acquire(s);
-	if (w->generation && !w->parsed && chunker_language(w->lang))
+	if ((w->generation || w->tree) && !w->parsed &&
+	    chunker_language(w->lang))
 		write_parse(w, ch);
 	if (w->stopped) {
 		chunker_release(s, ch);
@@ -631,6 +768,8 @@ static void write_done(Job *j)
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
 	/* A disk refresh after didClose, or a write for an earlier opening
 	 * of a document open again. */
+	if (w->generation == 0 && w->parsed && w->text)
+		closed_keep(s, w->uri, w->lang, &w->text, w->len, &w->parsed);
 	if (!d || w->generation == 0 || d->serial != w->serial)
 		return;
 	if (w->parsed) {
@@ -654,6 +793,7 @@ static void write_release(Job *j)
 	xfree(w->uri);
 	xfree(w->rel);
 	xfree(w->text);
+	xfree(w->buffer);
 	if (w->tree)
 		ts_tree_delete(w->tree);
 	if (w->parsed)
@@ -711,6 +851,14 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 			w->tree = ts_tree_copy(d->tree);
 		rows_lend(d, w);
 		d->stop = &w->stop;
+	} else if (d->tree && d->tree_gen == d->generation) {
+		/* The document is closing: its text and tree, to edit to
+		 * the disk text. */
+		w->buffer_len = (uint32_t)d->text.len;
+		w->buffer = xstrndup(d->text.data ? d->text.data : "",
+				     d->text.len);
+		w->buffer_lang = d->lang;
+		w->tree = ts_tree_copy(d->tree);
 	}
 	w->job.run = write_run;
 	w->job.done = write_done;
@@ -750,6 +898,13 @@ void doc_close(Server *s, const cJSON *params)
 	 * again. */
 	if (d->root >= 0 && d->rel && !s->exiting)
 		queue_write(s, d, true);
+	/* Kept until the refresh brings the disk text's own tree. */
+	if (d->tree && d->tree_gen == d->generation && !s->exiting) {
+		uint32_t len = (uint32_t)d->text.len;
+		char *text = buf_take(&d->text);
+
+		closed_keep(s, d->uri, d->lang, &text, len, &d->tree);
+	}
 	doc_free(d);
 }
 

@@ -152,6 +152,7 @@ struct Server {
 	int nroots;
 	Settings settings;
 	Document *docs;
+	Document *closed;        /* recently closed: disk text and tree */
 	Job *requests;           /* in flight, for $/cancelRequest */
 	int jobs_in_flight;
 	/* Requests that read the index wait for the buffers' writes in
@@ -219,6 +220,8 @@ void doc_change(Server *s, const cJSON *params);
 void doc_close(Server *s, const cJSON *params);
 void doc_save(Server *s, const cJSON *params);
 void doc_free(Document *d);
+/* Frees the trees kept of closed documents. */
+void doc_closed_free(Server *s);
 /* Byte offset of an LSP position in d (clamped). */
 uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos);
 /* An LSP position object for byte off in d. */

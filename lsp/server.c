@@ -1035,6 +1035,7 @@ static void server_delete(Server *s)
 		s->docs = d->next;
 		doc_free(d);
 	}
+	doc_closed_free(s);
 	for (int i = 0; i < s->nroots; i++)
 		root_free(s->roots[i]);
 	while (s->nchunkers)

@@ -634,11 +634,36 @@ static int undo_some(LspClient *c, Doc *d, int k)
 	return n;
 }
 
-/* Runs n random edits on d, checking after every batch, then undoes
- * them all. */
+/* Closes d with its edits unsaved: the index goes back to the file on
+ * disk, the text d started from. The server reparses the buffer's tree
+ * edited to the disk text; the rows must be those of a fresh parse. */
+static bool check_closed(LspClient *c, Doc *d, const char *db, int edits)
+{
+	Buf edited = d->text;
+	Chunking ch = {0};
+	TSTree *t;
+	bool ok;
+
+	lsp_client_notify(c, "textDocument/didClose", doc_param(d->uri));
+	d->text = d->original;
+	t = chunker_parse(d->chunker, d->lang, d->text.data,
+			  (uint32_t)d->text.len, NULL);
+	ok = chunker_run(d->chunker, d->lang, d->text.data,
+			 (uint32_t)d->text.len, t, &ch) == 0 &&
+	     check_index(d, db, &ch, edits);
+	d->text = edited;
+	chunking_close(&ch);
+	ts_tree_delete(t);
+	return ok;
+}
+
+/* Runs n random edits on d, checking after every batch; closes it
+ * unsaved and opens it again; undoes them all; then closes it with one
+ * edit unsaved. */
 static bool edit_doc(LspClient *c, Doc *d, const char *db, int n)
 {
 	int done = 0;
+	cJSON *changes;
 
 	open_doc(c, d->uri, d);
 	d->tree = chunker_parse(d->chunker, d->lang, d->text.data,
@@ -647,7 +672,7 @@ static bool edit_doc(LspClient *c, Doc *d, const char *db, int n)
 		return false;
 	while (done < n) {
 		for (int b = 0; b < BATCH && done < n; b++) {
-			cJSON *changes = cJSON_CreateArray();
+			changes = cJSON_CreateArray();
 			int k = 1 + (int)rnd(3);
 
 			for (int i = 0; i < k; i++, done++)
@@ -657,13 +682,23 @@ static bool edit_doc(LspClient *c, Doc *d, const char *db, int n)
 		if (!check_doc(c, d, db, done, false))
 			return false;
 	}
+	if (!check_closed(c, d, db, done))
+		return false;
+	open_doc(c, d->uri, d);
 	while (d->nundo)
 		done += undo_some(c, d, 1 + (int)rnd(12));
 	CHECK_(d->text.len == d->original.len &&
 		   memcmp(d->text.data, d->original.data, d->text.len) == 0,
 	       return false, "%s: undoing every edit did not restore the text",
 	       d->name);
-	return check_doc(c, d, db, done, true);
+	if (!check_doc(c, d, db, done, true))
+		return false;
+	/* One edit left unsaved: closing reparses around it alone. */
+	changes = cJSON_CreateArray();
+	random_change(d, changes);
+	send_changes(c, d, changes);
+	return check_doc(c, d, db, done + 1, false) &&
+	       check_closed(c, d, db, done + 1);
 }
 
 /* ---------------------------------------------------------------------- *
