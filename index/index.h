@@ -38,6 +38,12 @@ typedef struct {
 	bool verify;              /* run PRAGMA quick_check when opening (it
 				   * reads the whole file) */
 	bool quiet;               /* no messages on stderr */
+	bool alone;               /* no one else reads the database while
+				   * this connection scans (castls index):
+				   * a first scan may then write it with a
+				   * rollback journal, each page once,
+				   * instead of through the write-ahead log
+				   * and its checkpoints */
 } IndexOptions;
 
 /* Appends the default database path of an absolute root to out:

@@ -47,6 +47,7 @@ struct Index {
 	IndexOptions opt;
 	bool in_txn;
 	bool defer_checkpoint; /* commits leave the log to index_checkpoint */
+	bool bulk_journal;     /* out of WAL mode for a first scan */
 	int wal_pages;         /* in the log after this connection's last
 				* commit, 0 after a checkpoint */
 };

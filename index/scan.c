@@ -34,7 +34,11 @@
 #define BATCH_FILES 2048
 #define BATCH_BYTES (16u << 20)
 #define BATCH_MS 1000
-#define QUEUE_MAX 64           /* results waiting for the writer */
+/* Results waiting for the writer, at most: enough that the workers go on
+ * parsing through a commit (the full-text index writing its segment),
+ * bounded in bytes so that memory stays small. */
+#define QUEUE_MAX 4096
+#define QUEUE_BYTES (16u << 20)
 #define PROGRESS_MS 100
 
 /* ---------------------------------------------------------------------- *
@@ -338,6 +342,7 @@ typedef struct {
 	pthread_cond_t not_empty, not_full;
 	Result *head, *tail;
 	uint32_t queued, workers_left;
+	uint64_t queued_bytes; /* source bytes of the queued results */
 	int stop;
 	/* Results written, handed back to the worker that made them: its
 	 * allocator arena gets its memory back without the writer taking
@@ -408,7 +413,9 @@ static void *worker_main(void *arg)
 		uint32_t i;
 
 		pthread_mutex_lock(&p->mu);
-		while (p->queued >= QUEUE_MAX && !p->stop)
+		while ((p->queued >= QUEUE_MAX ||
+			p->queued_bytes >= QUEUE_BYTES) &&
+		       !p->stop)
 			pthread_cond_wait(&p->not_full, &p->mu);
 		i = p->next < p->ntodo && !p->stop ? p->next++ : UINT32_MAX;
 		spent = p->spent[me->id];
@@ -427,6 +434,7 @@ static void *worker_main(void *arg)
 			p->head = r;
 		p->tail = r;
 		p->queued++;
+		p->queued_bytes += r->len;
 		pthread_cond_signal(&p->not_empty);
 		pthread_mutex_unlock(&p->mu);
 	}
@@ -457,6 +465,7 @@ static Result *pool_pop(Pool *p, Result *done)
 		if (!p->head)
 			p->tail = NULL;
 		p->queued--;
+		p->queued_bytes -= r->len;
 		pthread_cond_signal(&p->not_full);
 	}
 	pthread_mutex_unlock(&p->mu);

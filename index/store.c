@@ -218,10 +218,49 @@ void index__rollback(Index *ix)
 	ix->in_txn = false;
 }
 
+/* Sets the journal mode; true when the database took it (leaving WAL
+ * mode needs the file to itself). */
+static bool journal_mode(Index *ix, const char *mode)
+{
+	char sql[64];
+	sqlite3_stmt *s;
+	bool ok = false;
+
+	snprintf(sql, sizeof(sql), "PRAGMA journal_mode=%s", mode);
+	if (sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		ok = sqlite3_stricmp((const char *)sqlite3_column_text(s, 0),
+				     mode) == 0;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+static int wal_mode(Index *ix);
+
 int index__bulk(Index *ix, bool on)
 {
-	return exec(ix, on ? "PRAGMA synchronous=OFF"
-			   : "PRAGMA synchronous=NORMAL");
+	int err;
+
+	if (on) {
+		/* Through the log, every page is written twice: to the log,
+		 * then by a checkpoint to the file. Alone, a first scan can
+		 * write the file directly; the rollback journal keeps each
+		 * batch atomic (it holds the few pages a batch changes, not
+		 * the ones it appends). */
+		ix->bulk_journal = ix->opt.alone && journal_mode(ix, "delete");
+		return exec(ix, "PRAGMA synchronous=OFF");
+	}
+	/* Synced again, so the switch back to WAL mode, a write of the
+	 * header, flushes all the scan wrote. */
+	err = exec(ix, "PRAGMA synchronous=NORMAL");
+	if (ix->bulk_journal) {
+		int e = wal_mode(ix);
+
+		err = err ? err : e;
+		ix->bulk_journal = false;
+	}
+	return err;
 }
 
 /* Runs a statement that returns no rows (or whose rows we ignore). */

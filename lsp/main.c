@@ -292,7 +292,7 @@ static int cmd_spans(int argc, char **argv)
 /* Opens the index of ROOT (args[0] when given, else "."); prints the
  * reason and returns non-zero on failure. */
 static int open_index(const Opts *o, const char *root, Index **ix,
-		      bool verify)
+		      bool scan)
 {
 	IndexOptions io = {0};
 	int err;
@@ -303,7 +303,10 @@ static int open_index(const Opts *o, const char *root, Index **ix,
 	io.max_file_size = o->max_file_size;
 	io.exclude = o->exclude.len ? o->exclude.data : NULL;
 	io.quiet = o->quiet;
-	io.verify = verify;
+	/* A scan checks the file first, and is the database's only user
+	 * while it runs (another castls index waits for the lock). */
+	io.verify = scan;
+	io.alone = scan;
 	err = index_open(&io, ix);
 	if (!err)
 		return 0;

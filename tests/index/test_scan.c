@@ -938,6 +938,62 @@ TEST(scan_cold_build_restores_synchronous)
 	fixture_close(&f);
 }
 
+typedef struct {
+	Index *ix;
+	char mode[16]; /* journal mode at the first progress report */
+} ModeSeen;
+
+static void note_journal_mode(void *ctx, const ScanStats *st)
+{
+	ModeSeen *m = ctx;
+	sqlite3_stmt *s;
+
+	(void)st;
+	if (m->mode[0] || sqlite3_prepare_v2(m->ix->db, "PRAGMA journal_mode",
+					     -1, &s, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(m->mode, sizeof(m->mode), "%s",
+			 (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
+/* A first scan by a connection alone with its database (castls index)
+ * writes it with a rollback journal, and leaves it in WAL mode, synced,
+ * with all rows; one that shares it stays in WAL mode throughout. */
+TEST(scan_alone_bypasses_the_log_then_returns_to_it)
+{
+	for (int alone = 0; alone < 2; alone++) {
+		Fixture f;
+		IndexOptions o = {0};
+		ScanStats st;
+		ModeSeen m = {0};
+
+		fixture_init(&f);
+		for (int i = 0; i < 40; i++) {
+			char rel[32];
+
+			snprintf(rel, sizeof(rel), "p%d/m%02d.py", i % 3, i);
+			ixt_write(f.root, rel, led_v1);
+		}
+		o.root = f.root;
+		o.db_path = f.db_path;
+		o.quiet = true;
+		o.alone = alone;
+		ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+		m.ix = f.ix;
+		EXPECT_INT_EQ(index_scan(f.ix, 2, note_journal_mode, &m, NULL,
+					 &st),
+			      0);
+		EXPECT_STR_EQ(m.mode, alone ? "delete" : "wal");
+		EXPECT_ROWS(&f, "PRAGMA journal_mode", "wal\n");
+		EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 40);
+		EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+		EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
+		fixture_close(&f);
+	}
+}
+
 /* Rows cut at one chunk size are re-cut when the size changes, although
  * no file changed; an unchanged size reads nothing. */
 TEST(scan_rechunks_when_chunk_size_changes)
