@@ -7,7 +7,8 @@
  *    mtime means unchanged; stored paths not found have vanished.
  * 3. Worker threads read, hash and chunk the rest; the calling thread
  *    writes their results in batched transactions (one writer, so SQLite
- *    never sees two writes at once from us).
+ *    never sees two writes at once from us), and chunks files itself
+ *    whenever no result waits.
  */
 #include "index_int.h"
 
@@ -348,7 +349,11 @@ typedef struct {
 	 * allocator arena gets its memory back without the writer taking
 	 * that arena's lock on every free while the worker allocates. */
 	Result *spent[INDEX_MAX_JOBS];
+	Chunker *own; /* the writer's, for the files it chunks itself */
 } Pool;
+
+/* The writer's worker id, for the results it makes itself. */
+#define WRITER_ID (INDEX_MAX_JOBS - 1)
 
 typedef struct {
 	Pool *p;
@@ -447,16 +452,32 @@ static void *worker_main(void *arg)
 }
 
 /* Hands back done (may be NULL), the result last written, to its
- * worker; returns the next result, or NULL when every worker has
- * finished. */
+ * worker; returns the next result, or NULL when every file is done.
+ * With nothing to write, the writer chunks the next file itself: it is
+ * one of the scan's threads, so the cores never have more threads to run
+ * than they have room for, nor one idle while files remain. */
 static Result *pool_pop(Pool *p, Result *done)
 {
 	Result *r;
+	uint32_t i;
 
+	if (done && done->worker == WRITER_ID) {
+		result_free(done);
+		done = NULL;
+	}
 	pthread_mutex_lock(&p->mu);
 	if (done) {
 		done->next = p->spent[done->worker];
 		p->spent[done->worker] = done;
+	}
+	if (!p->head && p->next < p->ntodo && !p->stop &&
+	    !(p->w->cancel && *p->w->cancel)) {
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		r = xcalloc(1, sizeof(*r));
+		r->worker = WRITER_ID;
+		process(p->own, p->w->ix, p->todo[i], r);
+		return r;
 	}
 	while (!p->head && p->workers_left)
 		pthread_cond_wait(&p->not_empty, &p->mu);
@@ -688,6 +709,9 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.not_empty, NULL);
 	pthread_cond_init(&p.not_full, NULL);
+	p.own = chunker_new(w->ix->opt.max_chunk_size);
+	/* The writer is the jobs-th thread. */
+	jobs--;
 	p.workers_left = (uint32_t)jobs;
 	for (i = 0; i < jobs; i++) {
 		workers[i].p = &p;
@@ -700,11 +724,12 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	pthread_mutex_lock(&p.mu);
 	p.workers_left -= (uint32_t)(jobs - started);
 	pthread_mutex_unlock(&p.mu);
-	err = started ? write_results(&p, fn, ctx) : CASTLS_EIO;
+	err = write_results(&p, fn, ctx);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	for (i = 0; i < jobs; i++)
 		results_free(p.spent[i]);
+	chunker_delete(p.own);
 	pthread_cond_destroy(&p.not_full);
 	pthread_cond_destroy(&p.not_empty);
 	pthread_mutex_destroy(&p.mu);

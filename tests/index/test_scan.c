@@ -774,7 +774,7 @@ static void expect_same_rows(const char *what, const char *a, const char *b)
 	while (i > 0 && a[i - 1] != '\n')
 		i--;
 	test_fail(__FILE__, __LINE__,
-		  "%s differ at line %zu:\n  resumed: %.200s\n  clean:   %.200s",
+		  "%s differ at line %zu:\n  first:  %.200s\n  second: %.200s",
 		  what, line, a + i, b + i);
 }
 
@@ -909,6 +909,51 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	}
 	sqlite3_close(clean);
 	xfree(clean_db);
+	fixture_close(&f);
+}
+
+/* The writer chunks files itself while no result waits: with one job it
+ * does all the work, with four it shares it; the rows are the same. */
+TEST(scan_jobs_one_and_four_write_the_same_rows)
+{
+	Fixture f;
+	ScanStats st;
+	sqlite3 *db[2];
+	const int jobs[2] = {1, 4};
+
+	fixture_init(&f);
+	make_big_workspace(f.root);
+	for (int k = 0; k < 2; k++) {
+		IndexOptions o = {0};
+		char name[32];
+		char *path;
+
+		snprintf(name, sizeof(name), "jobs%d/index.db", jobs[k]);
+		path = ixt_path(f.tmp, name);
+		o.root = f.root;
+		o.db_path = path;
+		o.quiet = true;
+		ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+		EXPECT_INT_EQ(index_scan(f.ix, jobs[k], NULL, NULL, NULL, &st),
+			      0);
+		EXPECT_INT_EQ(st.indexed, KILL_FILES);
+		index_close(f.ix);
+		f.ix = NULL;
+		db[k] = ixt_db_open(path);
+		xfree(path);
+	}
+	for (size_t i = 0; i < sizeof(compare_sql) / sizeof(*compare_sql);
+	     i++) {
+		char *a = ixt_rows(db[0], compare_sql[i][1]);
+		char *b = ixt_rows(db[1], compare_sql[i][1]);
+
+		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
+		expect_same_rows(compare_sql[i][0], a, b);
+		xfree(a);
+		xfree(b);
+	}
+	sqlite3_close(db[0]);
+	sqlite3_close(db[1]);
 	fixture_close(&f);
 }
 
