@@ -244,6 +244,12 @@ typedef struct {
 	int64_t last_indexed;    /* unix seconds; 0 never */
 } IndexStatus;
 
+/* The totals, files by language, sizes and the last scan: a few index
+ * lookups, cheap enough for a client that polls. The by-kind and
+ * chunks-by-language tables are left zero. */
+int index_counts(Index *ix, IndexStatus *out);
+/* index_counts and the tables by kind and language, which read every
+ * chunk and span row (tens of ms on a large index). */
 int index_status(Index *ix, IndexStatus *out);
 
 #endif

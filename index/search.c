@@ -261,7 +261,7 @@ static int64_t single(Index *ix, const char *sql)
 	return v;
 }
 
-int index_status(Index *ix, IndexStatus *out)
+int index_counts(Index *ix, IndexStatus *out)
 {
 	struct stat st;
 	Buf wal = {0};
@@ -269,16 +269,7 @@ int index_status(Index *ix, IndexStatus *out)
 
 	memset(out, 0, sizeof(*out));
 	if ((err = count_by(ix, "SELECT lang, count(*) FROM files GROUP BY 1",
-			    out->files_by_lang, LANG_COUNT, lang_at)) ||
-	    (err = count_by(ix,
-			    "SELECT f.lang, count(*) FROM chunks c JOIN files f"
-			    " ON f.id = c.file_id GROUP BY 1",
-			    out->chunks_by_lang, LANG_COUNT, lang_at)) ||
-	    (err = count_by(ix, "SELECT kind, count(*) FROM chunks GROUP BY 1",
-			    out->chunks_by_kind, CHUNK_KIND_COUNT,
-			    chunk_kind_at)) ||
-	    (err = count_by(ix, "SELECT kind, count(*) FROM spans GROUP BY 1",
-			    out->spans_by_kind, SPAN_KIND_COUNT, span_kind_at)))
+			    out->files_by_lang, LANG_COUNT, lang_at)))
 		return err;
 	out->files = (uint32_t)single(ix, "SELECT count(*) FROM files");
 	out->chunks = (uint32_t)single(ix, "SELECT count(*) FROM chunks");
@@ -295,4 +286,21 @@ int index_status(Index *ix, IndexStatus *out)
 		out->db_bytes += (uint64_t)st.st_size;
 	buf_free(&wal);
 	return 0;
+}
+
+int index_status(Index *ix, IndexStatus *out)
+{
+	int err;
+
+	if ((err = index_counts(ix, out)) ||
+	    (err = count_by(ix,
+			    "SELECT f.lang, count(*) FROM chunks c JOIN files f"
+			    " ON f.id = c.file_id GROUP BY 1",
+			    out->chunks_by_lang, LANG_COUNT, lang_at)) ||
+	    (err = count_by(ix, "SELECT kind, count(*) FROM chunks GROUP BY 1",
+			    out->chunks_by_kind, CHUNK_KIND_COUNT,
+			    chunk_kind_at)))
+		return err;
+	return count_by(ix, "SELECT kind, count(*) FROM spans GROUP BY 1",
+			out->spans_by_kind, SPAN_KIND_COUNT, span_kind_at);
 }

@@ -607,7 +607,7 @@ static void status_run(Job *j)
 		int err;
 		Index *ix = root_acquire(s, s->roots[r], &err);
 
-		if (ix && index_status(ix, &st) == 0) {
+		if (ix && index_counts(ix, &st) == 0) {
 			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
 
 			cJSON_AddStringToObject(rj, "database", index_db_path(ix));

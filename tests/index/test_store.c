@@ -582,6 +582,31 @@ TEST(store_search_limit_and_order)
  * Damaged and foreign databases
  * ---------------------------------------------------------------------- */
 
+/* The cheap counts are the full status's, and the tables by kind and
+ * language add up to its totals. */
+static void expect_counts_agree(Index *ix, const IndexStatus *full)
+{
+	IndexStatus c;
+	uint32_t by_kind = 0, by_lang = 0, spans = 0;
+
+	EXPECT_INT_EQ(index_counts(ix, &c), 0);
+	EXPECT_INT_EQ(c.files, full->files);
+	EXPECT_INT_EQ(c.chunks, full->chunks);
+	EXPECT_INT_EQ(c.spans, full->spans);
+	EXPECT_TRUE(c.source_bytes == full->source_bytes);
+	EXPECT_TRUE(memcmp(c.files_by_lang, full->files_by_lang,
+			   sizeof(c.files_by_lang)) == 0);
+	for (int i = 0; i < CHUNK_KIND_COUNT; i++)
+		by_kind += full->chunks_by_kind[i];
+	for (int i = 0; i < LANG_COUNT; i++)
+		by_lang += full->chunks_by_lang[i];
+	for (int i = 0; i < SPAN_KIND_COUNT; i++)
+		spans += full->spans_by_kind[i];
+	EXPECT_INT_EQ(by_kind, full->chunks);
+	EXPECT_INT_EQ(by_lang, full->chunks);
+	EXPECT_INT_EQ(spans, full->spans);
+}
+
 /* Writes two small Python files into the fixture's root and scans. */
 static void fill_and_scan(Fixture *f, uint32_t want_files)
 {
@@ -596,6 +621,7 @@ static void fill_and_scan(Fixture *f, uint32_t want_files)
 	EXPECT_INT_EQ(s.files, 2);
 	EXPECT_TRUE(s.chunks >= 12 && s.spans == 12);
 	EXPECT_INT_EQ(search_n(f->ix, "giraffe", 10), 1);
+	expect_counts_agree(f->ix, &s);
 }
 
 static uint32_t status_files(Index *ix)
