@@ -148,8 +148,11 @@ struct Server {
 	bool cap_work_progress, cap_configuration, cap_watch_dynamic;
 	int64_t next_request_id;
 	/* workspace */
+	/* Roots are only appended, on the loop: roots[n] is set before
+	 * nroots counts it, and workers read nroots while a folder may be
+	 * added, hence atomic. */
 	Root *roots[MAX_ROOTS];
-	int nroots;
+	atomic_int nroots;
 	Settings settings;
 	Document *docs;
 	Document *closed;        /* recently closed: disk text and tree */
