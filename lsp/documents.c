@@ -132,6 +132,11 @@ static bool text_edit(const char *a, uint32_t na, const char *b, uint32_t nb,
 	while (suf < na - pre && suf < nb - pre &&
 	       a[na - 1 - suf] == b[nb - 1 - suf])
 		suf++;
+	/* Whole characters on both sides, as an editor's edits are. */
+	while (pre > 0 && pre < na && ((unsigned char)a[pre] & 0xC0) == 0x80)
+		pre--;
+	while (suf > 0 && ((unsigned char)a[na - suf] & 0xC0) == 0x80)
+		suf--;
 	memset(e, 0, sizeof(*e));
 	e->start_byte = pre;
 	e->old_end_byte = na - suf;
