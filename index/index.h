@@ -38,6 +38,10 @@ typedef struct {
 	bool verify;              /* run PRAGMA quick_check when opening (it
 				   * reads the whole file) */
 	bool quiet;               /* no messages on stderr */
+	bool reader;              /* only reads (castls search, status): a
+				   * database that cannot be written (a
+				   * read-only file or cache directory) is
+				   * opened for reading instead of failing */
 	bool alone;               /* no one else reads the database while
 				   * this connection scans (castls index):
 				   * a first scan may then write it with a

@@ -424,6 +424,20 @@ int index_checkpoint(Index *ix)
 	return 0;
 }
 
+/* Prepares the statements. */
+static int prepare_all(Index *ix)
+{
+	for (int i = 0; i < ST_COUNT; i++) {
+		int rc = sqlite3_prepare_v3(ix->db, statements[i], -1,
+					    SQLITE_PREPARE_PERSISTENT,
+					    &ix->st[i], NULL);
+
+		if (rc != SQLITE_OK)
+			return index__db_error(ix, rc);
+	}
+	return 0;
+}
+
 /* Opens the file, checks it and brings the schema in. Returns 0,
  * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
 static int open_db(Index *ix)
@@ -463,6 +477,7 @@ static int open_db(Index *ix)
 	    (err = exec(ix, "PRAGMA synchronous=NORMAL")) ||
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;
+	/* Before the schema: its full-text table names the tokenizer. */
 	if (code_tokenizer_register(ix->db))
 		return CASTLS_EDB;
 	sqlite3_wal_hook(ix->db, wal_hook, ix);
@@ -482,14 +497,67 @@ static int open_db(Index *ix)
 		if ((err = index__commit(ix)))
 			return err;
 	}
-	for (int i = 0; i < ST_COUNT; i++) {
-		rc = sqlite3_prepare_v3(ix->db, statements[i], -1,
-					SQLITE_PREPARE_PERSISTENT, &ix->st[i],
-					NULL);
-		if (rc != SQLITE_OK)
-			return index__db_error(ix, rc);
+	return prepare_all(ix);
+}
+
+/* True when path's write-ahead log holds frames not yet in the file. */
+static bool log_left(const char *path)
+{
+	Buf wal = {0};
+	struct stat st;
+	bool left;
+
+	buf_printf(&wal, "%s-wal", path);
+	left = stat(wal.data, &st) == 0 && st.st_size > 0;
+	buf_free(&wal);
+	return left;
+}
+
+/* Opens the database for reading alone, when it cannot be written. In
+ * WAL mode a reader needs the shared-memory file beside the database; in
+ * a directory where that cannot be made, a database with no log left is
+ * read as an immutable file: what it holds is all there is. */
+static int open_db_reading(Index *ix)
+{
+	static const char *const modes[] = {"?mode=ro",
+					    "?mode=ro&immutable=1"};
+	Buf uri = {0};
+	int version = -1, err = CASTLS_EIO;
+
+	for (int i = 0; i < 2 && err; i++) {
+		if (i == 1 && log_left(ix->db_path))
+			break;
+		uri.len = 0;
+		buf_puts(&uri, "file:");
+		for (const char *p = ix->db_path; *p; p++)
+			if (*p == '%' || *p == '?' || *p == '#')
+				buf_printf(&uri, "%%%02X", (unsigned char)*p);
+			else
+				buf_append(&uri, p, 1);
+		buf_puts(&uri, modes[i]);
+		close_db(ix);
+		err = index__db_error(
+		    ix, sqlite3_open_v2(uri.data, &ix->db,
+					SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+						SQLITE_OPEN_NOMUTEX,
+					NULL));
+		if (!err) {
+			sqlite3_extended_result_codes(ix->db, 1);
+			err = user_version(ix, &version);
+		}
 	}
-	return 0;
+	buf_free(&uri);
+	if (err)
+		return err;
+	if (version != INDEX_SCHEMA_VERSION) {
+		snprintf(ix->errmsg, sizeof(ix->errmsg),
+			 "read-only, and of schema version %d, expected %d",
+			 version, INDEX_SCHEMA_VERSION);
+		return CASTLS_EREADONLY;
+	}
+	if (code_tokenizer_register(ix->db))
+		return CASTLS_EDB;
+	return prepare_all(ix);
 }
 
 int index_open(const IndexOptions *opt, Index **out)
@@ -526,6 +594,17 @@ int index_open(const IndexOptions *opt, Index **out)
 		close_db(ix);
 		remove_db_files(ix->db_path);
 		err = open_db(ix);
+	}
+	if ((err == CASTLS_EREADONLY || err == CASTLS_EACCES ||
+	     err == CASTLS_EIO) &&
+	    opt->reader) {
+		char why[sizeof(ix->errmsg)];
+
+		memcpy(why, ix->errmsg, sizeof(why));
+		if (open_db_reading(ix) == 0)
+			err = 0;
+		else /* the first reason says more */
+			memcpy(ix->errmsg, why, sizeof(why));
 	}
 	if (err)
 		goto fail;

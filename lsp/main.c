@@ -307,6 +307,7 @@ static int open_index(const Opts *o, const char *root, Index **ix,
 	 * while it runs (another castls index waits for the lock). */
 	io.verify = scan;
 	io.alone = scan;
+	io.reader = !scan;
 	err = index_open(&io, ix);
 	if (!err)
 		return 0;

@@ -2,3 +2,14 @@
 add_test(NAME cli.tools COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli_test.sh)
 set_tests_properties(cli.tools PROPERTIES ENVIRONMENT "${SAN_ENV}"
                      TIMEOUT 300)
+
+# The index under file-system faults: a read-only cache directory, a full
+# disk, unreadable files (tests/cli/faults_test.sh; 77 when this machine
+# cannot make the fault).
+foreach(fault readonly full unreadable)
+  add_test(NAME cli.fault_${fault}
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/faults_test.sh ${fault})
+  set_tests_properties(cli.fault_${fault} PROPERTIES
+                       ENVIRONMENT "${SAN_ENV}" TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+endforeach()

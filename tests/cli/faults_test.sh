@@ -1,0 +1,168 @@
+#!/bin/sh
+# faults_test.sh CASE: the index under faults the file system makes, with
+# the real castls binary.
+#
+#   readonly    the cache directory and database become read-only: castls
+#               index fails naming the database; search and status still
+#               read the index that is there
+#   full        the cache file system fills up during a scan: castls index
+#               fails naming the database; the index of before stays
+#               readable and whole
+#   unreadable  files the scan may not read are skipped; the rest is
+#               indexed
+#
+# Permissions do not bind root, so as root the castls commands run as
+# nobody (setpriv); the full disk is a small tmpfs in a mount namespace of
+# our own (unshare). Exit 77 (CTest's skip) when a fault cannot be made
+# on this machine.
+set -eu
+bin=${CASTLS_BIN:?}
+case_=${1:?usage: faults_test.sh readonly|full|unreadable}
+tmp=$(mktemp -d)
+trap 'umount "$tmp/mnt" 2>/dev/null || true; rm -rf "$tmp"' EXIT INT TERM
+fail() { echo "FAIL ($case_): $*" >&2; exit 1; }
+skip() { echo "SKIP ($case_): $*" >&2; exit 77; }
+
+# Runs castls as an unprivileged user.
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# A workspace with one definition to find, and n more modules.
+make_ws() {
+	mkdir -p "$1"
+	printf 'def alpha_beta(x):\n    return x + 1\n' >"$1/first.py"
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		python3 - "$1/mod_$i.py" "$i" <<'PY'
+import sys
+n = int(sys.argv[2])
+with open(sys.argv[1], "w") as f:
+    for k in range(120):
+        f.write("def gamma_%d_%d(value):\n    return [value * %d for _ in range(%d)]\n\n" % (n, k, k, n))
+PY
+		i=$((i + 1))
+	done
+}
+
+# search and status read the index that is there: first.py is found.
+expect_readable() {
+	as_user "$bin" search "$tmp/ws" "alpha beta" --db "$1" --format text \
+		>"$tmp/search.out" 2>"$tmp/search.err" ||
+		fail "search: $(cat "$tmp/search.err")"
+	grep -q "first.py" "$tmp/search.out" || fail "search found nothing"
+	as_user "$bin" status "$tmp/ws" --db "$1" --format json \
+		>"$tmp/status.json" 2>"$tmp/status.err" ||
+		fail "status: $(cat "$tmp/status.err")"
+	python3 - "$tmp/status.json" "$2" <<'PY' || fail "status: wrong files"
+import json, sys
+st = json.load(open(sys.argv[1]))
+assert st["files"] == int(sys.argv[2]), st
+PY
+}
+
+case $case_ in
+readonly)
+	if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 true 2>/dev/null; then
+		skip "setpriv cannot drop to nobody"
+	fi
+	make_ws "$tmp/ws" 3
+	mkdir "$tmp/cache"
+	chmod 755 "$tmp"
+	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$tmp/ws" "$tmp/cache"
+	db=$tmp/cache/index.db
+	as_user "$bin" index "$tmp/ws" --db "$db" --quiet ||
+		fail "the first index"
+	chmod 555 "$tmp/cache"
+	chmod 444 "$db"
+	printf 'def delta():\n    return 2\n' >"$tmp/ws/late.py"
+	if as_user "$bin" index "$tmp/ws" --db "$db" --quiet \
+		2>"$tmp/index.err"; then
+		fail "castls index wrote into a read-only directory"
+	fi
+	grep -q "$db" "$tmp/index.err" || fail "no path: $(cat "$tmp/index.err")"
+	grep -q "read-only" "$tmp/index.err" ||
+		fail "no cause: $(cat "$tmp/index.err")"
+	expect_readable "$db" 4
+	;;
+full)
+	command -v unshare >/dev/null || skip "no unshare"
+	make_ws "$tmp/ws" 0
+	mkdir "$tmp/mnt"
+	# The namespace's tmpfs holds 1 MiB: the first index fits, the
+	# second (about 3 MB of source) does not.
+	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs "$1"' sh \
+		"$tmp/mnt" 2>/dev/null || skip "cannot mount a tmpfs"
+	export CASTLS_BIN tmp
+	unshare -m sh -eu -c '
+		mount -t tmpfs -o size=1m tmpfs "$tmp/mnt"
+		db=$tmp/mnt/index.db
+		"$CASTLS_BIN" index "$tmp/ws" --db "$db" --quiet
+		i=0
+		while [ $i -lt 40 ]; do
+			cp "$tmp/ws/first.py" "$tmp/ws/copy_$i.py"
+			python3 -c "
+import sys
+with open(sys.argv[1], \"a\") as f:
+    for k in range(700):
+        f.write(\"def filler_%d_%d(v):\\n    return v * %d + %d\\n\\n\" % (int(sys.argv[2]), k, k, k))
+" "$tmp/ws/copy_$i.py" $i
+			i=$((i + 1))
+		done
+		if "$CASTLS_BIN" index "$tmp/ws" --db "$db" --quiet \
+			2>"$tmp/index.err"; then
+			echo "FAIL (full): the index fit in 1 MiB" >&2
+			exit 1
+		fi
+		# The index of before: one file, whole.
+		"$CASTLS_BIN" search "$tmp/ws" "alpha beta" --db "$db" \
+			--format text >"$tmp/search.out"
+		"$CASTLS_BIN" status "$tmp/ws" --db "$db" --format json \
+			>"$tmp/status.json"
+		python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(\"file:\" + sys.argv[1] + \"?mode=ro\", uri=True)
+print(db.execute(\"PRAGMA quick_check\").fetchone()[0])
+" "$db" >"$tmp/check.out"
+	' || fail "$(cat "$tmp/index.err" 2>/dev/null)"
+	grep -q "$tmp/mnt/index.db" "$tmp/index.err" ||
+		fail "no path: $(cat "$tmp/index.err")"
+	grep -q "no space left" "$tmp/index.err" ||
+		fail "no cause: $(cat "$tmp/index.err")"
+	grep -q "first.py" "$tmp/search.out" || fail "search found nothing"
+	python3 -c "
+import json, sys
+assert json.load(open(sys.argv[1]))['files'] == 1
+" "$tmp/status.json" || fail "status: not the index of before"
+	[ "$(cat "$tmp/check.out")" = ok ] || fail "quick_check: $(cat "$tmp/check.out")"
+	;;
+unreadable)
+	if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 true 2>/dev/null; then
+		skip "setpriv cannot drop to nobody"
+	fi
+	make_ws "$tmp/ws" 2
+	mkdir -p "$tmp/ws/locked" "$tmp/cache"
+	printf 'def hidden_one():\n    return 3\n' >"$tmp/ws/secret.py"
+	printf 'def hidden_two():\n    return 4\n' >"$tmp/ws/locked/inner.py"
+	chmod 755 "$tmp"
+	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$tmp/ws" "$tmp/cache"
+	chmod 000 "$tmp/ws/secret.py" "$tmp/ws/locked"
+	db=$tmp/cache/index.db
+	as_user "$bin" index "$tmp/ws" --db "$db" 2>"$tmp/index.err" ||
+		fail "castls index: $(cat "$tmp/index.err")"
+	grep -q "3 indexed" "$tmp/index.err" ||
+		fail "not the readable files: $(cat "$tmp/index.err")"
+	grep -q "1 skipped" "$tmp/index.err" ||
+		fail "the unreadable file: $(cat "$tmp/index.err")"
+	expect_readable "$db" 3
+	chmod 755 "$tmp/ws/locked"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+echo "ok ($case_)"
