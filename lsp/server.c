@@ -173,6 +173,9 @@ Index *root_acquire(Server *s, Root *r, int *err)
 	 * trust it (quick_check reads the whole database). */
 	io.verify = !r->verified;
 	r->verified = true;
+	/* A database that cannot be written still answers requests; the
+	 * scans and buffer writes fail and say so in the log. */
+	io.reader = true;
 	pthread_mutex_unlock(&s->pool_mu);
 	pthread_mutex_lock(&r->open_mu);
 	*err = index_open(&io, &ix);

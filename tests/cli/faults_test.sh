@@ -17,6 +17,7 @@
 # on this machine.
 set -eu
 bin=${CASTLS_BIN:?}
+src=$(cd "$(dirname "$0")/../.." && pwd)
 case_=${1:?usage: faults_test.sh readonly|full|unreadable}
 tmp=$(mktemp -d)
 trap 'umount "$tmp/mnt" 2>/dev/null || true; rm -rf "$tmp"' EXIT INT TERM
@@ -88,6 +89,33 @@ readonly)
 	grep -q "read-only" "$tmp/index.err" ||
 		fail "no cause: $(cat "$tmp/index.err")"
 	expect_readable "$db" 4
+	# The language server on the same index: its scan cannot write,
+	# its requests still read. nobody must reach the client code.
+	mkdir "$tmp/out"
+	cp "$src/tests/eval/lsp_client.py" "$tmp/out/"
+	[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$tmp/out"
+	py=/usr/bin/python3 # the system's: a user's own may be out of reach
+	[ -x "$py" ] || py=python3
+	as_user "$py" - "$bin" "$tmp" "$db" <<'PY' || fail "castls serve"
+import sys
+sys.path.insert(0, sys.argv[2] + "/out")
+from lsp_client import LspClient
+castls, tmp, db = sys.argv[1:4]
+cl = LspClient([castls, "serve", "--db", db], cwd=tmp + "/ws",
+               stderr_path=tmp + "/out/serve.err")
+try:
+    cl.initialize(tmp + "/ws")
+    cl.wait_indexed(timeout=60)
+    res = cl.request("castls/search", {"query": "alpha beta"}, timeout=30)
+    names = [i["uri"] for i in res["items"]]
+    assert any(n.endswith("/first.py") for n in names), res
+    st = cl.request("castls/status", {}, timeout=30)
+    assert st["files"] == 4, st
+finally:
+    cl.close()
+PY
+	grep -q "read-only" "$tmp/out/serve.err" ||
+		fail "the server's log does not say the scan failed"
 	;;
 full)
 	command -v unshare >/dev/null || skip "no unshare"
