@@ -500,7 +500,8 @@ static int open_db(Index *ix)
 	return prepare_all(ix);
 }
 
-/* True when path's write-ahead log holds frames not yet in the file. */
+/* True when path has a write-ahead log that is not empty: it may hold
+ * commits the file lacks. */
 static bool log_left(const char *path)
 {
 	Buf wal = {0};
@@ -542,6 +543,10 @@ static int open_db_reading(Index *ix)
 						SQLITE_OPEN_NOMUTEX,
 					NULL));
 		if (!err) {
+			sqlite3_busy_timeout(ix->db,
+					     ix->opt.busy_timeout_ms
+						     ? (int)ix->opt.busy_timeout_ms
+						     : INDEX_BUSY_TIMEOUT_MS);
 			sqlite3_extended_result_codes(ix->db, 1);
 			err = user_version(ix, &version);
 		}
