@@ -303,8 +303,9 @@ static int open_index(const Opts *o, const char *root, Index **ix,
 	io.max_file_size = o->max_file_size;
 	io.exclude = o->exclude.len ? o->exclude.data : NULL;
 	io.quiet = o->quiet;
-	/* A scan checks the file first, and is the database's only user
-	 * while it runs (another castls index waits for the lock). */
+	/* A scan checks the file first and has the database to itself;
+	 * search and status only read, and can do so where it cannot be
+	 * written. */
 	io.verify = scan;
 	io.alone = scan;
 	io.reader = !scan;
