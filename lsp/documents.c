@@ -164,6 +164,12 @@ static bool text_edit(const char *a, uint32_t na, const char *b, uint32_t nb,
  * one again reparses incrementally. */
 #define CLOSED_MAX 4
 
+/* True when d's tree is a parse of its text as it is now. */
+static bool tree_current(const Document *d)
+{
+	return d->tree && d->tree_gen == d->generation;
+}
+
 static bool keeps_tree(const Document *d)
 {
 	return chunker_language(d->lang) && d->text.len <= LOOP_PARSE_MAX;
@@ -225,7 +231,7 @@ static void tree_refresh(Server *s, Document *d)
 	Chunker *ch;
 	TSTree *t;
 
-	if (d->tree && d->tree_gen == d->generation)
+	if (tree_current(d))
 		return;
 	if (!keeps_tree(d)) {
 		tree_reset(d);
@@ -517,7 +523,6 @@ typedef struct {
 	char *buffer;       /* after didClose: the buffer's last text, which
 			     * tree is a parse of */
 	uint32_t buffer_len;
-	Lang buffer_lang;
 	TSTree *tree;       /* a copy of the document's tree, or NULL: parse
 			     * from scratch */
 	TSInputEdit *edits; /* to replay on tree first */
@@ -692,6 +697,7 @@ static void write_run(Job *j)
 	if (!w->text) { /* back to the disk version */
 		Buf abs = {0};
 		size_t len;
+		Lang was = w->lang; /* the buffer's, which w->tree parsed */
 
 		buf_printf(&abs, "%s/%s", r->path, w->rel);
 		if (castls_read_file(abs.data, w->max_file, &w->text, &len) == 0)
@@ -699,7 +705,7 @@ static void write_run(Job *j)
 		buf_free(&abs);
 		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)
 				  : LANG_NONE;
-		if (w->tree && (!w->text || w->lang != w->buffer_lang)) {
+		if (w->tree && (!w->text || w->lang != was)) {
 			ts_tree_delete(w->tree);
 			w->tree = NULL;
 		}
@@ -850,19 +856,18 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 				w->edits[i] = d->edits[i].edit;
 			w->nedits = d->nedits;
 		}
-		if (d->tree && d->tree_gen == d->generation) /* up to date */
+		if (tree_current(d))
 			w->parsed = ts_tree_copy(d->tree);
 		else if (d->tree)
 			w->tree = ts_tree_copy(d->tree);
 		rows_lend(d, w);
 		d->stop = &w->stop;
-	} else if (d->tree && d->tree_gen == d->generation) {
+	} else if (tree_current(d)) {
 		/* The document is closing: its text and tree, to edit to
 		 * the disk text. */
 		w->buffer_len = (uint32_t)d->text.len;
 		w->buffer = xstrndup(d->text.data ? d->text.data : "",
 				     d->text.len);
-		w->buffer_lang = d->lang;
 		w->tree = ts_tree_copy(d->tree);
 	}
 	w->job.run = write_run;
@@ -904,7 +909,7 @@ void doc_close(Server *s, const cJSON *params)
 	if (d->root >= 0 && d->rel && !s->exiting)
 		queue_write(s, d, true);
 	/* Kept until the refresh brings the disk text's own tree. */
-	if (d->tree && d->tree_gen == d->generation && !s->exiting) {
+	if (tree_current(d) && !s->exiting) {
 		uint32_t len = (uint32_t)d->text.len;
 		char *text = buf_take(&d->text);
 
