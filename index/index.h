@@ -97,10 +97,11 @@ typedef void (*ScanProgressFn)(void *ctx, const ScanStats *s);
  * exclude option; never leaving the root through a symlink), chunks new
  * and changed files on `jobs` threads (0: one per core), the calling
  * thread among them, which also writes the rows in batched transactions;
- * each file's rows change in one transaction. A file with the stamp (size, mtime) it had is not read;
- * one whose content hash is unchanged only gets its stamp updated; rows of
- * vanished files are deleted. Setting *cancel (may be NULL) stops early
- * with CASTLS_ECANCELED; what was committed stays.
+ * each file's rows change in one transaction. A file with the stamp
+ * (size, mtime) it had is not read; one whose content hash is unchanged
+ * only gets its stamp updated; rows of vanished files are deleted.
+ * Setting *cancel (may be NULL) stops early with CASTLS_ECANCELED; what
+ * was committed stays.
  */
 int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	       const volatile int *cancel, ScanStats *out);

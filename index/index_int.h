@@ -63,6 +63,8 @@ struct Index {
 
 /* Maps a SQLite result code to a castls code, and keeps its message. */
 int index__db_error(Index *ix, int rc);
+/* The size of the write-ahead log beside db_path; 0 when there is none. */
+uint64_t index__wal_bytes(const char *db_path);
 
 /* Transactions: begin (immediate, so a second writer waits here) and
  * commit or roll back. */

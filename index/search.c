@@ -264,7 +264,6 @@ static int64_t single(Index *ix, const char *sql)
 int index_counts(Index *ix, IndexStatus *out)
 {
 	struct stat st;
-	Buf wal = {0};
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -281,10 +280,7 @@ int index_counts(Index *ix, IndexStatus *out)
 			   " WHERE key='last_scan'");
 	if (stat(ix->db_path, &st) == 0)
 		out->db_bytes = (uint64_t)st.st_size;
-	buf_printf(&wal, "%s-wal", ix->db_path);
-	if (stat(wal.data, &st) == 0)
-		out->db_bytes += (uint64_t)st.st_size;
-	buf_free(&wal);
+	out->db_bytes += index__wal_bytes(ix->db_path);
 	return 0;
 }
 

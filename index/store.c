@@ -500,18 +500,17 @@ static int open_db(Index *ix)
 	return prepare_all(ix);
 }
 
-/* True when path has a write-ahead log that is not empty: it may hold
- * commits the file lacks. */
-static bool log_left(const char *path)
+uint64_t index__wal_bytes(const char *db_path)
 {
 	Buf wal = {0};
 	struct stat st;
-	bool left;
+	uint64_t n = 0;
 
-	buf_printf(&wal, "%s-wal", path);
-	left = stat(wal.data, &st) == 0 && st.st_size > 0;
+	buf_printf(&wal, "%s-wal", db_path);
+	if (stat(wal.data, &st) == 0)
+		n = (uint64_t)st.st_size;
 	buf_free(&wal);
-	return left;
+	return n;
 }
 
 /* Opens the database for reading alone, when it cannot be written. In
@@ -526,7 +525,8 @@ static int open_db_reading(Index *ix)
 	int version = -1, err = CASTLS_EIO;
 
 	for (int i = 0; i < 2 && err; i++) {
-		if (i == 1 && log_left(ix->db_path))
+		/* A log that is not empty may hold commits the file lacks. */
+		if (i == 1 && index__wal_bytes(ix->db_path) > 0)
 			break;
 		uri.len = 0;
 		buf_puts(&uri, "file:");
