@@ -33,17 +33,27 @@ as_user() {
 	fi
 }
 
-# A workspace with one definition to find, and n more modules.
+# Skips when running as nobody cannot be arranged.
+need_user() {
+	if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 true 2>/dev/null; then
+		skip "setpriv cannot drop to nobody"
+	fi
+}
+
+# make_ws DIR N [DEFS]: one definition to find (first.py, unless N
+# modules only are asked for with DEFS), and N modules of DEFS
+# definitions (120 by default).
 make_ws() {
 	mkdir -p "$1"
-	printf 'def alpha_beta(x):\n    return x + 1\n' >"$1/first.py"
+	[ $# -gt 2 ] ||
+		printf 'def alpha_beta(x):\n    return x + 1\n' >"$1/first.py"
 	i=0
 	while [ "$i" -lt "$2" ]; do
-		python3 - "$1/mod_$i.py" "$i" <<'PY'
+		python3 - "$1/mod_$i.py" "$i" "${3:-120}" <<'PY'
 import sys
-n = int(sys.argv[2])
+n, defs = int(sys.argv[2]), int(sys.argv[3])
 with open(sys.argv[1], "w") as f:
-    for k in range(120):
+    for k in range(defs):
         f.write("def gamma_%d_%d(value):\n    return [value * %d for _ in range(%d)]\n\n" % (n, k, k, n))
 PY
 		i=$((i + 1))
@@ -68,9 +78,7 @@ PY
 
 case $case_ in
 readonly)
-	if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 true 2>/dev/null; then
-		skip "setpriv cannot drop to nobody"
-	fi
+	need_user
 	make_ws "$tmp/ws" 3
 	mkdir "$tmp/cache"
 	chmod 755 "$tmp"
@@ -120,9 +128,10 @@ PY
 full)
 	command -v unshare >/dev/null || skip "no unshare"
 	make_ws "$tmp/ws" 0
+	make_ws "$tmp/big" 40 700
 	mkdir "$tmp/mnt"
 	# The namespace's tmpfs holds 1 MiB: the first index fits, the
-	# second (about 3 MB of source) does not.
+	# second (the 40 modules of big/ added) does not.
 	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs "$1"' sh \
 		"$tmp/mnt" 2>/dev/null || skip "cannot mount a tmpfs"
 	export CASTLS_BIN tmp
@@ -130,17 +139,7 @@ full)
 		mount -t tmpfs -o size=1m tmpfs "$tmp/mnt"
 		db=$tmp/mnt/index.db
 		"$CASTLS_BIN" index "$tmp/ws" --db "$db" --quiet
-		i=0
-		while [ $i -lt 40 ]; do
-			cp "$tmp/ws/first.py" "$tmp/ws/copy_$i.py"
-			python3 -c "
-import sys
-with open(sys.argv[1], \"a\") as f:
-    for k in range(700):
-        f.write(\"def filler_%d_%d(v):\\n    return v * %d + %d\\n\\n\" % (int(sys.argv[2]), k, k, k))
-" "$tmp/ws/copy_$i.py" $i
-			i=$((i + 1))
-		done
+		cp "$tmp"/big/*.py "$tmp/ws/"
 		if "$CASTLS_BIN" index "$tmp/ws" --db "$db" --quiet \
 			2>"$tmp/index.err"; then
 			echo "FAIL (full): the index fit in 1 MiB" >&2
@@ -169,9 +168,7 @@ assert json.load(open(sys.argv[1]))['files'] == 1
 	[ "$(cat "$tmp/check.out")" = ok ] || fail "quick_check: $(cat "$tmp/check.out")"
 	;;
 unreadable)
-	if [ "$(id -u)" = 0 ] && ! setpriv --reuid=65534 true 2>/dev/null; then
-		skip "setpriv cannot drop to nobody"
-	fi
+	need_user
 	make_ws "$tmp/ws" 2
 	mkdir -p "$tmp/ws/locked" "$tmp/cache"
 	printf 'def hidden_one():\n    return 3\n' >"$tmp/ws/secret.py"
