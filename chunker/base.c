@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tree_sitter/api.h>
 
 /* ---------------------------------------------------------------------- *
  * Errors
@@ -104,11 +103,6 @@ char *xstrndup(const char *s, size_t n)
 char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 void xfree(void *p) { free(p); }
-
-void castls_init_allocators(void)
-{
-	ts_set_allocator(xmalloc, xcalloc, xrealloc, xfree);
-}
 
 /* ---------------------------------------------------------------------- *
  * Buffers

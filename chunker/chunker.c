@@ -48,6 +48,8 @@ struct Chunker {
 	TSParser *parsers[LANG_COUNT];
 	SpanRules rules[LANG_COUNT];
 	bool rules_ready[LANG_COUNT];
+	Scratch *scratch; /* the heap of trees parsed to walk once */
+	TSParser *once;   /* the parser of the tree in scratch, if any */
 };
 
 /* Per-run state. */
@@ -505,10 +507,16 @@ void chunker_delete(Chunker *ch)
 		if (ch->rules_ready[i])
 			span_rules_free(&ch->rules[i]);
 	}
+	scratch_delete(ch->scratch);
 	xfree(ch);
 }
 
 uint32_t chunker_max_size(const Chunker *ch) { return ch->max_size; }
+
+size_t chunker_scratch_peak(const Chunker *ch)
+{
+	return ch->scratch ? scratch_peak(ch->scratch) : 0;
+}
 
 TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
 		      uint32_t len, const TSTree *old)
@@ -572,6 +580,47 @@ TSTree *chunker_parse_unless(Chunker *ch, Lang lang, const char *text,
 	return t;
 }
 
+/*
+ * A tree to walk once, then drop with drop_once: parsed in ch's scratch
+ * heap by a parser made there too, as a parser kept across scopes would
+ * keep arrays that leaving drops. Before castls_init_allocators there is
+ * no scratch heap, and this is an ordinary parse.
+ */
+static TSTree *parse_once(Chunker *ch, Lang lang, const char *text,
+			  uint32_t len)
+{
+	const TSLanguage *tl = chunker_language(lang);
+	TSTree *t;
+
+	if (!tl || !scratch_ready())
+		return chunker_parse(ch, lang, text, len, NULL);
+	if (!ch->scratch)
+		ch->scratch = scratch_new();
+	scratch_enter(ch->scratch);
+	ch->once = ts_parser_new();
+	ts_parser_set_language(ch->once, tl);
+	t = ts_parser_parse_string(ch->once, NULL, text, len);
+	if (!t) {
+		ts_parser_delete(ch->once);
+		ch->once = NULL;
+		scratch_leave(ch->scratch);
+	}
+	return t;
+}
+
+/* Drops tree t from parse_once, without visiting its nodes when it lies
+ * in the scratch heap. */
+static void drop_once(Chunker *ch, TSTree *t)
+{
+	if (!ch->once) {
+		ts_tree_delete(t);
+		return;
+	}
+	ts_parser_delete(ch->once); /* its external scanner's heap memory */
+	ch->once = NULL;
+	scratch_leave(ch->scratch);
+}
+
 static const SpanRules *rules_for(Chunker *ch, Lang lang)
 {
 	if (!ch->rules_ready[lang]) {
@@ -626,7 +675,7 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	if (len == 0)
 		return 0;
 	if (lang != LANG_MARKDOWN && !tree) {
-		own = chunker_parse(ch, lang, text, len, NULL);
+		own = parse_once(ch, lang, text, len);
 		if (!own)
 			return CASTLS_EPARSE;
 		tree = own;
@@ -645,7 +694,7 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	xfree(r.prefix);
 	xfree(r.line_starts);
 	if (own)
-		ts_tree_delete(own);
+		drop_once(ch, own);
 	return 0;
 }
 
@@ -689,7 +738,7 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return lang == LANG_MARKDOWN ? 0 : CASTLS_ENOLANG;
 	if (len > CHUNKER_MAX_INPUT)
 		return CASTLS_ELIMIT;
-	if (!tree && !(tree = own = chunker_parse(ch, lang, text, len, NULL)))
+	if (!tree && !(tree = own = parse_once(ch, lang, text, len)))
 		return CASTLS_EPARSE;
 	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,
 		      out, &cap);
@@ -720,7 +769,7 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		xfree(starts);
 	}
 	if (own)
-		ts_tree_delete(own);
+		drop_once(ch, own);
 	return 0;
 }
 

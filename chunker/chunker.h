@@ -152,6 +152,9 @@ typedef struct Chunker Chunker;
 Chunker *chunker_new(uint32_t max_size);
 void chunker_delete(Chunker *ch);
 uint32_t chunker_max_size(const Chunker *ch);
+/* The most bytes of scratch heap one tree parsed here took (0 before
+ * the first): what the scratch heap costs in memory. */
+size_t chunker_scratch_peak(const Chunker *ch);
 
 /* The grammar of lang, or NULL for Markdown and LANG_NONE. */
 const TSLanguage *chunker_language(Lang lang);
@@ -177,7 +180,9 @@ TSTree *chunker_parse_unless(Chunker *ch, Lang lang, const char *text,
 /*
  * Chunks text and collects its spans into *out (which the caller later
  * passes to chunking_close, on success only). tree is a parse of exactly
- * this text, or NULL to parse here. Borrows text and tree. Returns 0,
+ * this text, or NULL to parse here: then the tree lives in a scratch heap
+ * dropped whole on return, the cheapest tree there is (after
+ * castls_init_allocators). Borrows text and tree. Returns 0,
  * CASTLS_ENOLANG, CASTLS_EBINARY or CASTLS_ELIMIT; on error *out is empty.
  */
 int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,

@@ -49,6 +49,34 @@ char *spans_header(const char *text, ByteRange bytes, uint32_t body_start);
 void markdown_build(const char *text, uint32_t len, SynTree *tree,
 		    Chunking *out, uint32_t *span_cap);
 
+/*
+ * The scratch heap (scratch.c). Between scratch_enter and scratch_leave,
+ * tree-sitter allocates on this thread from s, and leaving drops all of
+ * it: the parser, tree and cursors made inside must not outlive the
+ * scope, and are not deleted (ts_tree_delete) but dropped with it. One
+ * scope at a time per thread; s is used by one thread at a time.
+ */
+typedef struct Scratch Scratch;
+
+Scratch *scratch_new(void);
+void scratch_delete(Scratch *s);
+void scratch_enter(Scratch *s);
+void scratch_leave(Scratch *s);
+/* The most bytes one scope used. */
+size_t scratch_peak(const Scratch *s);
+/* True once castls_init_allocators has given tree-sitter the allocator
+ * that honours scopes; until then a scope would leak every tree. */
+bool scratch_ready(void);
+
+/* The allocator castls_init_allocators gives tree-sitter: the heap
+ * (xmalloc and friends) outside a scope, the scratch inside one, where
+ * a free gives back only the last allocation. Heap memory is freed and
+ * reallocated on the heap, in a scope or not. */
+void *scratch__malloc(size_t n);
+void *scratch__calloc(size_t count, size_t size);
+void *scratch__realloc(void *p, size_t n);
+void scratch__free(void *p);
+
 /* Line of byte offset off, given a sorted array of line-start offsets. */
 uint32_t line_of(const uint32_t *line_starts, uint32_t nlines, uint32_t off);
 
