@@ -72,11 +72,18 @@ int index__begin(Index *ix);
 int index__commit(Index *ix);
 void index__rollback(Index *ix);
 
-/* Bulk mode for the first scan into an empty index: no fsync at WAL
- * checkpoints (synchronous=OFF). A killed process loses nothing the OS
- * has; a power cut may cost the index being built, nothing older. Off
- * again (synchronous=NORMAL) makes the next checkpoint sync it all. */
+/* Bulk mode for the first scan into an empty index: no fsync
+ * (synchronous=OFF) and, for a connection alone (IndexOptions.alone),
+ * the rollback journal instead of the log, which a new file opened alone
+ * is in from the start. A killed process loses nothing the OS has; a
+ * power cut may cost the index being built, nothing older. Off again
+ * syncs it all (synchronous=NORMAL) and returns to WAL mode. */
 int index__bulk(Index *ix, bool on);
+/* Starts writing what the database file holds in the page cache to
+ * disk, without waiting: in bulk mode, so that the sync at its end has
+ * little left to wait for. Linux only; errors are ignored (the sync
+ * reports them). */
+void index__writeback(Index *ix);
 
 /* Reset a statement for reuse and hand it out. */
 sqlite3_stmt *index__stmt(Index *ix, int which);

@@ -542,17 +542,33 @@ static int apply(Index *ix, Result *r, ScanStats *st)
 
 /* Commits the write transaction; in bulk mode, also copies what it
  * wrote into the database file now, while workers still parse, rather
- * than all at once when the index is closed. A checkpoint that fails
- * (a reader holds the pages) only leaves that work to the close. */
+ * than all at once when the index is closed, and starts writing it to
+ * disk for the sync at the end. A checkpoint that fails (a reader holds
+ * the pages) only leaves that work to the close. */
 static int batch_commit(Walk *w)
 {
 	int err = index__commit(w->ix);
 
-	if (!err && w->bulk)
+	if (!err && w->bulk) {
 		sqlite3_wal_checkpoint_v2(w->ix->db, NULL,
 					  SQLITE_CHECKPOINT_PASSIVE, NULL,
 					  NULL);
+		index__writeback(w->ix);
+	}
 	return err;
+}
+
+/* The last commit runs after the last parse, with every worker idle,
+ * and its cost (the full-text index's pending terms go out as a
+ * segment) grows with its batch. So in bulk mode batches also end early
+ * near the end: once three quarters of the bytes are written, then once
+ * three quarters of the rest are, until the rest is a sixteenth or less.
+ * Returns where the next early end falls, or 0 for none. */
+static uint64_t next_early(uint64_t todo, uint64_t written)
+{
+	uint64_t left = todo > written ? todo - written : 0;
+
+	return left > todo / 16 ? written + left / 4 * 3 : 0;
 }
 
 static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
@@ -562,13 +578,7 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 	int64_t batch_start = now_ms(), last_progress = 0;
 	uint32_t in_batch = 0;
 	uint64_t batch_bytes = 0, written = 0;
-	/* The last commit runs after the last parse, with every worker
-	 * idle, and its cost (the full-text index's pending terms go out
-	 * as a segment) grows with its batch. So a batch also ends once
-	 * three quarters of the bytes are written, and the last one holds
-	 * at most a quarter: one segment more, written during the parses.
-	 * Only in bulk mode: a re-scan writes little. */
-	uint64_t early_at = p->w->bulk ? p->todo_bytes / 4 * 3 : 0;
+	uint64_t early_at = p->w->bulk ? next_early(p->todo_bytes, 0) : 0;
 	Result *r = NULL;
 	int err = 0;
 
@@ -584,8 +594,8 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 		    (in_batch >= BATCH_FILES || batch_bytes >= BATCH_BYTES ||
 		     now_ms() - batch_start >= BATCH_MS ||
 		     (early_at && written >= early_at))) {
-			if (written >= early_at)
-				early_at = 0;
+			if (early_at && written >= early_at)
+				early_at = next_early(p->todo_bytes, written);
 			err = batch_commit(p->w);
 			in_batch = 0;
 			batch_bytes = 0;
@@ -767,7 +777,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	w.bulk = bulk;
 	if (!err)
 		err = run_pool(&w, jobs, fn, ctx);
-	if (bulk) {
+	if (bulk || ix->bulk_journal) { /* the latter: a new file */
 		int e = index__bulk(ix, false);
 
 		err = err ? err : e;

@@ -2,9 +2,13 @@
  * store.c: the SQLite side of the index. Schema, opening and rebuilding,
  * and writing one file's rows so that unchanged rows keep their ids.
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* sync_file_range */
+#endif
 #include "index_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,7 +252,9 @@ int index__bulk(Index *ix, bool on)
 		 * write the file directly; the rollback journal keeps each
 		 * batch atomic (it holds the few pages a batch changes, not
 		 * the ones it appends). */
-		ix->bulk_journal = ix->opt.alone && journal_mode(ix, "delete");
+		if (!ix->bulk_journal)
+			ix->bulk_journal =
+			    ix->opt.alone && journal_mode(ix, "delete");
 		return exec(ix, "PRAGMA synchronous=OFF");
 	}
 	/* Synced again, so the switch back to WAL mode, a write of the
@@ -261,6 +267,20 @@ int index__bulk(Index *ix, bool on)
 		ix->bulk_journal = false;
 	}
 	return err;
+}
+
+void index__writeback(Index *ix)
+{
+#ifdef __linux__
+	int fd = open(ix->db_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		close(fd);
+	}
+#else
+	(void)ix;
+#endif
 }
 
 /* Runs a statement that returns no rows (or whose rows we ignore). */
@@ -473,8 +493,17 @@ static int open_db(Index *ix)
 	if (version == 0 &&
 	    (err = exec(ix, "PRAGMA page_size=" INDEX_PAGE_SIZE)))
 		return err;
-	if ((err = wal_mode(ix)) ||
-	    (err = exec(ix, "PRAGMA synchronous=NORMAL")) ||
+	/* A new file that this connection scans alone starts where a first
+	 * scan's bulk writes want it (index__bulk): in the rollback journal,
+	 * unsynced. Going to WAL mode and back first would cost a
+	 * checkpoint and a dozen syncs. index__bulk(ix, false), at the end
+	 * of the scan or at close, brings the file to WAL mode. */
+	if (version == 0 && ix->opt.alone)
+		ix->bulk_journal = true;
+	else if ((err = wal_mode(ix)))
+		return err;
+	if ((err = exec(ix, ix->bulk_journal ? "PRAGMA synchronous=OFF"
+					   : "PRAGMA synchronous=NORMAL")) ||
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;
 	/* Before the schema: its full-text table names the tokenizer. */
@@ -626,6 +655,8 @@ void index_close(Index *ix)
 		return;
 	if (ix->in_txn)
 		index__rollback(ix);
+	if (ix->bulk_journal) /* a new file, never scanned */
+		index__bulk(ix, false);
 	close_db(ix);
 	xfree((char *)ix->opt.exclude);
 	xfree(ix->root);

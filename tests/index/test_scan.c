@@ -1039,6 +1039,43 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 	}
 }
 
+/* A new file opened alone (castls index) is made without the log, as the
+ * first scan wants it; whatever comes next, a scan of an empty root or
+ * no scan at all, leaves it in WAL mode. */
+TEST(new_file_opened_alone_ends_in_wal_mode)
+{
+	for (int scan = 0; scan < 2; scan++) {
+		Fixture f;
+		IndexOptions o = {0};
+		ScanStats st;
+		char *rows;
+
+		fixture_init(&f);
+		o.root = f.root;
+		o.db_path = f.db_path;
+		o.quiet = true;
+		o.alone = true;
+		ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+		rows = ixt_rows(f.ix->db, "PRAGMA journal_mode");
+		EXPECT_STR_EQ(rows, "delete\n");
+		xfree(rows);
+		if (scan) {
+			EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL,
+						 &st),
+				      0);
+			EXPECT_INT_EQ(st.seen, 0);
+		} else {
+			index_close(f.ix);
+			f.ix = NULL;
+		}
+		/* A connection of its own: one open before the switch would
+		 * still report the mode it started in. */
+		EXPECT_ROWS(&f, "PRAGMA journal_mode", "wal\n");
+		EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
+		fixture_close(&f);
+	}
+}
+
 /* Rows cut at one chunk size are re-cut when the size changes, although
  * no file changed; an unchanged size reads nothing. */
 TEST(scan_rechunks_when_chunk_size_changes)
