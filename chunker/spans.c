@@ -179,7 +179,7 @@ static const DefRule *match_rule(const SpanRules *r, TSNode n)
 	d = &r->spec->defs[i];
 	if (!d->value_types)
 		return d;
-	value = ts_node_child_by_field_name(n, "value", 5);
+	value = ts_node_child_by_field_id(n, r->value_field);
 	return !ts_node_is_null(value) && node_is(value, d->value_types) ? d
 									  : NULL;
 }
@@ -191,6 +191,21 @@ void span_rules_init(SpanRules *r, Lang lang)
 
 	r->spec = lang_spec(lang);
 	r->nsymbols = tl ? ts_language_symbol_count(tl) : 0;
+	for (i = 0; r->spec->defs[i].type; i++)
+		;
+	r->name_field = xcalloc(i + 1, sizeof(*r->name_field));
+	r->body_field = xcalloc(i + 1, sizeof(*r->body_field));
+	for (i = 0; tl && r->spec->defs[i].type; i++) {
+		const DefRule *d = &r->spec->defs[i];
+
+		r->name_field[i] = ts_language_field_id_for_name(
+		    tl, d->name_field, (uint32_t)strlen(d->name_field));
+		if (d->body_field)
+			r->body_field[i] = ts_language_field_id_for_name(
+			    tl, d->body_field, (uint32_t)strlen(d->body_field));
+	}
+	r->value_field = tl ? ts_language_field_id_for_name(tl, "value", 5)
+			    : 0;
 	r->rule_of = xmalloc((r->nsymbols + 1) * sizeof(*r->rule_of));
 	r->role = xcalloc(r->nsymbols + 1, 1);
 	for (s = 0; s < r->nsymbols; s++) {
@@ -221,8 +236,9 @@ void span_rules_free(SpanRules *r)
 {
 	xfree(r->rule_of);
 	xfree(r->role);
-	r->rule_of = NULL;
-	r->role = NULL;
+	xfree(r->name_field);
+	xfree(r->body_field);
+	memset(r, 0, sizeof(*r));
 }
 
 /* Python docstring: the first statement of the body is a lone string. */
@@ -254,14 +270,18 @@ static void body_docstring(TSNode body, const char *text, const char **doc,
 	*len = b - a;
 }
 
-/* Comments on the lines right above node n (no blank line between). */
-static void leading_comment(TSNode n, const SpanRules *r, const char *text,
-			    const char **doc, size_t *len)
+/* Comments on the lines right above node n (no blank line between);
+ * prev is n's previous sibling, which the walk knows (asking tree-sitter
+ * costs a search among the parent's children). */
+static void leading_comment(TSNode n, TSNode prev, const SpanRules *r,
+			    const char *text, const char **doc, size_t *len)
 {
-	TSNode prev = ts_node_prev_sibling(n), first = n;
+	TSNode first = n, last = prev;
 	uint32_t row = ts_node_start_point(n).row;
 
-	while (!ts_node_is_null(prev) && node_is(prev, r->spec->comments) &&
+	while (!ts_node_is_null(prev) && (ts_node_symbol(prev) < r->nsymbols &&
+					  (r->role[ts_node_symbol(prev)] &
+					   ROLE_COMMENT)) &&
 	       ts_node_end_point(prev).row + 1 >= row) {
 		first = prev;
 		row = ts_node_start_point(prev).row;
@@ -270,8 +290,7 @@ static void leading_comment(TSNode n, const SpanRules *r, const char *text,
 	if (ts_node_eq(first, n))
 		return;
 	*doc = text + ts_node_start_byte(first);
-	*len = ts_node_end_byte(ts_node_prev_sibling(n)) -
-	       ts_node_start_byte(first);
+	*len = ts_node_end_byte(last) - ts_node_start_byte(first);
 }
 
 /* True when wrapper w holds one thing besides decorators and comments,
@@ -292,6 +311,7 @@ static bool wraps_one(TSNode w, const SpanRules *r)
 /* One entry of the explicit DFS stack. */
 typedef struct {
 	TSNode node;
+	TSNode prev;  /* node's previous sibling; null for a first child */
 	int32_t span; /* span opened at this node, or -1 */
 } Frame;
 
@@ -302,7 +322,8 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 {
 	TSNode n = stack[d].node, outer = n, body, name, holder;
 	int32_t parent = -1;
-	int i;
+	int i, o = d;
+	ptrdiff_t row = rule - r->spec->defs;
 	SpanKind kind = rule->kind;
 	const char *doc = NULL;
 	size_t doc_len = 0;
@@ -316,32 +337,33 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		if (!wraps_one(stack[i].node, r))
 			break;
 		outer = stack[i].node;
+		o = i;
 	}
 	if (kind == SPAN_FUNCTION && parent >= 0 &&
 	    (out->spans[parent].kind == SPAN_CLASS ||
 	     out->spans[parent].kind == SPAN_INTERFACE))
 		kind = SPAN_METHOD;
 	holder = rule->value_types
-			 ? ts_node_child_by_field_name(n, "value", 5)
+			 ? ts_node_child_by_field_id(n, r->value_field)
 			 : n;
-	body = rule->body_field
-		       ? ts_node_child_by_field_name(
-				 holder, rule->body_field,
-				 (uint32_t)strlen(rule->body_field))
+	body = r->body_field[row]
+		       ? ts_node_child_by_field_id(holder, r->body_field[row])
 		       : (TSNode){0};
 	body_start = ts_node_is_null(body) ? ts_node_end_byte(outer)
 					   : ts_node_start_byte(body);
 	/* A brace that opens the body belongs in the header. */
 	if (!ts_node_is_null(body) && text[body_start] == '{')
 		body_start++;
-	name = ts_node_child_by_field_name(n, rule->name_field,
-					   (uint32_t)strlen(rule->name_field));
+	name = r->name_field[row]
+		       ? ts_node_child_by_field_id(n, r->name_field[row])
+		       : (TSNode){0};
 	a = ts_node_is_null(name) ? 0 : ts_node_start_byte(name);
 	b = ts_node_is_null(name) ? 0 : ts_node_end_byte(name);
 	if (r->spec->doc == DOC_BODY_STRING)
 		body_docstring(body, text, &doc, &doc_len);
 	if (!doc)
-		leading_comment(outer, r, text, &doc, &doc_len);
+		leading_comment(outer, stack[o].prev, r, text, &doc,
+				&doc_len);
 	stack[d].span = spans_add(
 		out, cap, kind, parent,
 		(ByteRange){ts_node_start_byte(outer), ts_node_end_byte(outer)},
@@ -353,6 +375,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		   uint32_t at, Chunking *out, uint32_t *cap)
 {
 	TSTreeCursor cur = ts_tree_cursor_new(root);
+	TSNode prev = {0}; /* the current node's previous sibling */
 	Frame *stack = NULL;
 	int depth = 0, scap = 0;
 
@@ -364,7 +387,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			scap = scap ? scap * 2 : 64;
 			stack = xrealloc(stack, (size_t)scap * sizeof(*stack));
 		}
-		stack[depth] = (Frame){n, -1};
+		stack[depth] = (Frame){n, prev, -1};
 		TSSymbol sym = ts_node_symbol(n);
 		bool opaque = sym < r->nsymbols &&
 			      (r->role[sym] & ROLE_OPAQUE);
@@ -385,6 +408,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			add_def(out, cap, r, rule, stack, depth, text);
 		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
+			prev = (TSNode){0};
 			continue;
 		}
 next:
@@ -393,6 +417,7 @@ next:
 				goto done;
 			depth--;
 		}
+		prev = stack[depth].node;
 	}
 done:
 	xfree(stack);

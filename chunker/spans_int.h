@@ -13,6 +13,10 @@ typedef struct {
 	int16_t *rule_of; /* symbol -> row of spec->defs, or -1 */
 	uint8_t *role;    /* symbol -> ROLE_* bits */
 	uint32_t nsymbols;
+	/* Row of spec->defs -> the ids of its name and body fields (0 for
+	 * none), looked up once rather than by name at every definition. */
+	TSFieldId *name_field, *body_field;
+	TSFieldId value_field; /* "value" */
 } SpanRules;
 
 /* ROLE_DEF: a definition or a wrapper around one. */
