@@ -672,11 +672,20 @@ static uint32_t chunk_size_of(const Index *ix)
 				      : CHUNKER_DEFAULT_MAX_SIZE;
 }
 
+/* Records the scan's time and chunk size, in one transaction. */
 static int mark_scanned(Index *ix)
 {
-	int err = meta_put(ix, "last_scan", (long long)index__now());
+	int err = index__begin(ix);
 
-	return err ? err : meta_put(ix, "chunk_size", chunk_size_of(ix));
+	if (!err)
+		err = meta_put(ix, "last_scan", (long long)index__now());
+	if (!err)
+		err = meta_put(ix, "chunk_size", chunk_size_of(ix));
+	if (err) {
+		index__rollback(ix);
+		return err;
+	}
+	return index__commit(ix);
 }
 
 /* Largest first (then by path, so runs repeat): the small files left for
@@ -777,15 +786,16 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	w.bulk = bulk;
 	if (!err)
 		err = run_pool(&w, jobs, fn, ctx);
+	if (!err && cancel && *cancel)
+		err = CASTLS_ECANCELED;
+	if (!err)
+		err = mark_scanned(ix);
+	/* Last: leaving bulk mode syncs all that came before. */
 	if (bulk || ix->bulk_journal) { /* the latter: a new file */
 		int e = index__bulk(ix, false);
 
 		err = err ? err : e;
 	}
-	if (!err && cancel && *cancel)
-		err = CASTLS_ECANCELED;
-	if (!err)
-		err = mark_scanned(ix);
 	if (fn)
 		fn(ctx, &local);
 	for (uint32_t i = 0; i < w.n; i++)
