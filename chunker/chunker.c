@@ -518,6 +518,8 @@ size_t chunker_scratch_peak(const Chunker *ch)
 	return ch->scratch ? scratch_peak(ch->scratch) : 0;
 }
 
+void chunker_trim(Chunker *ch) { scratch_trim(ch->scratch); }
+
 TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
 		      uint32_t len, const TSTree *old)
 {

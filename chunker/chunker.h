@@ -155,6 +155,9 @@ uint32_t chunker_max_size(const Chunker *ch);
 /* The most bytes of scratch heap one tree parsed here took (0 before
  * the first): what the scratch heap costs in memory. */
 size_t chunker_scratch_peak(const Chunker *ch);
+/* Frees the scratch heap kept for the next tree (up to 16 MiB): for a
+ * Chunker that may sit idle a long while. */
+void chunker_trim(Chunker *ch);
 
 /* The grammar of lang, or NULL for Markdown and LANG_NONE. */
 const TSLanguage *chunker_language(Lang lang);

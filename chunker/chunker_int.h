@@ -64,6 +64,8 @@ void scratch_enter(Scratch *s);
 void scratch_leave(Scratch *s);
 /* The most bytes one scope used. */
 size_t scratch_peak(const Scratch *s);
+/* Frees the memory s keeps for its next scope (none may be open). */
+void scratch_trim(Scratch *s);
 /* True once castls_init_allocators has given tree-sitter the allocator
  * that honours scopes; until then a scope would leak every tree. */
 bool scratch_ready(void);

@@ -95,6 +95,14 @@ void scratch_delete(Scratch *s)
 
 size_t scratch_peak(const Scratch *s) { return s->peak; }
 
+void scratch_trim(Scratch *s)
+{
+	if (s) {
+		blocks_free(s->first);
+		s->first = s->cur = NULL;
+	}
+}
+
 void scratch_enter(Scratch *s)
 {
 	if (!s->first)

@@ -253,6 +253,7 @@ Chunker *chunker_acquire(Server *s)
 
 void chunker_release(Server *s, Chunker *ch)
 {
+	chunker_trim(ch); /* pooled chunkers keep no scratch heap */
 	pthread_mutex_lock(&s->pool_mu);
 	if (chunker_max_size(ch) == (s->chunker_size ? s->chunker_size
 						      : CHUNKER_DEFAULT_MAX_SIZE) &&

@@ -92,6 +92,14 @@ TEST(scratch_allocator_contract)
 	b = scratch__malloc(16);
 	EXPECT_TRUE(b == a + (3u << 20) + 16);
 	scratch_leave(s);
+
+	/* Trimmed, it starts again from nothing. */
+	scratch_trim(s);
+	scratch_enter(s);
+	a = scratch__malloc(100);
+	fill(a, 100, 5);
+	EXPECT_TRUE(filled(a, 100, 5));
+	scratch_leave(s);
 	scratch_delete(s);
 }
 
@@ -168,6 +176,7 @@ TEST(throwaway_trees_chunk_like_kept_trees)
 			   i, i, i, i);
 	compare(ch, "big", LANG_PYTHON, big.data, (uint32_t)big.len);
 	EXPECT_TRUE(chunker_scratch_peak(ch) > (2u << 20));
+	chunker_trim(ch);
 	for (size_t f = 0; f < sizeof(names) / sizeof(*names); f++) {
 		char *text = test_read_fixture(names[f], &len);
 
