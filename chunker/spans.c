@@ -166,6 +166,14 @@ static bool node_is(TSNode n, const char *list)
 	return word_in_list(list, ts_node_type(n));
 }
 
+/* node_is for the lists SpanRules has as roles, without the strings. */
+static bool has_role(const SpanRules *r, TSNode n, uint8_t role)
+{
+	TSSymbol sym = ts_node_symbol(n);
+
+	return sym < r->nsymbols && (r->role[sym] & role);
+}
+
 /* The rule matching node n, or NULL. */
 static const DefRule *match_rule(const SpanRules *r, TSNode n)
 {
@@ -279,9 +287,7 @@ static void leading_comment(TSNode n, TSNode prev, const SpanRules *r,
 	TSNode first = n, last = prev;
 	uint32_t row = ts_node_start_point(n).row;
 
-	while (!ts_node_is_null(prev) && (ts_node_symbol(prev) < r->nsymbols &&
-					  (r->role[ts_node_symbol(prev)] &
-					   ROLE_COMMENT)) &&
+	while (!ts_node_is_null(prev) && has_role(r, prev, ROLE_COMMENT) &&
 	       ts_node_end_point(prev).row + 1 >= row) {
 		first = prev;
 		row = ts_node_start_point(prev).row;

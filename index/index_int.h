@@ -77,7 +77,8 @@ void index__rollback(Index *ix);
  * the rollback journal instead of the log, which a new file opened alone
  * is in from the start. A killed process loses nothing the OS has; a
  * power cut may cost the index being built, nothing older. Off again
- * syncs it all (synchronous=NORMAL) and returns to WAL mode. */
+ * (synchronous=NORMAL), all that was written gets synced: by the switch
+ * back to WAL mode, or in WAL mode by the next checkpoint. */
 int index__bulk(Index *ix, bool on);
 /* Starts writing what the database file holds in the page cache to
  * disk, without waiting: in bulk mode, so that the sync at its end has

@@ -790,7 +790,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 		err = CASTLS_ECANCELED;
 	if (!err)
 		err = mark_scanned(ix);
-	/* Last: leaving bulk mode syncs all that came before. */
+	/* Last: what leaving bulk mode syncs covers the rows above. */
 	if (bulk || ix->bulk_journal) { /* the latter: a new file */
 		int e = index__bulk(ix, false);
 
