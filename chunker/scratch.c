@@ -164,13 +164,16 @@ static bool is_last(const Block *b, const void *p)
 	       b->data + b->used;
 }
 
+/* Beyond any heap, and where the rounding below would wrap. */
+#define TOO_BIG(n) ((n) > SIZE_MAX / 4)
+
 static void *take(Scratch *s, size_t n)
 {
 	size_t need = HEAD + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
 	Block *b = s->cur;
 	unsigned char *p;
 
-	if (need < n) /* wrapped */
+	if (TOO_BIG(n))
 		return NULL;
 	if (b->size - b->used < need) {
 		b->next = block_new(b->size * 2 > need ? b->size * 2 : need);
@@ -225,7 +228,7 @@ void *scratch__realloc(void *p, size_t n)
 	if (n <= old)
 		return p;
 	/* Grown in place when it is the last allocation and n fits. */
-	if (b == active->cur && is_last(b, p)) {
+	if (b == active->cur && is_last(b, p) && !TOO_BIG(n)) {
 		size_t more = ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1)) -
 			      ((old + ALIGN - 1) & ~(size_t)(ALIGN - 1));
 
