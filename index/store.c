@@ -393,14 +393,27 @@ static void remove_db_files(const char *path)
 	buf_free(&b);
 }
 
+/* How long a connection waits for a lock, ms. */
+static uint32_t busy_ms(const Index *ix)
+{
+	return ix->opt.busy_timeout_ms ? ix->opt.busy_timeout_ms
+				       : INDEX_BUSY_TIMEOUT_MS;
+}
+
+/* What every connection gets once open: the busy timeout, and result
+ * codes precise enough for index__db_error. */
+static void connection_setup(Index *ix)
+{
+	sqlite3_busy_timeout(ix->db, (int)busy_ms(ix));
+	sqlite3_extended_result_codes(ix->db, 1);
+}
+
 /* Switches to WAL. The switch needs the file to itself, and SQLite may
  * answer SQLITE_BUSY at once (no busy handler) while another connection
  * is creating the same database: retry for up to the busy timeout. */
 static int wal_mode(Index *ix)
 {
-	uint32_t waited = 0, limit = ix->opt.busy_timeout_ms
-					     ? ix->opt.busy_timeout_ms
-					     : INDEX_BUSY_TIMEOUT_MS;
+	uint32_t waited = 0, limit = busy_ms(ix);
 	int err;
 
 	while ((err = exec(ix, "PRAGMA journal_mode=WAL")) == CASTLS_EBUSY &&
@@ -470,10 +483,7 @@ static int open_db(Index *ix)
 			     NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
-	sqlite3_busy_timeout(ix->db, ix->opt.busy_timeout_ms
-					     ? (int)ix->opt.busy_timeout_ms
-					     : INDEX_BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(ix->db, 1);
+	connection_setup(ix);
 	if ((err = user_version(ix, &version)))
 		return err;
 	if (version != 0 && version != INDEX_SCHEMA_VERSION) {
@@ -572,11 +582,7 @@ static int open_db_reading(Index *ix)
 						SQLITE_OPEN_NOMUTEX,
 					NULL));
 		if (!err) {
-			sqlite3_busy_timeout(ix->db,
-					     ix->opt.busy_timeout_ms
-						     ? (int)ix->opt.busy_timeout_ms
-						     : INDEX_BUSY_TIMEOUT_MS);
-			sqlite3_extended_result_codes(ix->db, 1);
+			connection_setup(ix);
 			err = user_version(ix, &version);
 		}
 	}
