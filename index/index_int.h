@@ -71,6 +71,9 @@ uint64_t index__wal_bytes(const char *db_path);
 int index__begin(Index *ix);
 int index__commit(Index *ix);
 void index__rollback(Index *ix);
+/* Ends the transaction as the work in it went: commits when err is 0,
+ * else rolls back. Returns err, or the commit's error. */
+int index__end(Index *ix, int err);
 
 /* Bulk mode for the first scan into an empty index: no fsync
  * (synchronous=OFF) and, for a connection alone (IndexOptions.alone),

@@ -613,7 +613,7 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 		}
 	}
 	if (ix->in_txn)
-		err = err ? (index__rollback(ix), err) : index__commit(ix);
+		err = index__end(ix, err);
 	return err;
 }
 
@@ -629,11 +629,7 @@ static int drop_vanished(Index *ix, const Vanished *gone, ScanStats *st)
 		err = index__file_delete(ix, gone->ids[i]);
 		st->removed++;
 	}
-	if (err) {
-		index__rollback(ix);
-		return err;
-	}
-	return index__commit(ix);
+	return index__end(ix, err);
 }
 
 static int meta_put(Index *ix, const char *key, long long value)
@@ -681,11 +677,7 @@ static int mark_scanned(Index *ix)
 		err = meta_put(ix, "last_scan", (long long)index__now());
 	if (!err)
 		err = meta_put(ix, "chunk_size", chunk_size_of(ix));
-	if (err) {
-		index__rollback(ix);
-		return err;
-	}
-	return index__commit(ix);
+	return index__end(ix, err);
 }
 
 /* Largest first (then by path, so runs repeat): the small files left for

@@ -222,6 +222,15 @@ void index__rollback(Index *ix)
 	ix->in_txn = false;
 }
 
+int index__end(Index *ix, int err)
+{
+	if (err) {
+		index__rollback(ix);
+		return err;
+	}
+	return index__commit(ix);
+}
+
 /* Sets the journal mode; true when the database took it (leaving WAL
  * mode needs the file to itself). */
 static bool journal_mode(Index *ix, const char *mode)
@@ -1344,11 +1353,7 @@ int index_file_remove(Index *ix, const char *relpath)
 		return err;
 	found = index__file_stamp(ix, relpath, &stamp);
 	err = found < 0 ? found : found ? index__file_delete(ix, stamp.id) : 0;
-	if (err) {
-		index__rollback(ix);
-		return err;
-	}
-	return index__commit(ix);
+	return index__end(ix, err);
 }
 
 int index_file_edit(Index *ix, const char *relpath, const char *text,
