@@ -133,9 +133,9 @@ static bool text_edit(const char *a, uint32_t na, const char *b, uint32_t nb,
 	       a[na - 1 - suf] == b[nb - 1 - suf])
 		suf++;
 	/* Whole characters on both sides, as an editor's edits are. */
-	while (pre > 0 && pre < na && ((unsigned char)a[pre] & 0xC0) == 0x80)
+	while (pre > 0 && pre < na && !utf8_is_lead((unsigned char)a[pre]))
 		pre--;
-	while (suf > 0 && ((unsigned char)a[na - suf] & 0xC0) == 0x80)
+	while (suf > 0 && !utf8_is_lead((unsigned char)a[na - suf]))
 		suf--;
 	memset(e, 0, sizeof(*e));
 	e->start_byte = pre;
@@ -321,6 +321,17 @@ static Document *closed_take(Server *s, const char *uri)
 	return NULL;
 }
 
+/* Frees the documents of the list from *p on, and ends it there. */
+static void docs_free_from(Document **p)
+{
+	while (*p) {
+		Document *c = *p;
+
+		*p = c->next;
+		doc_free(c);
+	}
+}
+
 /* Keeps text, parsed as tree, for uri in place of what was kept of it;
  * takes both. The oldest beyond CLOSED_MAX go. */
 static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
@@ -341,22 +352,10 @@ static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
 	s->closed = c;
 	for (p = &s->closed; *p && ++n <= CLOSED_MAX; p = &(*p)->next)
 		;
-	while (*p) {
-		c = *p;
-		*p = c->next;
-		doc_free(c);
-	}
+	docs_free_from(p);
 }
 
-void doc_closed_free(Server *s)
-{
-	while (s->closed) {
-		Document *c = s->closed;
-
-		s->closed = c->next;
-		doc_free(c);
-	}
-}
+void doc_closed_free(Server *s) { docs_free_from(&s->closed); }
 
 /* A document opened again starts from the tree kept at its close, edited
  * to the text it opens with. */
