@@ -104,6 +104,15 @@ char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 void xfree(void *p) { free(p); }
 
+void *xmalloc_aligned(size_t align, size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, align, n ? n : 1) != 0)
+		out_of_memory(n);
+	return p;
+}
+
 /* ---------------------------------------------------------------------- *
  * Buffers
  * ---------------------------------------------------------------------- */

@@ -64,6 +64,9 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 void xfree(void *p);
+/* n bytes at a multiple of align (a power of two, at least a pointer's
+ * size); freed with xfree. */
+void *xmalloc_aligned(size_t align, size_t n);
 
 /* Routes tree-sitter's allocations through the functions above. Called
  * once at start-up, before any parser exists. */

@@ -20,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <tree_sitter/api.h>
 
@@ -44,7 +45,8 @@
 
 #define ALIGN 16                   /* malloc's alignment on 64-bit */
 #define HEAD ALIGN                 /* the size, before each allocation */
-#define BLOCK_MIN (1u << 20)       /* bytes */
+#define HUGE_PAGE ((size_t)2 << 20) /* bytes; blocks are made of these */
+#define BLOCK_MIN HUGE_PAGE
 #define KEEP_MAX ((size_t)16 << 20) /* bytes kept between uses, at most */
 
 typedef struct Block {
@@ -61,12 +63,21 @@ struct Scratch {
 static _Thread_local Scratch *active;
 static bool installed;
 
+/* A block of at least size bytes. It is whole huge pages, aligned to
+ * them, and asks the kernel for them: a parse touches its block densely,
+ * and 2 MiB pages spare it most page faults and TLB misses (2% of a
+ * TypeScript scan). */
 static Block *block_new(size_t size)
 {
-	Block *b = xmalloc(sizeof(*b) + size);
+	size_t total = (sizeof(Block) + size + HUGE_PAGE - 1) &
+		       ~(HUGE_PAGE - 1);
+	Block *b = xmalloc_aligned(HUGE_PAGE, total);
 
+#ifdef MADV_HUGEPAGE
+	madvise(b, total, MADV_HUGEPAGE);
+#endif
 	b->next = NULL;
-	b->size = size;
+	b->size = total - sizeof(Block);
 	b->used = 0;
 	POISON(b->data, size);
 	return b;
