@@ -13,7 +13,7 @@
 
 #include <tree_sitter/api.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* ---------------------------------------------------------------------- *
  * Languages
@@ -141,6 +141,11 @@ int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
  * The chunker: owns one tree-sitter parser per language, reused across
  * files. Not thread-safe: one Chunker per thread.
  * ---------------------------------------------------------------------- */
+
+/* Routes tree-sitter's allocations through base's allocator (xmalloc and
+ * friends), with the scratch heap chunker_run uses for throwaway trees.
+ * Called once at start-up, before any parser exists. */
+void castls_init_allocators(void);
 
 #define CHUNKER_DEFAULT_MAX_SIZE 2000u
 /* Input limit; longer text is refused with CASTLS_ELIMIT. */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 
 /* ---------------------------------------------------------------------- *
  * Compiled patterns

@@ -72,7 +72,7 @@
 
 #include <sqlite3.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 
 #define CODE_TOKEN_MAX 64        /* bytes per emitted token */
 #define CODE_IDENT_MAX 256       /* bytes; longer identifiers are skipped */

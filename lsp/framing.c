@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 
 /* A body buffer bigger than this is freed after its message rather than
  * kept for the next one, so one large didOpen does not pin its memory. */

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 
 /* ---------------------------------------------------------------------- *
  * Characters

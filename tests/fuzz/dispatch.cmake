@@ -8,7 +8,6 @@
 # castls. index and chunker come from their libraries.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND TARGET lsp)
   file(GLOB FUZZ_DISPATCH_LSP CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lsp/*.c)
-  list(REMOVE_ITEM FUZZ_DISPATCH_LSP ${PROJECT_SOURCE_DIR}/lsp/main.c)
   add_executable(fuzz_dispatch ${CMAKE_CURRENT_LIST_DIR}/fuzz_dispatch.c
                  ${FUZZ_DISPATCH_LSP})
   castls_strict(fuzz_dispatch)

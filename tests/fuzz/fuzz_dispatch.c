@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chunker/base.h"
+#include "chunker/chunker.h"
 #include "lsp/server.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "lsp/framing.h"
 
 /* Small enough that short inputs can exceed it. */

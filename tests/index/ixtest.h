@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "index/tokenize.h"
 
 extern char **environ;

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "index/ignore.h"
 
 #define MAX_FILES 4

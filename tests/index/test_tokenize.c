@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "index/index_int.h"
 #include "index/tokenize.h"
 

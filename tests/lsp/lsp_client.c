@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 
 extern char **environ;
 

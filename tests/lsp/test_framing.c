@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "lsp/framing.h"
 
 typedef struct {

@@ -3,7 +3,7 @@
  */
 #include "test.h"
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "lsp/position.h"
 
 /* A built index over a NUL-terminated test string. */

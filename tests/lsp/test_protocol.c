@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "lsp_client.h"
 
 #define WORKSPACE_DIR CASTLS_SOURCE_DIR "/tests/lsp/workspace"

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "chunker/base.h"
+#include "base/base.h"
 #include "lsp_client.h"
 
 #define TRANSCRIPT_DIR CASTLS_SOURCE_DIR "/tests/lsp/transcripts"

@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "chunker/base.h"
+#include "chunker/chunker.h"
 
 #define MAX_TESTS 1024
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "index/index.h"
-#include "server.h"
+#include "lsp/server.h"
 
 #define USAGE                                                              \
 	"usage: castls [serve] [--db PATH]\n"                              \

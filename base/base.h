@@ -1,8 +1,7 @@
 /*
  * base.h: what every castls module shares: the one error space, the one
- * allocation policy, a content hash and UTF-8 helpers. Part of chunker/
- * because chunker/ is the lowest module we own; index/ and lsp/ reach it
- * through chunker.h.
+ * allocation policy, a content hash and UTF-8 helpers. The lowest module
+ * we own: it includes nothing of castls and knows no other module.
  */
 #ifndef CASTLS_BASE_H
 #define CASTLS_BASE_H
@@ -67,10 +66,6 @@ void xfree(void *p);
 /* n bytes at a multiple of align (a power of two, at least a pointer's
  * size); freed with xfree. */
 void *xmalloc_aligned(size_t align, size_t n);
-
-/* Routes tree-sitter's allocations through the functions above. Called
- * once at start-up, before any parser exists. */
-void castls_init_allocators(void);
 
 /* A growable byte buffer. Zero-initialise, then append; `data` is always
  * NUL-terminated when len > 0. */

@@ -1,7 +1,7 @@
 /*
  * base.c: errors, allocation, buffers, hashing and text helpers.
  */
-#include "base.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
