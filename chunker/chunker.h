@@ -212,6 +212,68 @@ int chunker_spans_at(Chunker *ch, Lang lang, const char *text, uint32_t len,
 int chunker_spans(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		  const TSTree *tree, Chunking *out);
 
+/* ---------------------------------------------------------------------- *
+ * What a file imports and binds, for ranking. The rules are rows of the
+ * language table; callers need no node type names.
+ * ---------------------------------------------------------------------- */
+
+typedef enum {
+	MODULES_NONE,   /* the language has no imports */
+	MODULES_DOTTED, /* Python: `a.b`, leading dots climb from the file's
+			 * package, otherwise a module path from some root */
+	MODULES_PATHS,  /* JavaScript: "./a/b" relative to the file, "pkg"
+			 * for a package */
+} ModuleStyle;
+
+ModuleStyle lang_module_style(Lang lang);
+/* What the path of a file that is module `m` ends with after m's own
+ * path, space-separated: ".py /__init__.py .pyi" for Python. */
+const char *lang_module_files(Lang lang);
+/* Whether word w[0, n) is a keyword or builtin of lang: a name never
+ * worth looking up as a definition. */
+bool lang_is_stopword(Lang lang, const char *w, size_t n);
+
+typedef enum {
+	IMPORT_NAME,      /* `from m import a`, `import {a} from "m"` */
+	IMPORT_DEFAULT,   /* `import A from "m"` */
+	IMPORT_MODULE,    /* `import a.b`, `import a.b as m` */
+	IMPORT_NAMESPACE, /* `import * as M from "m"` */
+} ImportKind;
+
+/* One name an import statement binds (ranges are byte offsets into the
+ * text; an empty range is absent). */
+typedef struct {
+	ImportKind kind;
+	bool reexport;    /* `export {a} from "m"`: passed on, not bound */
+	ByteRange stmt;   /* the whole statement */
+	ByteRange module; /* the module as written, without quotes */
+	ByteRange name;   /* the name in the module, last component only ("C"
+			   * of `a.b.C`); empty for a module or namespace */
+	ByteRange local;  /* the name it has in this file; empty when the
+			   * statement binds none (`import "./polyfill"`) */
+} ImportRef;
+
+/*
+ * The imports among the top-level statements of tree, a parse of text
+ * with lang's grammar, in order, into *out (the caller's to xfree; NULL
+ * when there are none). Borrows tree and text. Returns the count.
+ */
+uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
+			 uint32_t len, ImportRef **out);
+
+/* A name bound by assignment at the top level or in a top-level class
+ * body (`MAX = 3`, `const table = {...}`): definitions without a span. */
+typedef struct {
+	ByteRange node;  /* the assignment or declarator */
+	LineRange lines; /* of node */
+	ByteRange name;
+} Binding;
+
+/* The bindings of tree, a parse of a text of len bytes, in order, into
+ * *out (the caller's to xfree). Borrows tree. Returns the count. */
+uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
+			  Binding **out);
+
 /* Appends the span path of chunk i ("Outer > method") to b. */
 void chunking_span_path(const Chunking *c, int32_t span, const char *sep,
 			Buf *b);

@@ -81,34 +81,123 @@ static const DefRule no_defs[] = {
 #define JS_WRAPPERS "export_statement lexical_declaration " \
 		    "variable_declaration"
 
+/* Imports. Python: `from m import a, b as c` and `import a.b as m`. */
+static const ImportRule python_imports[] = {
+	{"import_from_statement", "module_name", "dotted_name", "",
+	 "aliased_import", "", "", false},
+	{"import_statement", NULL, "dotted_name", "", "aliased_import", "",
+	 "", false},
+	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+};
+
+/* `import D, {a, b as c} from "m"`, `import * as M from "m"`, and the
+ * re-exports `export {a} from "m"`, `export * from "m"`. */
+static const ImportRule js_imports[] = {
+	{"import_statement", "source", "", "identifier", "import_specifier",
+	 "namespace_import", "import_clause named_imports", false},
+	{"export_statement", "source", "", "", "export_specifier",
+	 "namespace_export", "export_clause", true},
+	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+};
+
+static const ImportRule no_imports[] = {
+	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+};
+
+#define PY_BINDINGS                                                   \
+	{"assignment", "expression_statement decorated_definition", "left", \
+	 "identifier", "right", ""}
+#define JS_BINDINGS                                                    \
+	{"variable_declarator", "export_statement lexical_declaration "     \
+				"variable_declaration",                    \
+	 "name", "identifier", "value", FUNCTION_VALUES}
+#define NO_BINDINGS {NULL, NULL, NULL, NULL, NULL, NULL}
+
+#define PY_FILES ".py /__init__.py .pyi"
+#define JS_FILES ".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
+		 "/index.js"
+
+/* Keywords and builtins, whose definitions are never worth looking up.
+ * One list serves every code language for now: the ranking was tuned
+ * with it, and splitting it by language is a ranking change of its own,
+ * to be measured as one. */
+#define CODE_STOPWORDS                                                    \
+	"and as assert async await break case catch class const continue "   \
+	"def default del do elif else enum esac except export extends false " \
+	"False fi finally for from function global if implements import in " \
+	"instanceof interface is lambda let new None nonlocal not null or "  \
+	"pass raise return self static super switch then this throw true "   \
+	"True try type typeof undefined var void while with yield cls str "  \
+	"int float bool list dict set tuple len range print string number "  \
+	"any echo local done"
+#define PY_STOPWORDS CODE_STOPWORDS
+#define JS_STOPWORDS CODE_STOPWORDS
+#define BASH_STOPWORDS CODE_STOPWORDS
+
 static const LangSpec specs[LANG_COUNT] = {
-	[LANG_NONE] = {LANG_NONE, "", "", NULL, no_defs, "", "", "", "",
-		       DOC_NONE, "."},
-	[LANG_PYTHON] = {LANG_PYTHON, "python", ".py .pyi",
-			 tree_sitter_python, python_defs,
-			 "decorated_definition",
-			 "import_statement import_from_statement "
-			 "future_import_statement",
-			 "comment", PY_OPAQUE, DOC_BODY_STRING, "."},
-	[LANG_TYPESCRIPT] = {LANG_TYPESCRIPT, "typescript", ".ts .mts .cts",
-			     tree_sitter_typescript, typescript_defs,
-			     JS_WRAPPERS " ambient_declaration",
-			     "import_statement", "comment", JS_OPAQUE,
-			     DOC_LEADING_COMMENT, "."},
-	[LANG_TSX] = {LANG_TSX, "tsx", ".tsx", tree_sitter_tsx,
-		      typescript_defs, JS_WRAPPERS " ambient_declaration",
-		      "import_statement", "comment", JS_OPAQUE,
-		      DOC_LEADING_COMMENT, "."},
-	[LANG_JAVASCRIPT] = {LANG_JAVASCRIPT, "javascript",
-			     ".js .mjs .cjs .jsx", tree_sitter_javascript,
-			     javascript_defs, JS_WRAPPERS,
-			     "import_statement", "comment", JS_OPAQUE,
-			     DOC_LEADING_COMMENT, "."},
-	[LANG_BASH] = {LANG_BASH, "bash", ".sh .bash", tree_sitter_bash,
-		       bash_defs, "", "", "comment", BASH_OPAQUE,
-		       DOC_LEADING_COMMENT, "."},
-	[LANG_MARKDOWN] = {LANG_MARKDOWN, "markdown", ".md .markdown", NULL,
-			   no_defs, "", "", "", "", DOC_NONE, " > "},
+	[LANG_NONE] = {.lang = LANG_NONE, .name = "", .extensions = "",
+		       .defs = no_defs, .wrappers = "", .imports = "",
+		       .comments = "", .opaque = "", .doc = DOC_NONE,
+		       .qsep = ".", .import_rules = no_imports,
+		       .bindings = NO_BINDINGS, .stopwords = ""},
+	[LANG_PYTHON] = {.lang = LANG_PYTHON, .name = "python",
+			 .extensions = ".py .pyi",
+			 .grammar = tree_sitter_python, .defs = python_defs,
+			 .wrappers = "decorated_definition",
+			 .imports = "import_statement import_from_statement "
+				    "future_import_statement",
+			 .comments = "comment", .opaque = PY_OPAQUE,
+			 .doc = DOC_BODY_STRING, .qsep = ".",
+			 .import_rules = python_imports,
+			 .bindings = PY_BINDINGS, .modules = MODULES_DOTTED,
+			 .module_files = PY_FILES,
+			 .stopwords = PY_STOPWORDS},
+	[LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT, .name = "typescript",
+			     .extensions = ".ts .mts .cts",
+			     .grammar = tree_sitter_typescript,
+			     .defs = typescript_defs,
+			     .wrappers = JS_WRAPPERS " ambient_declaration",
+			     .imports = "import_statement",
+			     .comments = "comment", .opaque = JS_OPAQUE,
+			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
+			     .import_rules = js_imports,
+			     .bindings = JS_BINDINGS,
+			     .modules = MODULES_PATHS,
+			     .module_files = JS_FILES,
+			     .stopwords = JS_STOPWORDS},
+	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
+		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
+		      .wrappers = JS_WRAPPERS " ambient_declaration",
+		      .imports = "import_statement", .comments = "comment",
+		      .opaque = JS_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		      .qsep = ".", .import_rules = js_imports,
+		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
+		      .module_files = JS_FILES, .stopwords = JS_STOPWORDS},
+	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
+			     .extensions = ".js .mjs .cjs .jsx",
+			     .grammar = tree_sitter_javascript,
+			     .defs = javascript_defs, .wrappers = JS_WRAPPERS,
+			     .imports = "import_statement",
+			     .comments = "comment", .opaque = JS_OPAQUE,
+			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
+			     .import_rules = js_imports,
+			     .bindings = JS_BINDINGS,
+			     .modules = MODULES_PATHS,
+			     .module_files = JS_FILES,
+			     .stopwords = JS_STOPWORDS},
+	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
+		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
+		       .defs = bash_defs, .wrappers = "", .imports = "",
+		       .comments = "comment", .opaque = BASH_OPAQUE,
+		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
+		       .import_rules = no_imports, .bindings = NO_BINDINGS,
+		       .stopwords = BASH_STOPWORDS},
+	[LANG_MARKDOWN] = {.lang = LANG_MARKDOWN, .name = "markdown",
+			   .extensions = ".md .markdown", .defs = no_defs,
+			   .wrappers = "", .imports = "", .comments = "",
+			   .opaque = "", .doc = DOC_NONE, .qsep = " > ",
+			   .import_rules = no_imports,
+			   .bindings = NO_BINDINGS, .stopwords = ""},
 };
 
 /* LSP languageIds and other aliases that differ from our names. */
@@ -152,6 +241,35 @@ bool word_in_list(const char *list, const char *word)
 		if (starts && ends)
 			return true;
 		p += n;
+	}
+	return false;
+}
+
+ModuleStyle lang_module_style(Lang lang) { return lang_spec(lang)->modules; }
+
+const char *lang_module_files(Lang lang)
+{
+	const char *f = lang_spec(lang)->module_files;
+
+	return f ? f : "";
+}
+
+bool lang_is_stopword(Lang lang, const char *w, size_t n)
+{
+	const char *list = lang_spec(lang)->stopwords, *p = list;
+
+	if (!n || !list)
+		return false;
+	/* w is not NUL-terminated: compare by length at each word start. */
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+
+		if (k == n && memcmp(p, w, n) == 0)
+			return true;
+		if (!e)
+			break;
+		p = e + 1;
 	}
 	return false;
 }

@@ -24,6 +24,41 @@ typedef struct {
 				  * is looked up on it */
 } DefRule;
 
+/*
+ * An import statement: where its module is, and which nodes under it bind
+ * names. The walk goes through the `enter` types below the statement,
+ * never into the module itself. Lists are space-separated node types.
+ */
+typedef struct {
+	const char *type;         /* the statement; NULL ends a table */
+	const char *module_field; /* field holding the module; NULL when each
+				   * imported name is itself a module (Python
+				   * `import a.b`) */
+	const char *names;        /* nodes that import a name of the module */
+	const char *defaults;     /* nodes that import its default export */
+	const char *aliased;      /* nodes with a `name` and an `alias` field */
+	const char *namespaces;   /* nodes that bind the whole module to the
+				   * identifier under them */
+	const char *enter;        /* nodes walked through to find those */
+	bool reexport;            /* the statement passes names on
+				   * (`export {a} from "m"`) */
+} ImportRule;
+
+/*
+ * Names bound by plain assignment at the top level of a file or a class
+ * body: constants, aliases, `Name = namedtuple(...)`. Definitions the
+ * span table already records (functions assigned to a const) are left out
+ * by the type of their value.
+ */
+typedef struct {
+	const char *types;       /* nodes that bind a name; NULL: none */
+	const char *holders;     /* statements walked through to reach them */
+	const char *name_field;  /* the bound name ... */
+	const char *name_types;  /* ... which must be one of these */
+	const char *value_field;
+	const char *skip_values; /* values that make it a definition already */
+} BindingRule;
+
 typedef struct {
 	Lang lang;
 	const char *name;
@@ -38,6 +73,13 @@ typedef struct {
 				  * span walk does not enter them */
 	DocMode doc;
 	const char *qsep;        /* qualified-name separator */
+	const ImportRule *import_rules; /* ended by a row with type NULL */
+	BindingRule bindings;
+	ModuleStyle modules;     /* how an import names a module */
+	const char *module_files; /* what a module's path ends with, for
+				   * each way a file can be that module */
+	const char *stopwords;   /* keywords and builtins: never worth
+				  * looking up as a definition */
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);

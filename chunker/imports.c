@@ -1,0 +1,283 @@
+/*
+ * imports.c: what a file imports and what it binds by plain assignment,
+ * read off its syntax tree by the rules of its language table row.
+ */
+#include "lang_int.h"
+
+#include <string.h>
+
+/* Top-level statements looked at; a generated file may have more. */
+#define STATEMENTS_MAX 4096
+
+static bool is_type(TSNode n, const char *list)
+{
+	return !ts_node_is_null(n) && list && *list &&
+	       word_in_list(list, ts_node_type(n));
+}
+
+static ByteRange range_of(TSNode n)
+{
+	ByteRange r = {0, 0};
+
+	if (!ts_node_is_null(n)) {
+		r.start = ts_node_start_byte(n);
+		r.end = ts_node_end_byte(n);
+	}
+	return r;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Imports
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	const ImportRule *rule;
+	const char *text;
+	uint32_t len;
+	TSNode stmt;
+	ByteRange module;
+	ImportRef *out;
+	uint32_t n, cap;
+} ImportWalk;
+
+/* The last named leaf of n: "C" of the dotted name a.b.C. */
+static TSNode last_component(TSNode n)
+{
+	uint32_t k;
+
+	while ((k = ts_node_named_child_count(n)) > 0)
+		n = ts_node_named_child(n, k - 1);
+	return n;
+}
+
+static void import_push(ImportWalk *w, ImportKind kind, ByteRange name,
+			ByteRange local)
+{
+	ImportRef *r;
+
+	if (name.end > w->len || local.end > w->len)
+		return;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		w->out = xrealloc(w->out, w->cap * sizeof(*w->out));
+	}
+	r = &w->out[w->n++];
+	r->kind = kind;
+	r->reexport = w->rule->reexport;
+	r->stmt = range_of(w->stmt);
+	r->module = w->module;
+	r->name = name;
+	r->local = local;
+}
+
+static void import_add(ImportWalk *w, ImportKind kind, TSNode name,
+		       TSNode local)
+{
+	if (!ts_node_is_null(local))
+		import_push(w, kind, range_of(name), range_of(local));
+}
+
+/* The module of w->rule: its field's text without quotes. */
+static void import_module(ImportWalk *w)
+{
+	TSNode m = ts_node_child_by_field_name(
+		w->stmt, w->rule->module_field,
+		(uint32_t)strlen(w->rule->module_field));
+	ByteRange r = range_of(m);
+
+	if (r.end > w->len)
+		r.end = r.start;
+	if (r.end - r.start >= 2 &&
+	    (w->text[r.start] == '"' || w->text[r.start] == '\'' ||
+	     w->text[r.start] == '`') &&
+	    w->text[r.end - 1] == w->text[r.start]) {
+		r.start++;
+		r.end--;
+	}
+	w->module = r;
+}
+
+static void import_visit(ImportWalk *w, TSNode parent, TSNode skip)
+{
+	const ImportRule *ru = w->rule;
+	uint32_t n = ts_node_named_child_count(parent);
+
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode x = ts_node_named_child(parent, i);
+		/* Python's `import a.b` binds a module per name. */
+		ImportKind named = ru->module_field ? IMPORT_NAME
+						    : IMPORT_MODULE;
+
+		if (ts_node_eq(x, skip))
+			continue;
+		if (!ru->module_field)
+			w->module = range_of(
+				is_type(x, ru->aliased)
+					? ts_node_child_by_field_name(x, "name",
+								      4)
+					: x);
+		if (is_type(x, ru->aliased)) {
+			TSNode name = ts_node_child_by_field_name(x, "name", 4);
+			TSNode alias = ts_node_child_by_field_name(x, "alias",
+								   5);
+
+			if (ts_node_is_null(name))
+				continue;
+			if (named == IMPORT_MODULE)
+				import_add(w, named, (TSNode){0},
+					   ts_node_is_null(alias)
+						   ? ts_node_named_child(name, 0)
+						   : alias);
+			else
+				import_add(w, named, last_component(name),
+					   ts_node_is_null(alias)
+						   ? last_component(name)
+						   : last_component(alias));
+		} else if (is_type(x, ru->names)) {
+			if (named == IMPORT_MODULE)
+				import_add(w, named, (TSNode){0},
+					   ts_node_named_child(x, 0));
+			else
+				import_add(w, named, last_component(x),
+					   last_component(x));
+		} else if (is_type(x, ru->defaults)) {
+			import_add(w, IMPORT_DEFAULT, x, x);
+		} else if (is_type(x, ru->namespaces)) {
+			import_add(w, IMPORT_NAMESPACE, (TSNode){0},
+				   last_component(x));
+		} else if (is_type(x, ru->enter)) {
+			import_visit(w, x, skip);
+		}
+	}
+}
+
+uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
+			 uint32_t len, ImportRef **out)
+{
+	const LangSpec *spec = lang_spec(lang);
+	ImportWalk w = {0};
+	TSNode root;
+	uint32_t n, before;
+
+	*out = NULL;
+	if (!tree)
+		return 0;
+	root = ts_tree_root_node(tree);
+	n = ts_node_named_child_count(root);
+	w.text = text;
+	w.len = len;
+	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
+		TSNode st = ts_node_named_child(root, i);
+		TSNode skip = {0};
+
+		for (w.rule = spec->import_rules; w.rule->type; w.rule++)
+			if (strcmp(ts_node_type(st), w.rule->type) == 0)
+				break;
+		if (!w.rule->type)
+			continue;
+		w.stmt = st;
+		w.module = (ByteRange){0, 0};
+		if (w.rule->module_field) {
+			import_module(&w);
+			if (w.module.end == w.module.start)
+				continue; /* `export const x`: no module */
+			skip = ts_node_child_by_field_name(
+				st, w.rule->module_field,
+				(uint32_t)strlen(w.rule->module_field));
+		}
+		before = w.n;
+		import_visit(&w, st, skip);
+		/* `import "./polyfill"`, `export * from "./x"`: the module
+		 * still counts as imported, under no name. */
+		if (w.n == before && w.rule->module_field)
+			import_push(&w, IMPORT_MODULE, (ByteRange){0, 0},
+				    (ByteRange){0, 0});
+	}
+	*out = w.out;
+	return w.n;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Bindings
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	const LangSpec *spec;
+	uint32_t len;
+	Binding *out;
+	uint32_t n, cap;
+} BindWalk;
+
+static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
+{
+	for (const DefRule *d = spec->defs; d->type; d++)
+		if ((d->kind == SPAN_CLASS || d->kind == SPAN_INTERFACE) &&
+		    d->body_field && strcmp(ts_node_type(n), d->type) == 0) {
+			*rule = d;
+			return true;
+		}
+	return false;
+}
+
+static void bind_add(BindWalk *w, TSNode node)
+{
+	const BindingRule *b = &w->spec->bindings;
+	TSNode name = ts_node_child_by_field_name(node, b->name_field,
+						  (uint32_t)strlen(b->name_field));
+	TSNode value = ts_node_child_by_field_name(
+		node, b->value_field, (uint32_t)strlen(b->value_field));
+	Binding *r;
+
+	if (!is_type(name, b->name_types) || is_type(value, b->skip_values) ||
+	    ts_node_end_byte(node) > w->len)
+		return;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 32;
+		w->out = xrealloc(w->out, w->cap * sizeof(*w->out));
+	}
+	r = &w->out[w->n++];
+	r->node = range_of(node);
+	r->lines.start = ts_node_start_point(node).row;
+	r->lines.end = ts_node_end_point(node).row;
+	r->name = range_of(name);
+}
+
+/* The bindings among the statements under block; a class at the top
+ * level is looked into once. */
+static void bind_visit(BindWalk *w, TSNode block, int depth)
+{
+	const BindingRule *b = &w->spec->bindings;
+	uint32_t n = ts_node_is_null(block) ? 0
+					    : ts_node_named_child_count(block);
+
+	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
+		TSNode x = ts_node_named_child(block, i);
+		const DefRule *cls;
+
+		if (is_type(x, b->types))
+			bind_add(w, x);
+		else if (is_type(x, b->holders))
+			bind_visit(w, x, depth);
+		else if (depth == 0 && is_class(w->spec, x, &cls))
+			bind_visit(w,
+				   ts_node_child_by_field_name(
+					   x, cls->body_field,
+					   (uint32_t)strlen(cls->body_field)),
+				   depth + 1);
+	}
+}
+
+uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
+			  Binding **out)
+{
+	BindWalk w = {0};
+
+	*out = NULL;
+	w.spec = lang_spec(lang);
+	w.len = len;
+	if (!tree || !w.spec->bindings.types)
+		return 0;
+	bind_visit(&w, ts_tree_root_node(tree), 0);
+	*out = w.out;
+	return w.n;
+}
