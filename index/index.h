@@ -238,6 +238,45 @@ int index_definitions(Index *ix, const char *name, uint32_t limit,
 int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 		      uint32_t *n);
 
+/*
+ * Batched lookups, for a caller with many names or ids at once: one
+ * statement however many (at most INDEX_SEARCH_MAX of them). Each returns
+ * 0 or an error, with *out the caller's to index_spans_free.
+ */
+
+/* The spans named exactly one of names[0, n), at most per_name of each
+ * in the order of index_spans_named, sorted by name (bytewise) and then
+ * that order. Borrows names. */
+int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
+			   uint32_t per_name, IndexSpan **out,
+			   uint32_t *nout);
+
+/* The children of each span of ids[0, n), at most per_parent of each in
+ * file order, sorted by parent id and then that order. */
+int index_span_children_many(Index *ix, const int64_t *ids, uint32_t n,
+			     uint32_t per_parent, IndexSpan **out,
+			     uint32_t *nout);
+
+/* Every span on the parent chains of ids[0, n) (each id's span, its
+ * parent, and so on up), each once, in no particular order. */
+int index_span_chains(Index *ix, const int64_t *ids, uint32_t n,
+		      IndexSpan **out, uint32_t *nout);
+
+typedef struct {
+	int64_t file_id;
+	uint32_t start, end; /* bytes, end exclusive */
+} IndexTextRange;
+
+/* index_file_text for each of r[0, n): texts[i] (the caller's to xfree)
+ * is the text of range i, or NULL when the rows do not cover it. 0 or an
+ * error (then every texts[i] is NULL). */
+int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
+		     char **texts);
+
+/* SQL statements this connection has run (those SQLite runs for the
+ * full-text index included): what a request costs, for measuring. */
+uint64_t index_statements(const Index *ix);
+
 typedef struct {
 	uint32_t files, spans, chunks;
 	uint32_t files_by_lang[LANG_COUNT];

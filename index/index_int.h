@@ -35,6 +35,10 @@ enum {
 	ST_META_PUT,
 	ST_SPAN_GET,    /* symbols.c: the columns of SPAN_COLUMNS */
 	ST_DEFINITIONS, /* symbols.c: HIT_COLUMNS, qualname, text */
+	ST_SPANS_NAMED_MANY, /* symbols.c: the batched lookups */
+	ST_CHILDREN_MANY,
+	ST_SPAN_CHAINS,
+	ST_FILE_TEXTS,
 	ST_COUNT
 };
 
@@ -50,6 +54,7 @@ struct Index {
 	bool bulk_journal;     /* out of WAL mode for a first scan */
 	int wal_pages;         /* in the log after this connection's last
 				* commit, 0 after a checkpoint */
+	uint64_t statements;   /* run on this connection, for measuring */
 };
 
 /* Columns read by symbols.c, shared with the statement table. */

@@ -139,6 +139,40 @@ static const char *const statements[ST_COUNT] = {
 			   " JOIN chunks c ON c.id = sp.cid"
 			   " JOIN files f ON f.id = c.file_id"
 			   " ORDER BY length(sp.qualname), f.path LIMIT ?2",
+	/* Batched lookups: ?1 is a JSON array of names or ids. The rank of
+	 * a row within its name or parent is taken over the narrow columns;
+	 * only the rows kept are read whole. */
+	[ST_SPANS_NAMED_MANY] =
+		"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
+		" row_number() OVER (PARTITION BY s2.name"
+		" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
+		" FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
+		" WHERE s2.name IN (SELECT value FROM json_each(?1))) t"
+		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+		" WHERE t.rk <= ?2 ORDER BY s.name, t.rk",
+	[ST_CHILDREN_MANY] =
+		"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
+		" row_number() OVER (PARTITION BY s2.parent_id"
+		" ORDER BY s2.start_byte) AS rk FROM spans s2"
+		" WHERE s2.parent_id IN (SELECT value FROM json_each(?1))) t"
+		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+		" WHERE t.rk <= ?2 ORDER BY s.parent_id, t.rk",
+	/* UNION, not UNION ALL: a span shared by two chains is read once,
+	 * and a corrupt cycle of parents ends. */
+	[ST_SPAN_CHAINS] =
+		"WITH RECURSIVE chain(id) AS (SELECT value FROM json_each(?1)"
+		" UNION SELECT s2.parent_id FROM chain"
+		" JOIN spans s2 ON s2.id = chain.id WHERE s2.parent_id > 0)"
+		" SELECT " SPAN_COLUMNS " FROM chain"
+		" JOIN spans s ON s.id = chain.id JOIN files f ON f.id = s.file_id",
+	/* ?1: [[file_id, start, end], ...]; the chunks over each range. */
+	[ST_FILE_TEXTS] =
+		"SELECT r.key, c.start_byte, c.text FROM json_each(?1) r"
+		" CROSS JOIN chunks c"
+		" WHERE c.file_id = json_extract(r.value, '$[0]')"
+		" AND c.start_byte < json_extract(r.value, '$[2]')"
+		" AND c.end_byte > json_extract(r.value, '$[1]')"
+		" ORDER BY r.key, c.start_byte",
 };
 
 /* ---------------------------------------------------------------------- *
@@ -411,11 +445,23 @@ static uint32_t busy_ms(const Index *ix)
 
 /* What every connection gets once open: the busy timeout, and result
  * codes precise enough for index__db_error. */
+static int count_statement(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)type;
+	(void)p;
+	(void)x;
+	((Index *)ctx)->statements++;
+	return 0;
+}
+
 static void connection_setup(Index *ix)
 {
 	sqlite3_busy_timeout(ix->db, (int)busy_ms(ix));
 	sqlite3_extended_result_codes(ix->db, 1);
+	sqlite3_trace_v2(ix->db, SQLITE_TRACE_STMT, count_statement, ix);
 }
+
+uint64_t index_statements(const Index *ix) { return ix->statements; }
 
 /* Switches to WAL. The switch needs the file to itself, and SQLite may
  * answer SQLITE_BUSY at once (no busy handler) while another connection

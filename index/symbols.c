@@ -148,8 +148,10 @@ static void sql_symbol_rank(sqlite3_context *ctx, int argc, sqlite3_value **v)
 
 /* Reads span rows from s (a score in column 14 when there is one), then
  * finalizes s. */
-static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
-			 uint32_t *n)
+/* Reads every row of s as a span; leaves s stepped to its end (or its
+ * error) for the caller to reset or finalize. */
+static int step_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
+		      uint32_t *n)
 {
 	uint32_t cap = 0;
 	int rc;
@@ -166,7 +168,6 @@ static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
 			(*out)[*n].score = sqlite3_column_int(s, 14);
 		(*n)++;
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		index_spans_free(*out, *n);
 		*out = NULL;
@@ -174,6 +175,15 @@ static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
 		return index__db_error(ix, rc);
 	}
 	return 0;
+}
+
+static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
+			 uint32_t *n)
+{
+	int err = step_spans(ix, s, out, n);
+
+	sqlite3_finalize(s);
+	return err;
 }
 
 int index_symbols(Index *ix, const char *query, uint32_t limit,
@@ -336,47 +346,188 @@ int index_span_children(Index *ix, int64_t id, uint32_t limit,
 int index_file_text(Index *ix, int64_t file_id, uint32_t start,
 		    uint32_t end, char **out)
 {
-	sqlite3_stmt *s;
+	IndexTextRange r = {file_id, start, end};
+	int err = index_file_texts(ix, &r, 1, out);
+
+	return err ? err : *out != NULL;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Batched lookups
+ * ---------------------------------------------------------------------- */
+
+/* Binds the JSON array in b as ?1 of a cached statement (and limit as ?2
+ * when given), runs it and reads its spans. */
+static int spans_from_json(Index *ix, int which, const Buf *b,
+			   uint32_t limit, IndexSpan **out, uint32_t *nout)
+{
+	sqlite3_stmt *s = index__stmt(ix, which);
+	int err;
+
+	sqlite3_bind_text(s, 1, b->data, (int)b->len, SQLITE_STATIC);
+	if (limit)
+		sqlite3_bind_int64(s, 2, limit);
+	err = step_spans(ix, s, out, nout);
+	sqlite3_reset(s);
+	return err;
+}
+
+static void json_ids(Buf *b, const int64_t *ids, uint32_t n)
+{
+	buf_puts(b, "[");
+	for (uint32_t i = 0; i < n; i++)
+		buf_printf(b, "%s%lld", i ? "," : "", (long long)ids[i]);
+	buf_puts(b, "]");
+}
+
+int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
+			   uint32_t per_name, IndexSpan **out, uint32_t *nout)
+{
 	Buf b = {0};
-	int rc = sqlite3_prepare_v2(ix->db,
-				    "SELECT start_byte, text FROM chunks"
-				    " WHERE file_id = ?1 AND start_byte < ?3"
-				    " AND end_byte > ?2 ORDER BY start_byte",
-				    -1, &s, NULL);
-	uint32_t from = start;
+	int err;
 
 	*out = NULL;
-	if (rc != SQLITE_OK)
-		return index__db_error(ix, rc);
-	sqlite3_bind_int64(s, 1, file_id);
-	sqlite3_bind_int64(s, 2, start);
-	sqlite3_bind_int64(s, 3, end);
-	/* Chunks tile the file: each one continues where the last ended. */
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t cs = (uint32_t)sqlite3_column_int64(s, 0);
-		const char *t = (const char *)sqlite3_column_text(s, 1);
-		uint32_t tl = (uint32_t)sqlite3_column_bytes(s, 1);
-		uint32_t a, z;
-
-		if (cs > from || !t)
-			break; /* a gap: the rows are not what we expect */
-		a = from - cs;
-		z = end - cs < tl ? end - cs : tl;
-		if (a < z)
-			buf_append(&b, t + a, z - a);
-		from = cs + z;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		buf_free(&b);
-		return index__db_error(ix, rc);
-	}
-	if (from < end) {
-		buf_free(&b);
+	*nout = 0;
+	if (n == 0 || per_name == 0)
 		return 0;
+	if (n > INDEX_SEARCH_MAX)
+		return CASTLS_ELIMIT;
+	buf_puts(&b, "[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, ",");
+		buf_json_string(&b, names[i], strlen(names[i]));
 	}
-	*out = buf_take(&b);
-	if (!*out)
-		*out = xstrdup("");
-	return 1;
+	buf_puts(&b, "]");
+	err = spans_from_json(ix, ST_SPANS_NAMED_MANY, &b,
+			      per_name > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
+							  : per_name,
+			      out, nout);
+	buf_free(&b);
+	return err;
+}
+
+int index_span_children_many(Index *ix, const int64_t *ids, uint32_t n,
+			     uint32_t per_parent, IndexSpan **out,
+			     uint32_t *nout)
+{
+	Buf b = {0};
+	int err;
+
+	*out = NULL;
+	*nout = 0;
+	if (n == 0 || per_parent == 0)
+		return 0;
+	if (n > INDEX_SEARCH_MAX)
+		return CASTLS_ELIMIT;
+	json_ids(&b, ids, n);
+	err = spans_from_json(ix, ST_CHILDREN_MANY, &b,
+			      per_parent > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
+							    : per_parent,
+			      out, nout);
+	buf_free(&b);
+	return err;
+}
+
+int index_span_chains(Index *ix, const int64_t *ids, uint32_t n,
+		      IndexSpan **out, uint32_t *nout)
+{
+	Buf b = {0};
+	int err;
+
+	*out = NULL;
+	*nout = 0;
+	if (n == 0)
+		return 0;
+	if (n > INDEX_SEARCH_MAX)
+		return CASTLS_ELIMIT;
+	json_ids(&b, ids, n);
+	err = spans_from_json(ix, ST_SPAN_CHAINS, &b, 0, out, nout);
+	buf_free(&b);
+	return err;
+}
+
+/* Appends chunk text t (of tl bytes, starting at byte cs of the file) to
+ * the text of range r built so far up to *from; false at a gap. */
+static bool text_append(Buf *b, const IndexTextRange *r, uint32_t *from,
+			uint32_t cs, const char *t, uint32_t tl)
+{
+	uint32_t a, z;
+
+	if (cs > *from || !t)
+		return false;
+	a = *from - cs;
+	z = r->end - cs < tl ? r->end - cs : tl;
+	if (a < z)
+		buf_append(b, t + a, z - a);
+	*from = cs + z;
+	return true;
+}
+
+int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
+		     char **texts)
+{
+	sqlite3_stmt *s;
+	Buf b = {0}, cur = {0};
+	uint32_t from = 0;
+	int64_t key = -1;
+	bool ok = false;
+	int rc;
+
+	/* An empty range is covered by any rows, or none. */
+	for (uint32_t i = 0; i < n; i++)
+		texts[i] = r[i].start >= r[i].end ? xstrdup("") : NULL;
+	if (n == 0)
+		return 0;
+	if (n > INDEX_SEARCH_MAX)
+		return CASTLS_ELIMIT;
+	buf_puts(&b, "[");
+	for (uint32_t i = 0; i < n; i++)
+		buf_printf(&b, "%s[%lld,%u,%u]", i ? "," : "",
+			   (long long)r[i].file_id, r[i].start, r[i].end);
+	buf_puts(&b, "]");
+	s = index__stmt(ix, ST_FILE_TEXTS);
+	sqlite3_bind_text(s, 1, b.data, (int)b.len, SQLITE_STATIC);
+	/* Rows come by range, then in file order; chunks tile the file, so
+	 * each continues where the last ended. */
+	for (;;) {
+		int64_t k = -1;
+
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW)
+			k = sqlite3_column_int64(s, 0);
+		if (k != key) {
+			if (key >= 0 && ok && from >= r[key].end &&
+			    !texts[key])
+				texts[key] = cur.data ? buf_take(&cur)
+						      : xstrdup("");
+			buf_free(&cur);
+			key = k;
+			if (key >= 0 && key < (int64_t)n) {
+				from = r[key].start;
+				ok = true;
+			} else {
+				key = -1;
+			}
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		if (key >= 0 && ok)
+			ok = text_append(
+				&cur, &r[key], &from,
+				(uint32_t)sqlite3_column_int64(s, 1),
+				(const char *)sqlite3_column_text(s, 2),
+				(uint32_t)sqlite3_column_bytes(s, 2));
+	}
+	sqlite3_reset(s);
+	buf_free(&cur);
+	buf_free(&b);
+	if (rc != SQLITE_DONE) {
+		for (uint32_t i = 0; i < n; i++) {
+			xfree(texts[i]);
+			texts[i] = NULL;
+		}
+		return index__db_error(ix, rc);
+	}
+	return 0;
 }
