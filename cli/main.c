@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "index/index.h"
+#include "cli_int.h"
 #include "lsp/server.h"
 
 #define USAGE                                                              \
@@ -25,30 +25,14 @@
 	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
 	"                      [--limit N] [--format json|text]\n"
 
-/* Options shared by the subcommands; each takes the ones it needs. */
-typedef struct {
-	const char **args; /* positional arguments */
-	int nargs;
-	uint32_t max_size;
-	uint64_t max_file_size;
-	uint32_t limit;
-	int jobs;
-	bool json, quiet;
-	const char *db;
-	const char *root;  /* --root */
-	uint32_t budget;   /* --budget, tokens */
-	uint32_t nlimit;   /* --limit as given, 0 when absent */
-	Buf exclude; /* --exclude patterns, one per line */
-} Opts;
-
-static int usage_error(const char *what)
+int cli_usage_error(const char *what)
 {
 	fprintf(stderr, "castls: %s\n%s", what, USAGE);
 	return 2;
 }
 
 /* A whole number in [lo, hi], or -1. */
-static long long number(const char *s, long long lo, long long hi)
+long long cli_number(const char *s, long long lo, long long hi)
 {
 	char *end;
 	long long v = strtoll(s, &end, 10);
@@ -56,7 +40,7 @@ static long long number(const char *s, long long lo, long long hi)
 	return *s && !*end && v >= lo && v <= hi ? v : -1;
 }
 
-static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
+int cli_parse_opts(int argc, char **argv, Opts *o, bool json_default)
 {
 	memset(o, 0, sizeof(*o));
 	o->args = xcalloc((size_t)argc + 1, sizeof(*o->args));
@@ -75,32 +59,32 @@ static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
 			continue;
 		}
 		if (!v)
-			return usage_error("an option lacks its value");
+			return cli_usage_error("an option lacks its value");
 		i++;
 		if (strcmp(a, "--format") == 0) {
 			if (strcmp(v, "json") && strcmp(v, "text"))
-				return usage_error("--format is json or text");
+				return cli_usage_error("--format is json or text");
 			o->json = strcmp(v, "json") == 0;
 		} else if (strcmp(a, "--db") == 0) {
 			o->db = v;
 		} else if (strcmp(a, "--root") == 0) {
 			o->root = v;
 		} else if (strcmp(a, "--budget") == 0 &&
-			   (n = number(v, 1, 1000000)) > 0) {
+			   (n = cli_number(v, 1, 1000000)) > 0) {
 			o->budget = (uint32_t)n;
 		} else if (strcmp(a, "--exclude") == 0) {
 			buf_printf(&o->exclude, "%s\n", v);
 		} else if (strcmp(a, "--max-size") == 0 &&
-			   (n = number(v, 1, 1000000)) > 0) {
+			   (n = cli_number(v, 1, 1000000)) > 0) {
 			o->max_size = (uint32_t)n;
 		} else if (strcmp(a, "--max-file-size") == 0 &&
-			   (n = number(v, 1, CHUNKER_MAX_INPUT)) > 0) {
+			   (n = cli_number(v, 1, CHUNKER_MAX_INPUT)) > 0) {
 			o->max_file_size = (uint64_t)n;
 		} else if (strcmp(a, "--limit") == 0 &&
-			   (n = number(v, 1, INDEX_SEARCH_MAX)) > 0) {
+			   (n = cli_number(v, 1, INDEX_SEARCH_MAX)) > 0) {
 			o->limit = o->nlimit = (uint32_t)n;
 		} else if (strcmp(a, "--jobs") == 0 &&
-			   (n = number(v, 1, INDEX_MAX_JOBS)) > 0) {
+			   (n = cli_number(v, 1, INDEX_MAX_JOBS)) > 0) {
 			o->jobs = (int)n;
 		} else {
 			fprintf(stderr, "castls: bad option or value: %s %s\n",
@@ -111,7 +95,7 @@ static int parse_opts(int argc, char **argv, Opts *o, bool json_default)
 	return 0;
 }
 
-static void opts_free(Opts *o)
+void cli_opts_free(Opts *o)
 {
 	xfree(o->args);
 	buf_free(&o->exclude);
@@ -244,12 +228,12 @@ static int chunk_files(int argc, char **argv, bool json_default,
 {
 	Opts a;
 	Chunker *ch;
-	int i, failed = 0, err = parse_opts(argc, argv, &a, json_default);
+	int i, failed = 0, err = cli_parse_opts(argc, argv, &a, json_default);
 
 	if (!err && !a.nargs)
-		err = usage_error("no FILE given");
+		err = cli_usage_error("no FILE given");
 	if (err) {
-		opts_free(&a);
+		cli_opts_free(&a);
 		return err;
 	}
 	ch = chunker_new(a.max_size);
@@ -271,7 +255,7 @@ static int chunk_files(int argc, char **argv, bool json_default,
 		xfree(text);
 	}
 	chunker_delete(ch);
-	opts_free(&a);
+	cli_opts_free(&a);
 	return failed;
 }
 
@@ -291,8 +275,8 @@ static int cmd_spans(int argc, char **argv)
 
 /* Opens the index of ROOT (args[0] when given, else "."); prints the
  * reason and returns non-zero on failure. */
-static int open_index(const Opts *o, const char *root, Index **ix,
-		      bool scan)
+int cli_open_index(const Opts *o, const char *root, Index **ix,
+		   bool scan)
 {
 	IndexOptions io = {0};
 	int err;
@@ -360,16 +344,16 @@ static int cmd_index(int argc, char **argv)
 	Index *ix = NULL;
 	ScanStats st;
 	Progress p;
-	int err = parse_opts(argc, argv, &o, false);
+	int err = cli_parse_opts(argc, argv, &o, false);
 	const char *root;
 
 	if (err || o.nargs > 1) {
-		opts_free(&o);
-		return err ? err : usage_error("one ROOT at most");
+		cli_opts_free(&o);
+		return err ? err : cli_usage_error("one ROOT at most");
 	}
 	root = o.nargs ? o.args[0] : ".";
-	if (open_index(&o, root, &ix, true)) {
-		opts_free(&o);
+	if (cli_open_index(&o, root, &ix, true)) {
+		cli_opts_free(&o);
 		return 1;
 	}
 	p.start_ms = mono_ms();
@@ -387,7 +371,7 @@ static int cmd_index(int argc, char **argv)
 			st.seen, st.indexed, st.unchanged, st.skipped,
 			st.removed, (double)(mono_ms() - p.start_ms) / 1000.0);
 	index_close(ix);
-	opts_free(&o);
+	cli_opts_free(&o);
 	return err ? 1 : 0;
 }
 
@@ -421,13 +405,13 @@ static int cmd_search(int argc, char **argv)
 	IndexHit *hits;
 	uint32_t n;
 	Buf b = {0};
-	int err = parse_opts(argc, argv, &o, false);
+	int err = cli_parse_opts(argc, argv, &o, false);
 	const char *root, *query;
 
 	if (!err && (o.nargs < 1 || o.nargs > 2))
-		err = usage_error("search takes [ROOT] QUERY");
-	if (err || open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix, false)) {
-		opts_free(&o);
+		err = cli_usage_error("search takes [ROOT] QUERY");
+	if (err || cli_open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix, false)) {
+		cli_opts_free(&o);
 		return err ? err : 1;
 	}
 	root = o.nargs == 2 ? o.args[0] : ".";
@@ -445,7 +429,7 @@ static int cmd_search(int argc, char **argv)
 	}
 	buf_free(&b);
 	index_close(ix);
-	opts_free(&o);
+	cli_opts_free(&o);
 	return err ? 1 : 0;
 }
 
@@ -455,12 +439,12 @@ static int cmd_status(int argc, char **argv)
 	Index *ix = NULL;
 	IndexStatus st;
 	Buf b = {0};
-	int err = parse_opts(argc, argv, &o, false);
+	int err = cli_parse_opts(argc, argv, &o, false);
 
 	if (!err && o.nargs > 1)
-		err = usage_error("one ROOT at most");
-	if (err || open_index(&o, o.nargs ? o.args[0] : ".", &ix, false)) {
-		opts_free(&o);
+		err = cli_usage_error("one ROOT at most");
+	if (err || cli_open_index(&o, o.nargs ? o.args[0] : ".", &ix, false)) {
+		cli_opts_free(&o);
 		return err ? err : 1;
 	}
 	if ((err = index_status(ix, &st))) {
@@ -518,55 +502,8 @@ static int cmd_status(int argc, char **argv)
 		fwrite(b.data, 1, b.len, stdout);
 	buf_free(&b);
 	index_close(ix);
-	opts_free(&o);
+	cli_opts_free(&o);
 	return err ? 1 : 0;
-}
-
-static int cmd_context(int argc, char **argv)
-{
-	Opts o;
-	ContextCli c = {0};
-	char *spec, *colon;
-	long long v;
-	int err = parse_opts(argc, argv, &o, false), code;
-
-	if (!err && o.nargs != 1)
-		err = usage_error("context takes one FILE:LINE[:COL]");
-	if (err) {
-		opts_free(&o);
-		return err;
-	}
-	spec = xstrdup(o.args[0]);
-	/* FILE:LINE[:COL], from the right so paths may hold colons. */
-	colon = strrchr(spec, ':');
-	if (colon && colon != spec && (v = number(colon + 1, 1, 1 << 30)) > 0) {
-		char *prev;
-
-		*colon = '\0';
-		prev = strrchr(spec, ':');
-		if (prev && (number(prev + 1, 1, 1 << 30)) > 0) {
-			c.column = (unsigned)v;
-			c.line = (unsigned)number(prev + 1, 1, 1 << 30);
-			*prev = '\0';
-		} else {
-			c.line = (unsigned)v;
-		}
-	}
-	if (!c.line) {
-		xfree(spec);
-		opts_free(&o);
-		return usage_error("FILE:LINE[:COL] with LINE from 1");
-	}
-	c.file = spec;
-	c.root = o.root ? o.root : ".";
-	c.db_path = o.db;
-	c.budget = o.budget;
-	c.limit = o.nlimit;
-	c.json = o.json;
-	code = server_context_cli(&c);
-	xfree(spec);
-	opts_free(&o);
-	return code;
 }
 
 static int cmd_serve(int argc, char **argv)
@@ -577,7 +514,7 @@ static int cmd_serve(int argc, char **argv)
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
 			so.db_path = argv[++i];
 		else if (strcmp(argv[i], "--stdio") != 0)
-			return usage_error("serve takes --db PATH only");
+			return cli_usage_error("serve takes --db PATH only");
 	}
 	return server_run(&so);
 }
@@ -587,7 +524,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{"serve", cmd_serve},
-	{"context", cmd_context},
+	{"context", cli_context},
 	{"chunk", cmd_chunk},
 	{"spans", cmd_spans},
 	{"index", cmd_index},
@@ -609,6 +546,6 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 2, argv + 2);
 	if (argc > 1 && argv[1][0] != '-')
-		return usage_error("unknown command");
+		return cli_usage_error("unknown command");
 	return cmd_serve(argc - 1, argv + 1);
 }

@@ -77,6 +77,17 @@ char *path_to_uri(const char *path)
 	return buf_take(&b);
 }
 
+char *uri_in_root(const char *root, const char *rel)
+{
+	Buf b = {0};
+	char *uri;
+
+	buf_printf(&b, "%s/%s", root, rel);
+	uri = path_to_uri(b.data);
+	buf_free(&b);
+	return uri;
+}
+
 /* ---------------------------------------------------------------------- *
  * Positions
  * ---------------------------------------------------------------------- */

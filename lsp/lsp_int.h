@@ -11,7 +11,7 @@
 #include <uv.h>
 
 #include "framing.h"
-#include "index/index.h"
+#include "rank/rank.h"
 #include "position.h"
 #include "server.h"
 
@@ -30,7 +30,6 @@ enum {
 #define MAX_ROOTS 32
 #define DEFAULT_BUDGET_TOKENS 2000
 #define MAX_BUDGET_TOKENS 200000
-#define CONTEXT_MAX_ITEMS 100
 #define PARK_MS 250 /* longest a request waits for buffer writes */
 
 typedef struct Server Server;
@@ -235,6 +234,8 @@ void doc_schedule_write(Server *s, Document *d);
 /* uri helpers (documents.c) */
 char *uri_to_path(const char *uri);
 char *path_to_uri(const char *path);
+/* The uri of file rel under root (a path without trailing slash). */
+char *uri_in_root(const char *root, const char *rel);
 
 /* A read-only copy of an open document for a worker thread. */
 typedef struct {
@@ -251,27 +252,23 @@ typedef struct {
 void snapshot_take(Snapshot *sn, const Server *s, const Document *d);
 void snapshot_free(Snapshot *sn);
 
-/* Token estimate for budgets: one token per 4 bytes, rounded up, the
- * usual rule of thumb for code with BPE tokenizers. */
-static inline uint32_t estimate_tokens(size_t bytes)
-{
-	return (uint32_t)((bytes + 3) / 4);
-}
-
-/* An item of castls/context and castls/search from an index hit in root
- * r. Adds `parents` (span chain headers) using ix. signals may be NULL;
- * takes it. */
-cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
-		     double score, cJSON *signals, uint32_t *tokens);
-
-/* context.c: runs castls/context for a snapshot on a worker thread. */
+/* context.c: castls/context for a snapshot, and castls/search, on a
+ * worker thread. */
 typedef struct {
 	uint32_t cursor;       /* byte offset */
 	uint32_t budget;       /* tokens */
 	uint32_t limit;        /* items at most */
 } ContextArgs;
-cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a,
-		   int *err, char *msg, size_t msgcap);
+cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a);
+cJSON *search_run(Server *s, const char *query, uint32_t budget,
+		  uint32_t limit);
+
+/* render.c: the result of rank_context or rank_search as JSON; roots[i]
+ * is the path of root i, buffer_uri the uri of the buffer's own items. */
+cJSON *render_result(const RankResult *r, const char *const *roots,
+		     const char *buffer_uri);
+/* An LSP range of whole lines. */
+cJSON *render_lines(LineRange lines);
 
 /* requests.c */
 void req_document_symbol(Server *s, const cJSON *id, const cJSON *params);

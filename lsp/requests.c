@@ -39,21 +39,6 @@ void snapshot_free(Snapshot *sn)
 	memset(sn, 0, sizeof(*sn));
 }
 
-static cJSON *line_range(uint32_t first, uint32_t last)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON *a = cJSON_AddObjectToObject(r, "start");
-	cJSON *b = cJSON_AddObjectToObject(r, "end");
-
-	/* Whole lines: from the start of the first to the start of the line
-	 * after the last, so every position encoding agrees. */
-	cJSON_AddNumberToObject(a, "line", first);
-	cJSON_AddNumberToObject(a, "character", 0);
-	cJSON_AddNumberToObject(b, "line", last + 1);
-	cJSON_AddNumberToObject(b, "character", 0);
-	return r;
-}
-
 static cJSON *string_n(const char *p, size_t n)
 {
 	char *t = xstrndup(p, n);
@@ -61,75 +46,6 @@ static cJSON *string_n(const char *p, size_t n)
 
 	xfree(t);
 	return r;
-}
-
-static char *uri_in_root(const Server *s, int root, const char *rel)
-{
-	Buf b = {0};
-	char *uri;
-
-	buf_printf(&b, "%s/%s", s->roots[root]->path, rel);
-	uri = path_to_uri(b.data);
-	buf_free(&b);
-	return uri;
-}
-
-cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
-		     double score, cJSON *signals, uint32_t *tokens)
-{
-	cJSON *it = cJSON_CreateObject(), *parents = cJSON_CreateArray();
-	char *uri = uri_in_root(s, root, h->path);
-	int64_t sid = h->span_id;
-	size_t cost = strlen(h->text);
-	const char *symbol = "";
-	IndexSpan chain[16];
-	int n = 0;
-
-	/* The span chain, innermost first; shown outermost first. */
-	while (sid && n < 16 && index_span_get(ix, sid, &chain[n]) == 1)
-		sid = chain[n++].parent_id;
-	for (int i = n - 1; i >= 0; i--) {
-		cJSON *p;
-
-		/* A span the chunk starts with is the chunk's own definition,
-		 * not an enclosing one: its header is already in the text. */
-		if (chain[i].bytes.start >= h->bytes.start)
-			continue;
-		p = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(p, "kind", span_kind_name(chain[i].kind));
-		cJSON_AddStringToObject(p, "name", chain[i].qualname);
-		cJSON_AddItemToObject(p, "range", line_range(chain[i].lines.start,
-							     chain[i].lines.end));
-		cJSON_AddStringToObject(p, "header", chain[i].header);
-		cost += strlen(chain[i].header) + 1;
-		cJSON_AddItemToArray(parents, p);
-	}
-	if (n)
-		symbol = chain[0].qualname;
-	cJSON_AddStringToObject(it, "uri", uri);
-	cJSON_AddItemToObject(it, "range", line_range(h->lines.start,
-						      h->lines.end));
-	cJSON_AddStringToObject(it, "language", lang_name(h->lang));
-	cJSON_AddStringToObject(it, "kind", chunk_kind_name(h->kind));
-	cJSON_AddStringToObject(it, "symbol", symbol);
-	cJSON_AddItemToObject(it, "parents", parents);
-	/* Four significant digits, however small (BM25 on a tiny corpus
-	 * gives scores near 1e-6). */
-	{
-		char num[32];
-
-		snprintf(num, sizeof(num), "%.4g", score);
-		cJSON_AddNumberToObject(it, "score", strtod(num, NULL));
-	}
-	cJSON_AddItemToObject(it, "signals",
-			      signals ? signals : cJSON_CreateObject());
-	cJSON_AddStringToObject(it, "text", h->text);
-	for (int i = 0; i < n; i++)
-		index_span_clear(&chain[i]);
-	xfree(uri);
-	*tokens = estimate_tokens(cost);
-	return it;
 }
 
 /* Reads the requested budget: {tokens} or {chars}; default from
@@ -144,7 +60,7 @@ static uint32_t budget_of(const Server *s, const cJSON *params)
 		return t->valuedouble > MAX_BUDGET_TOKENS ? MAX_BUDGET_TOKENS
 							  : (uint32_t)t->valuedouble;
 	if (cJSON_IsNumber(c) && c->valuedouble >= 1)
-		return estimate_tokens(c->valuedouble > 4.0 * MAX_BUDGET_TOKENS
+		return rank_tokens(c->valuedouble > 4.0 * MAX_BUDGET_TOKENS
 					       ? 4u * MAX_BUDGET_TOKENS
 					       : (size_t)c->valuedouble);
 	return s->settings.budget_tokens;
@@ -156,7 +72,7 @@ static uint32_t limit_of(const cJSON *params, uint32_t dflt)
 
 	if (!cJSON_IsNumber(l) || l->valuedouble < 1)
 		return dflt;
-	return l->valuedouble > CONTEXT_MAX_ITEMS ? CONTEXT_MAX_ITEMS
+	return l->valuedouble > RANK_MAX_ITEMS ? RANK_MAX_ITEMS
 						  : (uint32_t)l->valuedouble;
 }
 
@@ -355,7 +271,7 @@ static void chunks_run(Job *j)
 		cJSON_AddItemToObject(o, "spanPath", path);
 		cJSON_AddNumberToObject(o, "size", k->size);
 		cJSON_AddNumberToObject(o, "tokens",
-					estimate_tokens(k->bytes.end -
+					rank_tokens(k->bytes.end -
 							k->bytes.start));
 		cJSON_AddItemToArray(arr, o);
 	}
@@ -377,8 +293,7 @@ void req_chunks(Server *s, const cJSON *id, const cJSON *params)
 static void context_job_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
-	cJSON *r = context_run(j->s, &dj->sn, &dj->args, &j->err, j->msg,
-			       sizeof(j->msg));
+	cJSON *r = context_run(j->s, &dj->sn, &dj->args);
 
 	if (r)
 		cJSON_AddNumberToObject(r, "elapsedMs",
@@ -458,7 +373,8 @@ static void workspace_symbol_run(Job *j)
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON *loc = cJSON_AddObjectToObject(o, "location");
-				char *uri = uri_in_root(s, r, sp[i].path);
+				char *uri = uri_in_root(s->roots[r]->path,
+							sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
 				cJSON_AddStringToObject(o, "name", sp[i].name);
@@ -472,8 +388,7 @@ static void workspace_symbol_run(Job *j)
 								  sp[i].qualname)));
 				cJSON_AddStringToObject(loc, "uri", uri);
 				cJSON_AddItemToObject(loc, "range",
-						      line_range(sp[i].lines.start,
-								 sp[i].lines.end));
+						      render_lines(sp[i].lines));
 				cJSON_AddItemToArray(arr, o);
 				xfree(uri);
 			}
@@ -498,80 +413,14 @@ void req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params)
 	server_queue(s, &qj->job);
 }
 
-static void search_run(Job *j)
+static void search_job_run(Job *j)
 {
 	QueryJob *q = (QueryJob *)j;
-	Server *s = j->s;
-	cJSON *res = cJSON_CreateObject(), *items;
-	uint32_t used = 0, count = 0;
 
-	items = cJSON_AddArrayToObject(res, "items");
-	for (int r = 0; r < s->nroots && count < q->limit; r++) {
-		IndexHit *h;
-		uint32_t n;
-		int err;
-		Index *ix = s->roots[r]->removed ? NULL
-						 : root_acquire(s, s->roots[r], &err);
-
-		if (!ix)
-			continue;
-		if (index_search(ix, q->query, strlen(q->query), q->limit, &h,
-				 &n) == 0) {
-			for (uint32_t i = 0; i < n && count < q->limit; i++) {
-				uint32_t tokens;
-				cJSON *sig = cJSON_CreateObject();
-				cJSON *it;
-
-				cJSON_AddNumberToObject(sig, "bm25", h[i].score);
-				it = item_from_hit(s, ix, r, &h[i], h[i].score,
-						   sig, &tokens);
-				if (used + tokens > q->budget) {
-					cJSON_Delete(it);
-					continue;
-				}
-				used += tokens;
-				count++;
-				cJSON_AddItemToArray(items, it);
-			}
-			index_hits_free(h, n);
-		}
-		root_release(s->roots[r], ix);
-	}
-	/* Roots are searched one after another; merge by score. */
-	if (s->nroots > 1) {
-		cJSON *sorted = cJSON_CreateArray();
-
-		while (cJSON_GetArraySize(items) > 0) {
-			int best = 0, i = 0;
-			double bs = -1e300;
-			const cJSON *it;
-
-			cJSON_ArrayForEach(it, items) {
-				double sc = cJSON_GetNumberValue(
-					cJSON_GetObjectItemCaseSensitive(it,
-									 "score"));
-
-				if (sc > bs)
-					bs = sc, best = i;
-				i++;
-			}
-			cJSON_AddItemToArray(sorted,
-					     cJSON_DetachItemFromArray(items, best));
-		}
-		cJSON_ReplaceItemInObjectCaseSensitive(res, "items", sorted);
-	}
-	{
-		cJSON *b = cJSON_AddObjectToObject(res, "budget");
-
-		cJSON_AddNumberToObject(b, "limit", q->budget);
-		cJSON_AddNumberToObject(b, "used", used);
-		cJSON_AddStringToObject(b, "unit", "tokens");
-	}
-	cJSON_AddBoolToObject(res, "noContext", count == 0);
-	cJSON_AddNumberToObject(res, "elapsedMs",
+	j->result = search_run(j->s, q->query, q->budget, q->limit);
+	cJSON_AddNumberToObject(j->result, "elapsedMs",
 				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
 					100);
-	j->result = res;
 }
 
 void req_search(Server *s, const cJSON *id, const cJSON *params)
@@ -583,7 +432,7 @@ void req_search(Server *s, const cJSON *id, const cJSON *params)
 		lsp_error(s, id, RPC_INVALID_PARAMS, "query must be a string");
 		return;
 	}
-	qj = queryjob_new(id, q->valuestring, search_run);
+	qj = queryjob_new(id, q->valuestring, search_job_run);
 	qj->budget = budget_of(s, params);
 	qj->limit = limit_of(params, 20);
 	server_queue_fresh(s, &qj->job);

@@ -999,6 +999,14 @@ void server_dispatch(Server *s, const char *body, size_t len)
 
 static void *cjson_malloc(size_t n) { return xmalloc(n); }
 
+/* cJSON allocates through the project's allocator. */
+static void json_init(void)
+{
+	static const cJSON_Hooks hooks = {cjson_malloc, xfree};
+
+	cJSON_InitHooks((cJSON_Hooks *)&hooks);
+}
+
 static void walk_close(uv_handle_t *h, void *arg)
 {
 	(void)arg;
@@ -1009,10 +1017,9 @@ static void walk_close(uv_handle_t *h, void *arg)
 /* Everything but the loop and the transport. */
 static Server *server_new(const ServerOptions *opt)
 {
-	static const cJSON_Hooks hooks = {cjson_malloc, xfree};
 	Server *s = xcalloc(1, sizeof(*s));
 
-	cJSON_InitHooks((cJSON_Hooks *)&hooks);
+	json_init();
 	s->opt = *opt;
 	settings_defaults(&s->settings);
 	pthread_mutex_init(&s->progress_mu, NULL);
@@ -1084,111 +1091,20 @@ int server_run(const ServerOptions *opt)
 }
 
 /* ---------------------------------------------------------------------- *
- * castls context: the main request from the command line
+ * The result JSON for the command line
  * ---------------------------------------------------------------------- */
 
-static void print_context_text(const cJSON *res)
+void server_result_json(const RankResult *r, const char *const *roots,
+			const char *buffer_path, Buf *out)
 {
-	const cJSON *it;
-
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "noContext")))
-		printf("(no context: nothing scored high enough)\n");
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(res, "items")) {
-		const cJSON *r = get(it, "range"), *p;
-		char *sig = cJSON_PrintUnformatted(get(it, "signals"));
-		const char *uri = cJSON_GetStringValue(get(it, "uri"));
-
-		printf("--- %s:%d-%d %s %s score %.3f %s\n",
-		       uri && strncmp(uri, "file://", 7) == 0 ? uri + 7 : uri,
-		       (int)cJSON_GetNumberValue(get(r, "start.line")) + 1,
-		       (int)cJSON_GetNumberValue(get(r, "end.line")),
-		       cJSON_GetStringValue(get(it, "kind")),
-		       cJSON_GetStringValue(get(it, "symbol")),
-		       cJSON_GetNumberValue(get(it, "score")), sig ? sig : "");
-		cJSON_ArrayForEach(p, get(it, "parents"))
-			printf("  in: %s\n", cJSON_GetStringValue(get(p, "header")));
-		fputs(cJSON_GetStringValue(get(it, "text")), stdout);
-		cJSON_free(sig);
-	}
-	printf("(budget %d of %d tokens)\n",
-	       (int)cJSON_GetNumberValue(get(res, "budget.used")),
-	       (int)cJSON_GetNumberValue(get(res, "budget.limit")));
-}
-
-int server_context_cli(const ContextCli *c)
-{
-	ServerOptions so = {0, 1, c->db_path};
-	Server *s = server_new(&so);
-	Document *d = xcalloc(1, sizeof(*d));
-	ScanStats st;
-	ContextArgs a;
-	Snapshot sn;
-	const char *rel = NULL;
-	char *text = NULL, real[PATH_MAX];
-	size_t len;
-	int err, code = 1;
-	Index *ix;
+	char *uri = path_to_uri(buffer_path), *text;
 	cJSON *res;
 
-	s->settings.log_level = -1; /* the CLI reports for itself */
-	if (add_root(s, c->root) < 0) {
-		fprintf(stderr, "castls: %s: no such directory\n", c->root);
-		goto out;
-	}
-	if (!realpath(c->file, real) ||
-	    (err = castls_read_file(real, CHUNKER_MAX_INPUT, &text, &len))) {
-		fprintf(stderr, "castls: %s: cannot read\n", c->file);
-		goto out;
-	}
-	if (!(ix = root_acquire(s, s->roots[0], &err))) {
-		fprintf(stderr, "castls: index of %s: %s\n", c->root,
-			castls_strerror(err));
-		goto out;
-	}
-	err = index_scan(ix, 0, NULL, NULL, NULL, &st);
-	root_release(s->roots[0], ix);
-	if (err) {
-		fprintf(stderr, "castls: indexing %s: %s\n", c->root,
-			castls_strerror(err));
-		goto out;
-	}
-	d->uri = path_to_uri(real);
-	d->path = xstrdup(real);
-	d->root = root_of_path(s, real, &rel);
-	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
-	d->lang = lang_detect(real, text, len);
-	buf_append(&d->text, text, len);
-	if (!d->text.data)
-		buf_puts(&d->text, "");
-	line_index_build(&d->lines, d->text.data, d->text.len);
-	if (chunker_language(d->lang)) {
-		Chunker *ch = chunker_acquire(s);
-
-		d->tree = chunker_parse(ch, d->lang, d->text.data,
-					(uint32_t)d->text.len, NULL);
-		chunker_release(s, ch);
-	}
-	snapshot_take(&sn, s, d);
-	a.cursor = position_to_byte(&d->lines, d->text.data, d->text.len,
-				    POS_UTF8, c->line ? c->line - 1 : 0,
-				    c->column ? c->column - 1 : 0);
-	a.budget = c->budget ? c->budget : s->settings.budget_tokens;
-	a.limit = c->limit ? c->limit : 20;
-	res = context_run(s, &sn, &a, &err, NULL, 0);
-	snapshot_free(&sn);
-	if (c->json) {
-		char *out = cJSON_PrintUnformatted(res);
-
-		printf("%s\n", out);
-		cJSON_free(out);
-	} else {
-		print_context_text(res);
-	}
-	cJSON_Delete(res);
-	code = 0;
-out:
-	doc_free(d);
+	json_init();
+	res = render_result(r, roots, uri);
+	text = cJSON_PrintUnformatted(res);
+	buf_puts(out, text);
 	xfree(text);
-	server_delete(s);
-	return code;
+	xfree(uri);
+	cJSON_Delete(res);
 }

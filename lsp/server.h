@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "rank/rank.h"
+
 typedef struct {
 	int in_fd, out_fd; /* normally 0 and 1 */
 	const char *db_path; /* overrides the per-root default; NULL */
@@ -16,15 +18,10 @@ typedef struct {
  * input ends or `exit` comes without a shutdown first. */
 int server_run(const ServerOptions *opt);
 
-/* `castls context`: brings the index of root up to date, then prints the
- * ranked context for a cursor (1-based line and column, UTF-8 bytes) in
- * file, as JSON or as text. Returns the exit code. */
-typedef struct {
-	const char *root, *file, *db_path;
-	unsigned line, column, budget, limit;
-	bool json;
-} ContextCli;
-
-int server_context_cli(const ContextCli *c);
+/* The JSON castls/context answers with for result r (roots[i] is the
+ * path of root i; the buffer's own items are of the file at buffer_path),
+ * appended to out: for the command line's --format json. */
+void server_result_json(const RankResult *r, const char *const *roots,
+			const char *buffer_path, Buf *out);
 
 #endif

@@ -5,7 +5,7 @@
 # The lsp sources are compiled into the target rather than taken from the
 # lsp library: -fsanitize=fuzzer instruments only the sources of this
 # target for coverage, and the lsp library must stay uninstrumented for
-# castls. index and chunker come from their libraries.
+# castls. rank, index and chunker come from their libraries.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND TARGET lsp)
   file(GLOB FUZZ_DISPATCH_LSP CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lsp/*.c)
   add_executable(fuzz_dispatch ${CMAKE_CURRENT_LIST_DIR}/fuzz_dispatch.c
@@ -15,10 +15,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND TARGET lsp)
   # On top of the project-wide ASan/UBSan flags when CASTLS_SANITIZE is on.
   target_compile_options(fuzz_dispatch PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_dispatch PRIVATE -fsanitize=fuzzer)
-  if(TARGET index)
-    target_link_libraries(fuzz_dispatch PRIVATE index)
-  endif()
-  target_link_libraries(fuzz_dispatch PRIVATE chunker PkgConfig::UV
+  target_link_libraries(fuzz_dispatch PRIVATE rank PkgConfig::UV
                         PkgConfig::CJSON m)
   set_target_properties(fuzz_dispatch PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})

@@ -4,7 +4,7 @@
 # lsp/framing.c is compiled into the target rather than taken from the lsp
 # library: -fsanitize=fuzzer instruments only the sources of this target
 # for coverage, and the lsp library must stay uninstrumented for castls.
-# The rest (the allocator in chunker/base.c) comes from chunker, which lsp
+# The rest (the allocator in base/base.c) comes from base, which lsp
 # links too.
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND TARGET lsp)
   add_executable(fuzz_framing

@@ -18,7 +18,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
   target_include_directories(fuzz_chunker PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_options(fuzz_chunker PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_chunker PRIVATE -fsanitize=fuzzer)
-  target_link_libraries(fuzz_chunker PRIVATE grammars)
+  target_link_libraries(fuzz_chunker PRIVATE base grammars)
 
   # A 20-second run from a fresh corpus seeded with tests/fixtures; a
   # crash leaves its input as fuzz-chunker-crash-* in this directory.

@@ -1,0 +1,470 @@
+/*
+ * gather.c: the candidates for a cursor.
+ *
+ * - Definitions of the buffer itself, from its live spans and bindings
+ *   (the index may lag the last keystrokes).
+ * - Definitions in the index named by identifiers near the cursor (a name
+ *   the buffer defines at top level shadows them), by the names the
+ *   buffer imports, and the members of the bases of the class around the
+ *   cursor. Each kind is one batched lookup per root.
+ * - Chunks by BM25 over the code before the cursor (the index's FTS5);
+ *   a definition also inherits the score of the chunk it starts in.
+ */
+#include "rank_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row)
+{
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (cs->c[i].from == from && cs->c[i].root == root &&
+		    cs->c[i].row == row)
+			return NULL;
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 64;
+		cs->c = xrealloc(cs->c, cs->cap * sizeof(*cs->c));
+	}
+	memset(&cs->c[cs->n], 0, sizeof(cs->c[0]));
+	cs->c[cs->n].from = from;
+	cs->c[cs->n].root = root;
+	cs->c[cs->n].row = row;
+	return &cs->c[cs->n++];
+}
+
+void rank__cands_free(Cands *cs)
+{
+	for (uint32_t i = 0; i < cs->n; i++) {
+		xfree(cs->c[i].path);
+		xfree(cs->c[i].symbol);
+		xfree(cs->c[i].text);
+		xfree(cs->c[i].raw);
+	}
+	xfree(cs->c);
+	memset(cs, 0, sizeof(*cs));
+}
+
+static bool is_base(const Where *w, const char *name)
+{
+	for (int i = 0; i < w->nbases; i++)
+		if (strcmp(w->bases[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void set_mention(Cand *c, const char *name, double m)
+{
+	c->mention = m;
+	if (m > 0 && strlen(name) < sizeof(c->defined))
+		memcpy(c->defined, name, strlen(name) + 1);
+}
+
+static uint32_t lines_between(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Uses of a definition's name besides the definition itself. */
+static uint32_t uses_besides_one(const Where *w, const char *s)
+{
+	uint32_t n = rank__words_get(&w->words, s, strlen(s));
+
+	return n ? n - 1 : 0;
+}
+
+/* A candidate of the buffer itself. */
+static Cand *live_cand(Where *w, int64_t row, ChunkKind kind,
+		       ByteRange bytes, LineRange lines)
+{
+	const RankCursor *q = w->q;
+	Cand *c = rank__cand_new(&w->cs, FROM_LIVE, q->root, row);
+
+	if (!c)
+		return NULL;
+	c->path = xstrdup(q->rel ? q->rel : "");
+	c->lang = q->lang;
+	c->kind = kind;
+	c->bytes = bytes;
+	c->lines = lines;
+	c->same_file = true;
+	c->near = lines_between(lines.start, w->cursor_line);
+	return c;
+}
+
+/* The definitions of the buffer, from its live spans. */
+static void gather_live(Where *w)
+{
+	const Chunking *lc = &w->live;
+
+	for (uint32_t i = 0; i < lc->nspans; i++) {
+		const Span *sp = &lc->spans[i];
+		const Span *up = sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
+		Cand *c;
+
+		if (sp->kind == SPAN_SECTION || rank__around(w, sp))
+			continue;
+		c = live_cand(w, (int64_t)i, CHUNK_DEFINITION, sp->bytes,
+			      sp->lines);
+		c->symbol = xstrdup(sp->qualname);
+		c->live_parent = sp->parent;
+		set_mention(c, sp->name, rank__mention(w->ids, w->nids, sp->name));
+		c->uses = uses_besides_one(w, sp->name);
+		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
+			c->member = sp->parent == w->cls || is_base(w, up->name);
+			c->other_class = !c->member;
+		}
+	}
+}
+
+/* The innermost live span holding byte at, or -1. */
+static int32_t live_span_at(const Where *w, uint32_t at)
+{
+	int32_t in = -1;
+
+	for (uint32_t i = 0; i < w->live.nspans; i++)
+		if (w->live.spans[i].bytes.start <= at &&
+		    w->live.spans[i].bytes.end > at)
+			in = (int32_t)i;
+	return in;
+}
+
+/* The buffer's bindings (`NAME = ...` at the top level or in a class
+ * body) as definitions. */
+static void gather_bindings(Where *w)
+{
+	const RankCursor *q = w->q;
+	Binding *b;
+	uint32_t n = chunker_bindings(q->lang, w->tree, q->len, &b);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t len = b[i].name.end - b[i].name.start;
+		int32_t up = live_span_at(w, b[i].node.start);
+		char id[IDENT_MAX];
+		Cand *c;
+
+		if (len >= sizeof(id) || (b[i].node.start <= q->cursor &&
+					  b[i].node.end >= q->cursor))
+			continue;
+		memcpy(id, q->text + b[i].name.start, len);
+		id[len] = '\0';
+		c = live_cand(w, (int64_t)w->live.nspans + b[i].node.start,
+			      CHUNK_STATEMENTS, b[i].node, b[i].lines);
+		if (!c)
+			continue;
+		c->live_parent = up;
+		if (up >= 0) {
+			const Span *sp = &w->live.spans[up];
+			Buf sym = {0};
+
+			c->member = up == w->cls || is_base(w, sp->name);
+			c->other_class = !c->member;
+			buf_printf(&sym, "%s.%s", sp->qualname, id);
+			c->symbol = buf_take(&sym);
+		} else {
+			c->symbol = xstrdup(id);
+		}
+		set_mention(c, id, rank__mention(w->ids, w->nids, id));
+		c->uses = uses_besides_one(w, id);
+	}
+	xfree(b);
+}
+
+/* Adds index span sp as a definition candidate, unless it is in the
+ * current buffer (gather_live has those) or already there. */
+static Cand *add_span(Where *w, int root, const IndexSpan *sp)
+{
+	const RankCursor *q = w->q;
+	Cand *c;
+
+	if (root == q->root && q->rel && strcmp(sp->path, q->rel) == 0)
+		return NULL;
+	c = rank__cand_new(&w->cs, FROM_SPAN, root, sp->id);
+	if (!c)
+		return NULL;
+	c->path = xstrdup(sp->path);
+	c->symbol = xstrdup(sp->qualname);
+	c->lang = sp->lang;
+	c->kind = CHUNK_DEFINITION;
+	c->file_id = sp->file_id;
+	c->parent = sp->parent_id;
+	c->bytes = sp->bytes;
+	c->lines = sp->lines;
+	return c;
+}
+
+static Cand *find_span(Cands *cs, int root, int64_t id)
+{
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (cs->c[i].from == FROM_SPAN && cs->c[i].root == root &&
+		    cs->c[i].row == id)
+			return &cs->c[i];
+	return NULL;
+}
+
+/* A name the current file defines at its top level: it shadows the
+ * definitions of other files. */
+static bool defined_here(const Cands *cs, const char *name)
+{
+	for (uint32_t i = 0; i < cs->n; i++)
+		if (cs->c[i].from == FROM_LIVE && cs->c[i].live_parent < 0 &&
+		    strcmp(cs->c[i].symbol, name) == 0)
+			return true;
+	return false;
+}
+
+/* The run of spans named name in sp[0, n) (sorted by name): its first
+ * index in *at; returns its length. */
+static uint32_t named(const IndexSpan *sp, uint32_t n, const char *name,
+		      uint32_t *at)
+{
+	uint32_t i = 0, k = 0;
+
+	while (i < n && strcmp(sp[i].name, name) != 0)
+		i++;
+	while (i + k < n && strcmp(sp[i + k].name, name) == 0)
+		k++;
+	*at = i;
+	return k;
+}
+
+/* ---------------------------------------------------------------------- *
+ * From the index of one root
+ * ---------------------------------------------------------------------- */
+
+/* Finds where the text of an index hit of the current file is in the
+ * buffer: the rows may be older than the last keystrokes, so the text
+ * can have moved, or be gone (then false). Moves h to the buffer's
+ * coordinates. */
+static bool relocate(const Where *w, IndexHit *h)
+{
+	const char *t = w->q->text, *p = NULL;
+	size_t n = strlen(h->text);
+	uint32_t len = w->q->len;
+
+	if (n == 0 || n > len)
+		return false;
+	if (h->bytes.start + n <= len &&
+	    memcmp(t + h->bytes.start, h->text, n) == 0)
+		return true;
+	for (const char *c = t;
+	     (c = memchr(c, h->text[0], len - n + 1 - (size_t)(c - t)));
+	     c++)
+		if (memcmp(c, h->text, n) == 0) {
+			p = c;
+			break;
+		}
+	if (!p)
+		return false;
+	h->bytes.start = (uint32_t)(p - t);
+	h->bytes.end = h->bytes.start + (uint32_t)n;
+	h->lines.start = castls_count_newlines(t, h->bytes.start);
+	h->lines.end = h->lines.start +
+		       castls_count_newlines(h->text, (uint32_t)n - 1);
+	return true;
+}
+
+static void gather_lexical(Where *w, int r, Index *ix)
+{
+	const RankCursor *q = w->q;
+	IndexHit *h;
+	uint32_t n;
+
+	if (index_search(ix, w->query.data ? w->query.data : "", w->query.len,
+			 BM25_HITS, &h, &n) != 0)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		bool same = r == q->root && q->rel &&
+			    strcmp(h[i].path, q->rel) == 0;
+		Cand *c;
+
+		/* The rows of the buffer's own file may be older than its
+		 * text: find where the chunk is now, if anywhere. */
+		if (same && !relocate(w, &h[i]))
+			continue;
+		if (!(c = rank__cand_new(&w->cs, FROM_CHUNK, r, h[i].id)))
+			continue;
+		c->path = h[i].path;
+		c->text = h[i].text;
+		h[i].path = h[i].text = NULL;
+		c->lang = h[i].lang;
+		c->kind = h[i].kind;
+		c->file_id = h[i].file_id;
+		c->parent = h[i].span_id;
+		c->bytes = h[i].bytes;
+		c->lines = h[i].lines;
+		c->bm25 = h[i].score;
+		c->same_file = same;
+		c->symbol = xstrdup("");
+	}
+	index_hits_free(h, n);
+}
+
+/* Definitions of the identifiers near the cursor. */
+static void gather_named(Where *w, int r, Index *ix)
+{
+	const char *names[MAX_IDENTS];
+	uint32_t nn = 0, n, at, k;
+	IndexSpan *sp;
+
+	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++)
+		if (!defined_here(&w->cs, w->ids[i].name))
+			names[nn++] = w->ids[i].name;
+	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
+		return;
+	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
+		k = named(sp, n, w->ids[i].name, &at);
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c = add_span(w, r, &sp[j]);
+
+			/* A name defined in several places says less about
+			 * each. */
+			if (c)
+				set_mention(c, w->ids[i].name,
+					    w->ids[i].weight / k);
+		}
+	}
+	index_spans_free(sp, n);
+}
+
+/* Definitions of the names the buffer imports: the module's own when the
+ * import resolves to one, any of the same name when it does not (a
+ * package, a re-export). */
+static void gather_imported(Where *w, int r, Index *ix)
+{
+	const char *names[IMPORTS_MAX];
+	uint32_t nn = 0, n, at, k;
+	IndexSpan *sp;
+
+	for (int i = 0; i < w->nimp; i++)
+		if (!defined_here(&w->cs, w->imp[i].name))
+			names[nn++] = w->imp[i].name;
+	if (index_spans_named_many(ix, names, nn, IMPORT_DEFS, &sp, &n))
+		return;
+	for (int i = 0; i < w->nimp; i++) {
+		const Import *im = &w->imp[i];
+		uint32_t resolved = 0, share;
+
+		k = named(sp, n, im->name, &at);
+		for (uint32_t j = at; j < at + k; j++)
+			resolved += rank__import_resolves_to(w, im, sp[j].path);
+		share = resolved ? resolved : k < DEFS_PER_IDENT ? k : DEFS_PER_IDENT;
+		for (uint32_t j = at; j < at + k; j++) {
+			bool mine = rank__import_resolves_to(w, im, sp[j].path);
+			Cand *c;
+
+			if (resolved ? !mine : j - at >= DEFS_PER_IDENT)
+				continue;
+			if ((c = add_span(w, r, &sp[j])))
+				set_mention(c, im->name,
+					    rank__mention(w->ids, w->nids,
+							  im->name) / share);
+			else
+				c = find_span(&w->cs, r, sp[j].id);
+			if (c) {
+				c->import_name = true;
+				c->import_unused |= im->uses == 0;
+				c->imported |= resolved > 0;
+			}
+		}
+	}
+	index_spans_free(sp, n);
+}
+
+/* The members of the bases of the class being written, when the index
+ * knows them: `self.x` may be defined there. */
+static void gather_bases(Where *w, int r, Index *ix)
+{
+	const char *names[MAX_BASES];
+	int64_t ids[MAX_BASES * 2];
+	uint32_t n, nk, nids = 0;
+	IndexSpan *cls, *kids;
+
+	for (int b = 0; b < w->nbases; b++)
+		names[b] = w->bases[b];
+	if (index_spans_named_many(ix, names, (uint32_t)w->nbases, 2, &cls, &n))
+		return;
+	for (uint32_t i = 0; i < n && nids < MAX_BASES * 2; i++)
+		if (cls[i].kind == SPAN_CLASS || cls[i].kind == SPAN_INTERFACE)
+			ids[nids++] = cls[i].id;
+	if (index_span_children_many(ix, ids, nids, MEMBERS_MAX, &kids, &nk)) {
+		index_spans_free(cls, n);
+		return;
+	}
+	/* In the order of the bases, then of their classes. */
+	for (int b = 0; b < w->nbases; b++) {
+		uint32_t at, k = named(cls, n, w->bases[b], &at);
+
+		for (uint32_t i = at; i < at + k; i++) {
+			if (cls[i].kind != SPAN_CLASS &&
+			    cls[i].kind != SPAN_INTERFACE)
+				continue;
+			for (uint32_t j = 0; j < nk; j++) {
+				Cand *c;
+
+				if (kids[j].parent_id != cls[i].id ||
+				    !(c = add_span(w, r, &kids[j])))
+					continue;
+				c->member = true;
+				set_mention(c, kids[j].name,
+					    rank__mention(w->ids, w->nids,
+							  kids[j].name));
+			}
+		}
+	}
+	index_spans_free(kids, nk);
+	index_spans_free(cls, n);
+}
+
+/* A definition inherits the lexical score of the chunk it starts in. */
+static void inherit_bm25(Where *w)
+{
+	Cands *cs = &w->cs;
+
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+
+		c->imported = !c->same_file &&
+			      (c->imported || rank__path_imported(w, c->path));
+		if (c->from == FROM_CHUNK && !rank__excluded(w, c))
+			w->best_bm25 = fmax(w->best_bm25, c->bm25);
+	}
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+
+		if (c->from != FROM_CHUNK)
+			continue;
+		for (uint32_t k = 0; k < cs->n; k++) {
+			Cand *d = &cs->c[k];
+
+			if (rank__is_def(d) && d->root == c->root &&
+			    d->bytes.start >= c->bytes.start &&
+			    d->bytes.start < c->bytes.end &&
+			    strcmp(d->path, c->path) == 0)
+				d->bm25 = fmax(d->bm25, c->bm25);
+		}
+	}
+}
+
+void rank__gather(Where *w)
+{
+	const RankCursor *q = w->q;
+
+	rank__imports(w);
+	gather_live(w);
+	gather_bindings(w);
+	for (uint32_t r = 0; r < q->nroots; r++) {
+		Index *ix = q->roots[r].ix;
+		uint64_t before;
+
+		if (!ix)
+			continue;
+		before = index_statements(ix);
+		gather_lexical(w, (int)r, ix);
+		gather_named(w, (int)r, ix);
+		gather_imported(w, (int)r, ix);
+		gather_bases(w, (int)r, ix);
+		w->statements += index_statements(ix) - before;
+	}
+	inherit_bm25(w);
+}

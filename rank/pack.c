@@ -1,0 +1,410 @@
+/*
+ * pack.c: from ranked candidates to items. An item shows a definition
+ * from its first line, at most RANK_ITEM_LINES lines (signature,
+ * docstring, start of the body), and a chunk the RANK_ITEM_LINES lines
+ * densest in the cursor's identifiers; either way whole lines, flagged
+ * `clipped`. Items are packed greedily into the token budget in rank
+ * order; at most PER_FILE come from one other file, and nothing overlaps
+ * an item already taken. Texts and enclosing definitions are read for a
+ * window of candidates at a time, one statement per root for each.
+ */
+#include "rank_int.h"
+
+#include <string.h>
+
+/* Candidates whose rows are read at once. */
+#define FETCH_WINDOW 48
+/* Bytes before a definition searched for the start of its line. */
+#define LINE_BACK 256
+
+/* The spans read so far for the enclosing definitions, per root. */
+typedef struct {
+	IndexSpan *sp;
+	uint32_t n;
+} Pool;
+
+typedef struct {
+	Where *w;
+	Pool *pools; /* one per root */
+} Packer;
+
+/* ---------------------------------------------------------------------- *
+ * Reading rows for a window of candidates
+ * ---------------------------------------------------------------------- */
+
+/* The bytes read for a definition: from LINE_BACK before it (to find the
+ * start of its line) to its end, at most ITEM_BYTES of it. */
+static IndexTextRange raw_range(const Cand *c)
+{
+	uint32_t a = c->bytes.start, z = c->bytes.end;
+	uint32_t back = a < LINE_BACK ? a : LINE_BACK;
+
+	if (z - a > ITEM_BYTES)
+		z = a + ITEM_BYTES;
+	return (IndexTextRange){c->file_id, a - back, z};
+}
+
+static void pool_add(Pool *p, IndexSpan *sp, uint32_t n)
+{
+	if (!n)
+		return;
+	p->sp = xrealloc(p->sp, (p->n + n) * sizeof(*p->sp));
+	memcpy(p->sp + p->n, sp, n * sizeof(*sp));
+	p->n += n;
+	xfree(sp);
+}
+
+/* Reads the texts and enclosing spans of the candidates of root r from
+ * i on (a window of them) that have not been read. */
+static void fetch_root(Packer *pk, uint32_t i, int r)
+{
+	Where *w = pk->w;
+	Index *ix = w->q->roots[r].ix;
+	IndexTextRange ranges[FETCH_WINDOW];
+	int64_t parents[FETCH_WINDOW];
+	Cand *which[FETCH_WINDOW];
+	char *texts[FETCH_WINDOW];
+	uint32_t nr = 0, np = 0, seen = 0, n;
+	uint64_t before = index_statements(ix);
+	IndexSpan *sp;
+
+	for (uint32_t k = i; k < w->cs.n && seen < FETCH_WINDOW; k++) {
+		Cand *c = &w->cs.c[k];
+
+		if (c->score < rank__weights.score_min)
+			break;
+		if (c->from == FROM_LIVE || c->root != r || c->fetched)
+			continue;
+		seen++;
+		c->fetched = true;
+		if (c->parent)
+			parents[np++] = c->parent;
+		if (c->from == FROM_SPAN) {
+			which[nr] = c;
+			ranges[nr++] = raw_range(c);
+		}
+	}
+	if (index_file_texts(ix, ranges, nr, texts) == 0)
+		for (uint32_t k = 0; k < nr; k++)
+			which[k]->raw = texts[k];
+	if (index_span_chains(ix, parents, np, &sp, &n) == 0)
+		pool_add(&pk->pools[r], sp, n);
+	w->statements += index_statements(ix) - before;
+}
+
+/* Reads a definition's text from the start of its first line: whole
+ * lines, about RANK_ITEM_LINES of them at most. */
+static bool load_text(Packer *pk, uint32_t i, Cand *c)
+{
+	const Where *w = pk->w;
+	uint32_t a = c->bytes.start, z = c->bytes.end, back;
+	char *t;
+
+	if (c->from == FROM_CHUNK)
+		return c->text != NULL;
+	if (z - a > ITEM_BYTES) {
+		z = a + ITEM_BYTES;
+		c->clipped = true;
+	}
+	if (c->from == FROM_LIVE) {
+		a = rank__line_start(w->q->text, a);
+		t = xstrndup(w->q->text + a, z - a);
+	} else {
+		/* An indented method starts mid-line: back up to the start
+		 * of its line. */
+		if (!c->fetched)
+			fetch_root(pk, i, c->root);
+		if (!(t = c->raw))
+			return false;
+		c->raw = NULL;
+		back = a < LINE_BACK ? a : LINE_BACK;
+		a = back;
+		while (a > 0 && t[a - 1] != '\n')
+			a--;
+		if (a == 0 && back == LINE_BACK) {
+			xfree(t);
+			return false;
+		}
+		memmove(t, t + a, strlen(t + a) + 1);
+	}
+	if (c->clipped) { /* cut at the last whole line */
+		char *nl = strrchr(t, '\n');
+
+		if (nl)
+			nl[1] = '\0';
+	}
+	c->text = t;
+	return true;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Clipping
+ * ---------------------------------------------------------------------- */
+
+/* Lines in t: its newlines, plus one for a last line without one. */
+static uint32_t lines_in(const char *t, size_t n)
+{
+	uint32_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += t[i] == '\n';
+	return k + (n && t[n - 1] != '\n');
+}
+
+/* The first of the RANK_ITEM_LINES lines of a chunk (line starts in
+ * starts[0, nl], nl > RANK_ITEM_LINES) with the most identifiers the
+ * cursor uses. */
+static uint32_t best_window(const char *t, const uint32_t *starts,
+			    uint32_t nl, const Where *w)
+{
+	double sc[CLIP_SCAN_LINES], win = 0, top = -1;
+	uint32_t first = 0;
+
+	for (uint32_t l = 0; l < nl; l++) {
+		sc[l] = rank__line_value(t, starts[l], starts[l + 1], w->ids,
+					 w->nids);
+		win += sc[l];
+		if (l >= RANK_ITEM_LINES)
+			win -= sc[l - RANK_ITEM_LINES];
+		if (l + 1 >= RANK_ITEM_LINES && win > top) {
+			top = win;
+			first = l + 1 - RANK_ITEM_LINES;
+		}
+	}
+	return first;
+}
+
+/* Keeps at most RANK_ITEM_LINES whole lines of c->text: a definition's
+ * first, or the best window of a chunk. Trailing blank lines go too;
+ * c->lines follows the text. */
+static void clip(Cand *c, const Where *w)
+{
+	char *t = c->text;
+	uint32_t len = (uint32_t)strlen(t), nl = 0, first = 0, last, a, z;
+	uint32_t starts[CLIP_SCAN_LINES + 1];
+
+	for (uint32_t i = 0; i < len && nl <= CLIP_SCAN_LINES; i++)
+		if (i == 0 || t[i - 1] == '\n')
+			starts[nl++] = i;
+	if (nl > CLIP_SCAN_LINES)
+		nl = CLIP_SCAN_LINES; /* starts[nl] is where the next begins */
+	else
+		starts[nl] = len;
+	if (nl > RANK_ITEM_LINES && !rank__is_def(c))
+		first = best_window(t, starts, nl, w);
+	last = first + RANK_ITEM_LINES < nl ? first + RANK_ITEM_LINES : nl;
+	a = nl ? starts[first] : 0;
+	z = nl ? starts[last] : 0;
+	/* No trailing blank lines, but never nothing. */
+	while (last > first + 1 &&
+	       strspn(t + starts[last - 1], " \t\r\n") >=
+		       starts[last] - starts[last - 1])
+		z = starts[--last];
+	if (a > 0 || z < len)
+		c->clipped = true;
+	memmove(t, t + a, z - a);
+	t[z - a] = '\0';
+	c->lines.start += first;
+	c->lines.end = c->lines.start + lines_in(t, z - a) - (z - a ? 1 : 0);
+	/* Whole lines: a definition's text stops at its last token. */
+	if (z > a && t[z - a - 1] != '\n') {
+		c->text = xrealloc(t, z - a + 2);
+		memcpy(c->text + (z - a), "\n", 2);
+	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Items
+ * ---------------------------------------------------------------------- */
+
+static void parent_add(RankItem *it, SpanKind kind, const char *name,
+		       LineRange lines, const char *header)
+{
+	RankParent *p;
+
+	it->parents = xrealloc(it->parents,
+			       (it->nparents + 1) * sizeof(*it->parents));
+	p = &it->parents[it->nparents++];
+	p->kind = kind;
+	p->name = xstrdup(name);
+	p->lines = lines;
+	p->header = xstrdup(header);
+}
+
+static const IndexSpan *pool_find(const IndexSpan *sp, uint32_t n,
+				  int64_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (sp[i].id == id)
+			return &sp[i];
+	return NULL;
+}
+
+void rank__parents_from(const IndexSpan *pool, uint32_t n, int64_t parent,
+			uint32_t before, RankItem *it, const char **inner)
+{
+	const IndexSpan *chain[CHAIN_MAX];
+	int depth = 0;
+
+	for (int64_t sid = parent; sid && depth < CHAIN_MAX;) {
+		const IndexSpan *s = pool_find(pool, n, sid);
+
+		if (!s)
+			break;
+		chain[depth++] = s;
+		sid = s->parent_id;
+	}
+	if (depth)
+		*inner = chain[0]->qualname;
+	/* A span the item starts with is its own definition, not an
+	 * enclosing one: its header is already in the text. */
+	while (depth--)
+		if (chain[depth]->bytes.start < before)
+			parent_add(it, chain[depth]->kind,
+				   chain[depth]->qualname, chain[depth]->lines,
+				   chain[depth]->header);
+}
+
+/* The headers of the spans around c, outermost first. */
+static void parents_of(Packer *pk, Cand *c, RankItem *it)
+{
+	const Where *w = pk->w;
+	const char *inner = NULL;
+
+	if (c->from == FROM_LIVE) {
+		int32_t chain[CHAIN_MAX];
+		int n = 0;
+
+		for (int32_t p = c->live_parent; p >= 0 && n < CHAIN_MAX;
+		     p = w->live.spans[p].parent)
+			chain[n++] = p;
+		while (n--) {
+			const Span *sp = &w->live.spans[chain[n]];
+
+			parent_add(it, sp->kind, sp->qualname, sp->lines,
+				   sp->header);
+		}
+		return;
+	}
+	rank__parents_from(pk->pools[c->root].sp, pk->pools[c->root].n,
+			   c->parent, c->bytes.start, it, &inner);
+	if (c->from == FROM_CHUNK && inner && !c->symbol[0]) {
+		xfree(c->symbol);
+		c->symbol = xstrdup(inner);
+	}
+}
+
+/* Moves what candidate c knows into item it. */
+static void item_of(Packer *pk, Cand *c, RankItem *it)
+{
+	RankSignals *g = &it->signals;
+	size_t cost = strlen(c->text);
+
+	memset(it, 0, sizeof(*it));
+	parents_of(pk, c, it);
+	for (uint32_t i = 0; i < it->nparents; i++)
+		cost += strlen(it->parents[i].header) + 1;
+	it->root = c->root;
+	it->in_buffer = c->from == FROM_LIVE;
+	it->path = xstrdup(c->path);
+	it->lang = c->lang;
+	it->kind = c->kind;
+	it->lines = c->lines;
+	it->symbol = xstrdup(c->symbol);
+	it->score = c->score;
+	it->clipped = c->clipped;
+	it->text = xstrdup(c->text);
+	it->tokens = rank_tokens(cost);
+	g->bm25 = c->bm25;
+	g->definition = c->mention;
+	g->defines = xstrdup(c->defined);
+	g->import = c->imported;
+	g->imported_name = c->import_name;
+	g->unused_import = c->import_unused;
+	g->member = c->member;
+	g->same_file = c->same_file;
+	g->definition_item = rank__is_def(c);
+	g->lines_away = c->near;
+	g->uses_in_file = c->uses;
+	g->joined = xstrdup(c->joined);
+}
+
+void rank__item_clear(RankItem *it)
+{
+	for (uint32_t i = 0; i < it->nparents; i++) {
+		xfree(it->parents[i].name);
+		xfree(it->parents[i].header);
+	}
+	xfree(it->parents);
+	xfree(it->path);
+	xfree(it->symbol);
+	xfree(it->text);
+	xfree(it->signals.defines);
+	xfree(it->signals.joined);
+	memset(it, 0, sizeof(*it));
+}
+
+static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
+{
+	for (uint32_t k = 0; k < upto; k++) {
+		const Cand *d = &cs->c[k];
+
+		if (d->taken && d->root == c->root &&
+		    d->lines.start <= c->lines.end &&
+		    c->lines.start <= d->lines.end &&
+		    strcmp(d->path, c->path) == 0)
+			return true;
+	}
+	return false;
+}
+
+static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < upto; k++)
+		n += cs->c[k].taken && cs->c[k].root == c->root &&
+		     strcmp(cs->c[k].path, c->path) == 0;
+	return n;
+}
+
+void rank__pack(Where *w, RankResult *out)
+{
+	const RankCursor *q = w->q;
+	uint32_t limit = q->limit ? q->limit : RANK_DEFAULT_LIMIT;
+	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool))};
+	Cands *cs = &w->cs;
+
+	out->items = xcalloc(limit, sizeof(*out->items));
+	for (uint32_t i = 0; i < cs->n && out->nitems < limit; i++) {
+		Cand *c = &cs->c[i];
+		RankItem *it = &out->items[out->nitems];
+
+		if (c->score < rank__weights.score_min)
+			break;
+		if (taken_from(cs, i, c) >=
+		    (c->same_file ? PER_SAME_FILE : PER_FILE))
+			continue;
+		if (c->from != FROM_LIVE && !q->roots[c->root].ix)
+			continue;
+		if (!load_text(&pk, i, c))
+			continue;
+		clip(c, w);
+		if (overlaps_taken(cs, i, c) ||
+		    rank_tokens(strlen(c->text)) > q->budget - out->used)
+			continue;
+		if (c->from != FROM_LIVE && !c->fetched)
+			fetch_root(&pk, i, c->root);
+		item_of(&pk, c, it);
+		if (it->tokens > q->budget - out->used) {
+			rank__item_clear(it);
+			continue;
+		}
+		out->used += it->tokens;
+		out->nitems++;
+		c->taken = true;
+	}
+	for (uint32_t r = 0; r < q->nroots; r++)
+		index_spans_free(pk.pools[r].sp, pk.pools[r].n);
+	xfree(pk.pools);
+}

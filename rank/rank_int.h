@@ -1,0 +1,260 @@
+/*
+ * rank_int.h: shared between the files of rank/ only.
+ *
+ * A context request goes through these steps, one file each:
+ *   where.c   where the cursor is: the query text, the region left out,
+ *             the buffer's own definitions, the class being written
+ *   words.c   the identifiers near the cursor and how often the buffer
+ *             uses each word
+ *   imports.c what the buffer imports, and which files those modules are
+ *   gather.c  candidates: the buffer's definitions and bindings, index
+ *             definitions of the names in use, imported and inherited,
+ *             and lexical chunk hits
+ *   score.c   the weights (one table) and the ranking
+ *   pack.c    texts, enclosing headers, clipping and the token budget
+ *   rank.c    the entry points and the multi-root search
+ */
+#ifndef CASTLS_RANK_INT_H
+#define CASTLS_RANK_INT_H
+
+#include "rank.h"
+
+#define QUERY_LINES 30      /* lines before the cursor in the query */
+#define QUERY_MAX 8192      /* bytes of query text */
+#define AFTER_LINES 3       /* lines after the cursor also left out */
+#define BEFORE_LINES 5      /* and before it, outside its definition */
+#define IDENTS_CAP 256      /* identifiers collected near the cursor */
+#define IDENT_MAX 64        /* bytes of one identifier, NUL included */
+#define MAX_IDENTS 24       /* of those, looked up in the index */
+#define DEFS_PER_IDENT 4
+#define MAX_BASES 4         /* base classes of the class being written */
+#define MEMBERS_MAX 64      /* members read from each base */
+#define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
+#define IMPORTS_MAX 48      /* imported names looked up */
+#define IMPORT_DEFS 16      /* definitions of each, to find its module's */
+#define FRAGS_MAX 128       /* imported modules, as path fragments */
+#define BM25_HITS 40
+#define PER_FILE 3          /* items from one other file */
+#define PER_SAME_FILE 5     /* and from the current file */
+#define JOIN_LINES 6        /* longest definition joined to a neighbour */
+#define ITEM_BYTES (RANK_ITEM_LINES * 160)
+#define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
+#define CHAIN_MAX 16        /* enclosing definitions shown */
+
+/* ---------------------------------------------------------------------- *
+ * words.c
+ * ---------------------------------------------------------------------- */
+
+bool rank__ident_start(unsigned char c);
+bool rank__ident_char(unsigned char c);
+
+/* The next identifier of text[lo, hi) at or after *i (not the tail of a
+ * number or of a longer word): its start in *a, *i past its end. False
+ * when there is none. */
+bool rank__next_word(const char *text, uint32_t lo, uint32_t hi,
+		     uint32_t *i, uint32_t *a);
+
+typedef struct {
+	char name[IDENT_MAX];
+	double weight; /* falls with the distance from the cursor */
+} Ident;
+
+/* The identifiers of text[lo, hi) that are not stopwords of lang,
+ * weighted by their distance in lines from the cursor line (first_line
+ * is the line of lo), heaviest first, into out; returns how many. */
+int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
+		 uint32_t cursor_line, uint32_t first_line, Ident *out,
+		 int cap);
+/* The weight of name among ids, 0 when absent. */
+double rank__mention(const Ident *ids, int nids, const char *name);
+/* The weight of the identifiers ids has in t[a, z). */
+double rank__line_value(const char *t, uint32_t a, uint32_t z,
+			const Ident *ids, int nids);
+
+/* How often each word occurs in a text. */
+typedef struct {
+	uint32_t at, len; /* a use of the word in the text; len 0: empty */
+	uint32_t count;
+} Word;
+
+typedef struct {
+	const char *text;
+	Word *slot;
+	uint32_t mask, n;
+} Words;
+
+void rank__words_count(Words *ws, const char *text, uint32_t len);
+uint32_t rank__words_get(const Words *ws, const char *s, size_t n);
+void rank__words_free(Words *ws);
+
+/* ---------------------------------------------------------------------- *
+ * where.c
+ * ---------------------------------------------------------------------- */
+
+/* A name the file imports and where from: the module as a path stem
+ * relative to the root ("src/util/x" for './x' in src/util/a.ts,
+ * "pkg/mod" for `from .mod import` in pkg/a.py), or, for an absolute
+ * module, a stem the path must end with ("a/b" for `from a.b`). */
+typedef struct {
+	char name[IDENT_MAX];
+	char local[IDENT_MAX]; /* the name in this file: an alias, or name */
+	char stem[192];
+	bool suffix;           /* stem matches at the end of a path */
+	uint32_t stmt_start, stmt_end; /* the import statement's bytes */
+	uint32_t uses;         /* of local, outside import statements */
+} Import;
+
+typedef enum {
+	FROM_LIVE,  /* a span or binding of the current buffer */
+	FROM_SPAN,  /* a span row of the index */
+	FROM_CHUNK, /* a chunk row of the index (BM25) */
+} Origin;
+
+typedef struct {
+	Origin from;
+	int root;
+	char *path;        /* relative to its root */
+	Lang lang;
+	ChunkKind kind;
+	int64_t file_id;   /* index rows; 0 for FROM_LIVE */
+	int64_t row;       /* span or chunk id; live span index for FROM_LIVE */
+	int64_t parent;    /* span id of the innermost enclosing span */
+	int32_t live_parent; /* FROM_LIVE: that span in Where.live, or -1 */
+	ByteRange bytes;   /* of the whole definition or chunk */
+	LineRange lines;   /* what the item shows, once clipped */
+	char *symbol;      /* qualified name, or "" */
+	char *text;        /* chunk text; definitions' is read when packed */
+	char *raw;         /* FROM_SPAN: the text read for it, from the
+			    * start of its first line's 256 bytes before */
+	bool fetched;      /* raw was asked for */
+	double mention;    /* its name is used near the cursor */
+	uint32_t uses;     /* same file: uses of its name besides its own */
+	double bm25, score;
+	uint32_t near;     /* lines from the cursor, same file only */
+	bool member;       /* of the class being written or its bases */
+	bool other_class;  /* a member of some other class */
+	bool imported, same_file, taken, clipped;
+	bool import_name;  /* a name the current file imports */
+	bool import_unused; /* and does not use yet */
+	char defined[160]; /* the names the cursor uses, comma-separated */
+	char joined[160];  /* the siblings joined to it, comma-separated */
+} Cand;
+
+typedef struct {
+	Cand *c;
+	uint32_t n, cap;
+} Cands;
+
+/* Everything one context request knows. */
+typedef struct {
+	const RankCursor *q;
+	uint32_t cursor_line;
+	uint32_t q_lo;              /* the query starts here */
+	uint32_t ex_first, ex_last; /* lines of the buffer left out */
+	const TSTree *tree;         /* of the buffer; NULL if too big */
+	TSTree *own_tree;           /* parsed here, to free */
+	Chunking live;              /* every span of the buffer */
+	int32_t cls;                /* innermost class around the cursor */
+	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
+	int nbases;
+	Buf query;
+	Words words;                /* of the whole buffer */
+	Ident ids[IDENTS_CAP];      /* near the cursor, heaviest first */
+	int nids;
+	Import *imp;                /* names imported */
+	int nimp;
+	char (*frags)[96];          /* modules imported, as path fragments */
+	int nfrags;
+	Cands cs;
+	double best_bm25;
+	uint64_t statements;
+} Where;
+
+/* Finds the query text, the region left out, the live spans and the
+ * class being written. */
+void rank__locate(Where *w, const RankCursor *q);
+void rank__where_free(Where *w);
+/* Whether candidate c lies in the region of the buffer left out. */
+bool rank__excluded(const Where *w, const Cand *c);
+uint32_t rank__line_start(const char *text, uint32_t off);
+/* Whether span sp of the buffer holds the cursor (blank lines after its
+ * body, indented deeper than its first line, count as inside). */
+bool rank__around(const Where *w, const Span *sp);
+
+/* ---------------------------------------------------------------------- *
+ * imports.c
+ * ---------------------------------------------------------------------- */
+
+/* Reads the buffer's imports into w->imp (with their uses) and its
+ * modules into w->frags. */
+void rank__imports(Where *w);
+/* Whether path is what im's module names (stem.py, stem/__init__.py,
+ * stem.ts, stem/index.ts, ... as the language says). */
+bool rank__import_resolves_to(const Where *w, const Import *im,
+			      const char *path);
+/* Whether path holds one of the modules the buffer imports. */
+bool rank__path_imported(const Where *w, const char *path);
+
+/* ---------------------------------------------------------------------- *
+ * gather.c
+ * ---------------------------------------------------------------------- */
+
+Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row);
+void rank__cands_free(Cands *cs);
+static inline bool rank__is_def(const Cand *c)
+{
+	return c->from != FROM_CHUNK;
+}
+
+/* Every candidate for the cursor, into w->cs, and w->best_bm25. */
+void rank__gather(Where *w);
+
+/* ---------------------------------------------------------------------- *
+ * score.c
+ * ---------------------------------------------------------------------- */
+
+/* The weights, tuned on the development sets (make eval). */
+typedef struct {
+	double mention;      /* a definition of a name used near the cursor,
+			      * by proximity */
+	double member;       /* a member of the class being written or of
+			      * its bases (self.x, this.x) */
+	double other_class;  /* (minus) a member of another class */
+	double near;         /* the current file's definitions, by distance */
+	double near_lines;   /* distance at which that prior halves */
+	double imported;     /* a definition in a file the current imports */
+	double import_name;  /* a definition of a name the file imports */
+	double import_unused; /* and does not use yet */
+	double uses;         /* the current file's definitions, by how often
+			      * the file uses them */
+	double uses_full;    /* uses that earn all of it */
+	double bm25;         /* lexical, relative to the best hit */
+	double same_file;    /* a lexical hit of the current file */
+	double bm25_min;     /* raw score below which lexical is noise */
+	double score_min;    /* below this, nothing is shown */
+} Weights;
+
+extern const Weights rank__weights;
+
+/* Scores and sorts w->cs, then joins small siblings into one item. */
+void rank__score(Where *w);
+/* Whether anything is worth showing: the stop signal's test. */
+bool rank__worth_it(const Where *w);
+
+/* ---------------------------------------------------------------------- *
+ * pack.c
+ * ---------------------------------------------------------------------- */
+
+/* Packs the best candidates into the budget, into out's items. */
+void rank__pack(Where *w, RankResult *out);
+
+/* Frees one item's memory. */
+void rank__item_clear(RankItem *it);
+/* The enclosing definitions of an index row: the spans of chain (from
+ * index_span_chains) from parent up, outermost first, those starting
+ * before byte `before`; sets *inner to the innermost span's qualified
+ * name (or leaves it). */
+void rank__parents_from(const IndexSpan *chain, uint32_t n, int64_t parent,
+			uint32_t before, RankItem *it, const char **inner);
+
+#endif

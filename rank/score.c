@@ -1,0 +1,171 @@
+/*
+ * score.c: the weights and the ranking.
+ *
+ * A definition scores for its name being used near the cursor (weighted
+ * by proximity), for being a member of the class being written, for being
+ * imported (more when the file does not use it yet), and, in the current
+ * file, for being close and for how often the file uses it; a member of
+ * some other class scores less. Every candidate scores for its lexical
+ * match with the code before the cursor. The region around the cursor is
+ * left out. Runs of small sibling definitions become one item.
+ */
+#include "rank_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tuned on the RepoEval development split and the TypeScript set (make
+ * eval); see Weights for what each one weighs. */
+const Weights rank__weights = {
+	.mention = 2.0,
+	.member = 0.3,
+	.other_class = 1.0,
+	.near = 1.0,
+	.near_lines = 30.0,
+	.imported = 0.3,
+	.import_name = 0.2,
+	.import_unused = 0.8,
+	.uses = 0.4,
+	.uses_full = 64.0,
+	.bm25 = 0.6,
+	.same_file = 0.3,
+	.bm25_min = 12.0,
+	.score_min = 0.12,
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const Cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static double score_of(const Where *w, const Cand *c)
+{
+	const Weights *W = &rank__weights;
+	double lex = w->best_bm25 > 0 ? fmin(c->bm25 / w->best_bm25, 1.0) : 0;
+	double s = W->bm25 * lex;
+
+	if (rank__excluded(w, c))
+		return -1;
+	if (!rank__is_def(c))
+		return s + (c->same_file ? W->same_file : 0);
+	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) -
+	     (c->other_class ? W->other_class : 0) +
+	     (c->imported ? W->imported : 0) +
+	     (c->import_unused ? W->import_unused
+	      : c->import_name ? W->import_name
+			       : 0);
+	if (c->same_file)
+		s += W->near / (1.0 + c->near / W->near_lines) +
+		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0);
+	return s;
+}
+
+/* Whether definitions c and d are siblings close enough to show as one
+ * item: same file and parent, at most one line apart, d small,
+ * RANK_ITEM_LINES in all. */
+static bool joinable(const Cand *c, const Cand *d)
+{
+	uint32_t a = c->lines.start < d->lines.start ? c->lines.start
+						     : d->lines.start;
+	uint32_t z = c->lines.end > d->lines.end ? c->lines.end : d->lines.end;
+
+	if (c->from != d->from || c->root != d->root ||
+	    d->score < rank__weights.score_min ||
+	    (c->from == FROM_LIVE ? c->live_parent != d->live_parent
+				  : c->parent != d->parent ||
+					    c->file_id != d->file_id))
+		return false;
+	if (c->lines.end + 2 < d->lines.start ||
+	    d->lines.end + 2 < c->lines.start ||
+	    d->lines.end - d->lines.start + 1 > JOIN_LINES)
+		return false;
+	/* d may lie between two siblings c has already joined. */
+	return z - a + 1 <= RANK_ITEM_LINES &&
+	       (c->lines.end < d->lines.start || d->lines.end < c->lines.start ||
+		(c->lines.start <= d->lines.start && d->lines.end <= c->lines.end));
+}
+
+/* Appends item to the comma-separated list (when it fits). */
+static void list_append(char *list, size_t cap, const char *item)
+{
+	size_t n = strlen(list);
+
+	if (n + strlen(item) + 3 < cap)
+		snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
+/* Joins d into c. */
+static void join(Cand *c, Cand *d)
+{
+	if (d->bytes.start < c->bytes.start) {
+		c->bytes.start = d->bytes.start;
+		c->lines.start = d->lines.start;
+	}
+	if (d->bytes.end > c->bytes.end) {
+		c->bytes.end = d->bytes.end;
+		c->lines.end = d->lines.end;
+	}
+	if (d->defined[0])
+		list_append(c->defined, sizeof(c->defined), d->defined);
+	list_append(c->joined, sizeof(c->joined), d->symbol);
+	c->mention = fmax(c->mention, d->mention);
+	d->score = -1;
+}
+
+/* Runs of small sibling definitions (a class's fields, a module's
+ * constants, one-line helpers) become one item, ranked as its best: one
+ * field per item would spend the top ranks on a single place. */
+static void join_siblings(Cands *cs)
+{
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+		bool grew = rank__is_def(c) && c->score >= rank__weights.score_min;
+
+		while (grew) {
+			grew = false;
+			for (uint32_t k = i + 1; k < cs->n; k++)
+				if (joinable(c, &cs->c[k])) {
+					join(c, &cs->c[k]);
+					grew = true;
+				}
+		}
+	}
+}
+
+void rank__score(Where *w)
+{
+	Cands *cs = &w->cs;
+
+	for (uint32_t i = 0; i < cs->n; i++)
+		cs->c[i].score = score_of(w, &cs->c[i]);
+	if (!cs->n)
+		return;
+	qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
+	join_siblings(cs);
+	qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
+}
+
+/* Nothing is worth the space when no definition is named near the
+ * cursor, no import waits to be used, and the best lexical match is
+ * weak. */
+bool rank__worth_it(const Where *w)
+{
+	double best_mention = 0;
+	bool unused_import = false;
+
+	for (uint32_t i = 0; i < w->cs.n; i++)
+		if (w->cs.c[i].score >= 0) {
+			best_mention = fmax(best_mention, w->cs.c[i].mention);
+			unused_import |= w->cs.c[i].import_unused;
+		}
+	return best_mention > 0 || unused_import ||
+	       w->best_bm25 >= rank__weights.bm25_min;
+}

@@ -1,0 +1,164 @@
+/*
+ * where.c: where the cursor is. The query (the lines before the cursor,
+ * with the header of the function being written), the region of the
+ * buffer left out (the editor shows it), the buffer's own definitions,
+ * and the class being written with its bases.
+ */
+#include "rank_int.h"
+
+#include <ctype.h>
+#include <string.h>
+
+uint32_t rank__line_start(const char *text, uint32_t off)
+{
+	while (off && text[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+/* The base classes named in a class header: identifiers between the
+ * parentheses of `class X(A, m.B):` or after extends/implements. Keyword
+ * arguments (metaclass=M) and the language's stopwords are skipped. */
+static int header_bases(Lang lang, const Span *sp, char (*out)[IDENT_MAX],
+			int cap)
+{
+	const char *h = sp->header, *p = strstr(h, sp->name);
+	int n = 0;
+
+	if (!p)
+		return 0;
+	p += strlen(sp->name);
+	while (*p && *p != ':' && *p != '{' && n < cap) {
+		const char *w = p;
+		size_t len;
+
+		if (!rank__ident_start((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		while (rank__ident_char((unsigned char)*p))
+			p++;
+		len = (size_t)(p - w);
+		while (*p == ' ')
+			p++;
+		if (*p == '=' || len >= IDENT_MAX ||
+		    lang_is_stopword(lang, w, len))
+			continue;
+		memcpy(out[n], w, len);
+		out[n++][len] = '\0';
+	}
+	return n;
+}
+
+bool rank__around(const Where *w, const Span *sp)
+{
+	const char *text = w->q->text;
+	uint32_t ls, indent = 0, col, cursor = w->q->cursor;
+
+	if (sp->bytes.start > cursor)
+		return false;
+	if (sp->bytes.end >= cursor)
+		return true;
+	for (uint32_t i = sp->bytes.end; i < cursor; i++)
+		if (!isspace((unsigned char)text[i]))
+			return false;
+	ls = rank__line_start(text, sp->bytes.start);
+	while (text[ls + indent] == ' ' || text[ls + indent] == '\t')
+		indent++;
+	col = cursor - rank__line_start(text, cursor);
+	return col > indent;
+}
+
+/* The buffer's tree, or a parse of our own; and its spans. */
+static void live_spans(Where *w)
+{
+	const RankCursor *q = w->q;
+
+	w->tree = q->tree;
+	if (!w->tree && q->len <= CONTEXT_PARSE_MAX)
+		w->tree = w->own_tree = chunker_parse(q->chunker, q->lang,
+						      q->text, q->len, NULL);
+	if (chunker_spans(q->chunker, q->lang, q->text, q->len, w->tree,
+			  &w->live) != 0)
+		memset(&w->live, 0, sizeof(w->live));
+}
+
+void rank__locate(Where *w, const RankCursor *q)
+{
+	uint32_t cursor = q->cursor, back = 0, ex_end;
+	uint32_t lo = rank__line_start(q->text, cursor);
+	int32_t fn = -1;
+
+	memset(w, 0, sizeof(*w));
+	w->q = q;
+	w->cls = -1;
+	w->cursor_line = castls_count_newlines(q->text, cursor);
+	while (lo > 0 && back < QUERY_LINES) {
+		lo = rank__line_start(q->text, lo - 1);
+		back++;
+	}
+	w->q_lo = lo;
+	ex_end = w->cursor_line + AFTER_LINES;
+	w->ex_first = w->cursor_line > BEFORE_LINES
+			      ? w->cursor_line - BEFORE_LINES
+			      : 0;
+	live_spans(w);
+	/* The innermost function and class around the cursor. */
+	for (uint32_t i = 0; i < w->live.nspans; i++) {
+		const Span *sp = &w->live.spans[i];
+
+		if (sp->kind == SPAN_SECTION || !rank__around(w, sp))
+			continue;
+		if (sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE)
+			w->cls = (int32_t)i;
+		else
+			fn = (int32_t)i;
+	}
+	if (fn >= 0) {
+		const Span *sp = &w->live.spans[fn];
+
+		if (sp->bytes.start < lo)
+			buf_printf(&w->query, "%s\n", sp->header);
+		if (sp->lines.end > ex_end)
+			ex_end = sp->lines.end;
+		if (sp->lines.start < w->ex_first)
+			w->ex_first = sp->lines.start;
+	}
+	if (w->cls >= 0)
+		w->nbases = header_bases(q->lang, &w->live.spans[w->cls],
+					 w->bases, MAX_BASES);
+	buf_append(&w->query, q->text + lo, cursor - lo);
+	if (w->query.len > QUERY_MAX) { /* keep the part nearest the cursor */
+		memmove(w->query.data, w->query.data + w->query.len - QUERY_MAX,
+			QUERY_MAX);
+		w->query.len = QUERY_MAX;
+		w->query.data[QUERY_MAX] = '\0';
+	}
+	/* Left out: the definition being written (from its first line) and
+	 * the few lines around the cursor; the rest of the query's lines may
+	 * still hold definitions worth showing whole. */
+	w->ex_last = ex_end;
+	if (q->len <= CONTEXT_PARSE_MAX)
+		rank__words_count(&w->words, q->text, q->len);
+	w->nids = rank__idents(q->lang, q->text, lo, cursor, w->cursor_line,
+			       castls_count_newlines(q->text, lo), w->ids,
+			       IDENTS_CAP);
+}
+
+bool rank__excluded(const Where *w, const Cand *c)
+{
+	return c->same_file && c->lines.end >= w->ex_first &&
+	       c->lines.start <= w->ex_last;
+}
+
+void rank__where_free(Where *w)
+{
+	rank__cands_free(&w->cs);
+	chunking_close(&w->live);
+	if (w->own_tree)
+		ts_tree_delete(w->own_tree);
+	buf_free(&w->query);
+	rank__words_free(&w->words);
+	xfree(w->imp);
+	xfree(w->frags);
+}

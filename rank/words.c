@@ -1,0 +1,188 @@
+/*
+ * words.c: identifiers in the code near the cursor, and how often the
+ * buffer uses each word.
+ */
+#include "rank_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool rank__ident_start(unsigned char c)
+{
+	return isalpha(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+bool rank__ident_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+bool rank__next_word(const char *text, uint32_t lo, uint32_t hi,
+		     uint32_t *i, uint32_t *a)
+{
+	while (*i < hi &&
+	       (!rank__ident_start((unsigned char)text[*i]) ||
+		(*i > lo && rank__ident_char((unsigned char)text[*i - 1]))))
+		(*i)++;
+	if (*i >= hi)
+		return false;
+	*a = *i;
+	while (*i < hi && rank__ident_char((unsigned char)text[*i]))
+		(*i)++;
+	return true;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Identifiers near the cursor
+ * ---------------------------------------------------------------------- */
+
+static int cmp_ident(const void *a, const void *b)
+{
+	double x = ((const Ident *)a)->weight, y = ((const Ident *)b)->weight;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
+		 uint32_t cursor_line, uint32_t first_line, Ident *out,
+		 int cap)
+{
+	int n = 0;
+	uint32_t line = first_line, seen = lo;
+
+	for (uint32_t i = lo, a; rank__next_word(text, lo, hi, &i, &a);) {
+		uint32_t len = i - a;
+		double w;
+		int k;
+
+		/* String and comment contents are kept on purpose: names in
+		 * them still hint. */
+		for (; seen < a; seen++)
+			line += text[seen] == '\n';
+		if (len < 2 || len >= IDENT_MAX ||
+		    lang_is_stopword(lang, text + a, len))
+			continue;
+		w = 1.0 / (1.0 + (double)(cursor_line - line) / 8.0);
+		for (k = 0; k < n; k++)
+			if (strlen(out[k].name) == len &&
+			    memcmp(out[k].name, text + a, len) == 0)
+				break;
+		if (k == n) {
+			if (n == cap)
+				continue;
+			memcpy(out[n].name, text + a, len);
+			out[n].name[len] = '\0';
+			out[n++].weight = 0;
+		}
+		/* Repeated use adds a little, proximity dominates. */
+		out[k].weight = out[k].weight ? fmax(out[k].weight, w) + 0.1 * w
+					      : w;
+	}
+	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
+	return n;
+}
+
+double rank__mention(const Ident *ids, int nids, const char *name)
+{
+	for (int k = 0; k < nids; k++)
+		if (strcmp(ids[k].name, name) == 0)
+			return ids[k].weight;
+	return 0;
+}
+
+double rank__line_value(const char *t, uint32_t a, uint32_t z,
+			const Ident *ids, int nids)
+{
+	char word[IDENT_MAX];
+	double v = 0;
+
+	/* Unlike rank__next_word, the tail of "3abc" counts as a word. */
+	for (uint32_t i = a; i < z;) {
+		uint32_t s = i;
+
+		if (!rank__ident_start((unsigned char)t[i])) {
+			i++;
+			continue;
+		}
+		while (i < z && rank__ident_char((unsigned char)t[i]))
+			i++;
+		if (i - s < sizeof(word)) {
+			memcpy(word, t + s, i - s);
+			word[i - s] = '\0';
+			v += rank__mention(ids, nids, word);
+		}
+	}
+	return v;
+}
+
+/* ---------------------------------------------------------------------- *
+ * How often the buffer uses each word
+ * ---------------------------------------------------------------------- */
+
+static uint32_t word_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static Word *word_slot(const Words *ws, const char *s, size_t n)
+{
+	for (uint32_t i = word_hash(s, n) & ws->mask;; i = (i + 1) & ws->mask) {
+		Word *w = &ws->slot[i];
+
+		if (w->len == 0 ||
+		    (w->len == n && memcmp(ws->text + w->at, s, n) == 0))
+			return w;
+	}
+}
+
+/* Doubles the table. */
+static void words_grow(Words *ws)
+{
+	Word *old = ws->slot;
+	uint32_t cap = ws->mask + 1;
+
+	ws->mask = cap * 2 - 1;
+	ws->slot = xcalloc(cap * 2, sizeof(*ws->slot));
+	for (uint32_t k = 0; k < cap; k++)
+		if (old[k].len)
+			*word_slot(ws, ws->text + old[k].at, old[k].len) = old[k];
+	xfree(old);
+}
+
+/* Counts every identifier of text[0, len); the table stays at most half
+ * full. */
+void rank__words_count(Words *ws, const char *text, uint32_t len)
+{
+	ws->text = text;
+	ws->mask = 1023;
+	ws->n = 0;
+	ws->slot = xcalloc(ws->mask + 1, sizeof(*ws->slot));
+	for (uint32_t i = 0, a; rank__next_word(text, 0, len, &i, &a);) {
+		Word *w = word_slot(ws, text + a, i - a);
+
+		if (w->len) {
+			w->count++;
+			continue;
+		}
+		*w = (Word){a, i - a, 1};
+		if (++ws->n * 2 > ws->mask)
+			words_grow(ws);
+	}
+}
+
+uint32_t rank__words_get(const Words *ws, const char *s, size_t n)
+{
+	return ws->slot ? word_slot(ws, s, n)->count : 0;
+}
+
+void rank__words_free(Words *ws)
+{
+	xfree(ws->slot);
+	memset(ws, 0, sizeof(*ws));
+}
