@@ -39,6 +39,7 @@ enum {
 	ST_CHILDREN_MANY,
 	ST_SPAN_CHAINS,
 	ST_FILE_TEXTS,
+	ST_CHUNK_COUNT,      /* search.c */
 	ST_COUNT
 };
 
@@ -55,6 +56,7 @@ struct Index {
 	int wal_pages;         /* in the log after this connection's last
 				* commit, 0 after a checkpoint */
 	uint64_t statements;   /* run on this connection, for measuring */
+	bool vocab;            /* temp.castls_vocab exists (search.c) */
 };
 
 /* Columns read by symbols.c, shared with the statement table. */

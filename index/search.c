@@ -63,36 +63,51 @@ static int cmp_df(const void *a, const void *b)
 	return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* Document frequencies from the full-text index's vocabulary. */
+/* Document frequencies from the full-text index's vocabulary, all terms
+ * in one statement, and the number of chunks. */
 static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 {
 	sqlite3_stmt *s;
-	int rc = sqlite3_exec(ix->db,
-			      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.castls_vocab"
-			      " USING fts5vocab(main, 'chunks_fts', 'row')",
-			      NULL, NULL, NULL);
+	Buf terms = {0};
+	int rc = SQLITE_OK;
 
+	if (!ix->vocab)
+		rc = sqlite3_exec(ix->db,
+				  "CREATE VIRTUAL TABLE IF NOT EXISTS"
+				  " temp.castls_vocab USING"
+				  " fts5vocab(main, 'chunks_fts', 'row')",
+				  NULL, NULL, NULL);
+	ix->vocab = rc == SQLITE_OK;
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(ix->db,
-					"SELECT doc FROM temp.castls_vocab"
-					" WHERE term = ?",
+					"SELECT j.key, v.doc FROM json_each(?1) j"
+					" CROSS JOIN temp.castls_vocab v"
+					" ON v.term = j.value",
 					-1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
+	buf_puts(&terms, "[");
 	for (int i = 0; i < ts->n; i++) {
-		sqlite3_reset(s);
-		sqlite3_bind_text(s, 1, ts->t[i].term, -1, SQLITE_STATIC);
-		ts->t[i].df = sqlite3_step(s) == SQLITE_ROW
-				      ? sqlite3_column_int64(s, 0)
-				      : 0;
+		if (i)
+			buf_puts(&terms, ",");
+		buf_json_string(&terms, ts->t[i].term, strlen(ts->t[i].term));
+	}
+	buf_puts(&terms, "]");
+	sqlite3_bind_text(s, 1, terms.data, (int)terms.len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t k = sqlite3_column_int64(s, 0);
+
+		if (k >= 0 && k < ts->n)
+			ts->t[k].df = sqlite3_column_int64(s, 1);
 	}
 	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(ix->db, "SELECT max(rowid) FROM chunks", -1,
-			       &s, NULL) != SQLITE_OK)
+	buf_free(&terms);
+	if (rc != SQLITE_DONE)
 		return index__db_error(ix, rc);
+	s = index__stmt(ix, ST_CHUNK_COUNT);
 	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0)
 					       : 0;
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
 	return 0;
 }
 

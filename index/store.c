@@ -173,6 +173,7 @@ static const char *const statements[ST_COUNT] = {
 		" AND c.start_byte < json_extract(r.value, '$[2]')"
 		" AND c.end_byte > json_extract(r.value, '$[1]')"
 		" ORDER BY r.key, c.start_byte",
+	[ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunks",
 };
 
 /* ---------------------------------------------------------------------- *
@@ -445,12 +446,17 @@ static uint32_t busy_ms(const Index *ix)
 
 /* What every connection gets once open: the busy timeout, and result
  * codes precise enough for index__db_error. */
+/* Counts the statements castls runs; those SQLite runs inside them (for
+ * the full-text index), which it marks with a leading "--", are part of
+ * their cost, not statements of their own. */
 static int count_statement(unsigned type, void *ctx, void *p, void *x)
 {
+	const char *sql = x;
+
 	(void)type;
 	(void)p;
-	(void)x;
-	((Index *)ctx)->statements++;
+	if (!sql || strncmp(sql, "--", 2) != 0)
+		((Index *)ctx)->statements++;
 	return 0;
 }
 

@@ -116,5 +116,7 @@ cJSON *render_result(const RankResult *r, const char *const *roots,
 	cJSON_AddNumberToObject(b, "used", r->used);
 	cJSON_AddStringToObject(b, "unit", "tokens");
 	cJSON_AddBoolToObject(res, "noContext", r->no_context);
+	/* What the request cost the index: for measuring. */
+	cJSON_AddNumberToObject(res, "statements", (double)r->statements);
 	return res;
 }

@@ -492,7 +492,7 @@ static const char *const transcripts[] = {
     "document_symbol", "workspace_symbol", "chunks_incremental",
     "context",	       "search",	   "status",
     "errors",	       "ids_and_params",   "multi_root_db",
-    "context_structure", "context_imports",
+    "context_structure", "context_imports", "search_roots",
 };
 
 /* Every file in the directory is in the table, and the other way round,
@@ -535,3 +535,4 @@ TEST(transcript_status) { run_transcript("status"); }
 TEST(transcript_errors) { run_transcript("errors"); }
 TEST(transcript_ids_and_params) { run_transcript("ids_and_params"); }
 TEST(transcript_multi_root_db) { run_transcript("multi_root_db"); }
+TEST(transcript_search_roots) { run_transcript("search_roots"); }

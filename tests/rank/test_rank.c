@@ -1,0 +1,542 @@
+/*
+ * test_rank.c: the ranking, in-process. Each test writes a small
+ * workspace to disk, indexes it into a real SQLite file, and asks rank/
+ * for the context at a cursor (marked "<|>" in the buffer text) or for
+ * free text, then asserts what ranks, why, and what fits the budget.
+ */
+#include "test.h"
+
+#include "index/ixtest.h"
+#include "rank/rank.h"
+
+#define CURSOR "<|>"
+
+typedef struct {
+	const char *rel, *text;
+} File;
+
+typedef struct {
+	char *tmp, *root, *db;
+	Index *ix;
+	Chunker *ch;
+	RankRoot rr;
+} Ws;
+
+/* A workspace of the given files (ended by a {NULL}), indexed. */
+static void ws_open(Ws *w, const File *files)
+{
+	IndexOptions o = {0};
+	ScanStats st;
+
+	memset(w, 0, sizeof(*w));
+	w->tmp = ixt_tmpdir();
+	w->root = ixt_path(w->tmp, "ws");
+	w->db = ixt_path(w->tmp, "index.db");
+	ixt_mkdirs(w->root);
+	for (const File *f = files; f->rel; f++)
+		ixt_write(w->root, f->rel, f->text);
+	o.root = w->root;
+	o.db_path = w->db;
+	o.quiet = true;
+	if (index_open(&o, &w->ix) || index_scan(w->ix, 1, NULL, NULL, NULL, &st))
+		ixt_die("index", w->root);
+	w->ch = chunker_new(0);
+	w->rr = (RankRoot){w->ix, w->root};
+}
+
+static void ws_close(Ws *w)
+{
+	index_close(w->ix);
+	chunker_delete(w->ch);
+	ixt_rmtree(w->tmp);
+	xfree(w->tmp);
+	xfree(w->root);
+	xfree(w->db);
+}
+
+/* The context at the CURSOR mark of text, the unsaved buffer of rel. */
+static void rank_at(Ws *w, const char *rel, const char *marked,
+		    uint32_t budget, RankResult *out)
+{
+	const char *at = strstr(marked, CURSOR);
+	Buf text = {0};
+	RankCursor q = {0};
+
+	if (!at)
+		ixt_die("no cursor mark in", rel);
+	buf_append(&text, marked, (size_t)(at - marked));
+	buf_puts(&text, at + strlen(CURSOR));
+	q.roots = &w->rr;
+	q.nroots = 1;
+	q.chunker = w->ch;
+	q.root = 0;
+	q.rel = rel;
+	q.lang = lang_detect(rel, text.data, text.len);
+	q.text = text.data;
+	q.len = (uint32_t)text.len;
+	q.cursor = (uint32_t)(at - marked);
+	q.budget = budget;
+	q.limit = 20;
+	if (rank_context(&q, out) != 0)
+		ixt_die("rank_context", rel);
+	buf_free(&text);
+}
+
+/* The ranked list on stderr, to explain a failure. */
+static void explain(const RankResult *r)
+{
+	fprintf(stderr, "  ranked (%u items, %u/%u tokens%s):\n", r->nitems,
+		r->used, r->budget, r->no_context ? ", noContext" : "");
+	for (uint32_t i = 0; i < r->nitems; i++) {
+		Buf why = {0};
+
+		rank_why(&r->items[i], &why);
+		fprintf(stderr, "  %u. %s:%u %s %.3f (%s)\n", i,
+			r->items[i].in_buffer ? "(buffer)" : r->items[i].path,
+			r->items[i].lines.start + 1, r->items[i].symbol,
+			r->items[i].score, why.data);
+		buf_free(&why);
+	}
+}
+
+/* The rank of the first item of path (and symbol, when given), or -1. */
+static int find(const RankResult *r, const char *path, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->nitems; i++)
+		if (!r->items[i].in_buffer && strcmp(r->items[i].path, path) == 0 &&
+		    (!symbol || strcmp(r->items[i].symbol, symbol) == 0))
+			return (int)i;
+	if (getenv("RANK_EXPLAIN"))
+		explain(r);
+	return -1;
+}
+
+static char *why_of(const RankItem *it)
+{
+	Buf b = {0};
+
+	rank_why(it, &b);
+	return buf_take(&b);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Signals
+ * ---------------------------------------------------------------------- */
+
+static const File geometry[] = {
+	{"pkg/__init__.py", ""},
+	{"pkg/geometry.py",
+	 "\"\"\"Shapes and their areas.\"\"\"\n"
+	 "import math\n\n\n"
+	 "def circle_area(radius):\n"
+	 "    return math.pi * radius * radius\n\n\n"
+	 "class Rectangle:\n"
+	 "    \"\"\"An axis-aligned rectangle.\"\"\"\n\n"
+	 "    def __init__(self, width, height):\n"
+	 "        self.width = width\n"
+	 "        self.height = height\n\n"
+	 "    def area(self):\n"
+	 "        return self.width * self.height\n"},
+	{"other/geometry.py",
+	 "def circle_area(r):\n    return 3 * r * r\n"},
+	{NULL, NULL},
+};
+
+/* A definition named near the cursor, in the file the buffer imports,
+ * beats a same-named one elsewhere, and says both reasons. */
+TEST(definition_through_import)
+{
+	Ws w;
+	RankResult r;
+	int mine, other;
+	char *why;
+
+	ws_open(&w, geometry);
+	rank_at(&w, "pkg/report.py",
+		"from pkg.geometry import circle_area\n\n\n"
+		"def summary(radii):\n"
+		"    total = 0\n"
+		"    for r in radii:\n"
+		"        total += circle_area(r)\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	mine = find(&r, "pkg/geometry.py", "circle_area");
+	other = find(&r, "other/geometry.py", "circle_area");
+	ASSERT_TRUE(mine >= 0);
+	EXPECT_INT_EQ(mine, 0);
+	EXPECT_TRUE(other < 0 || other > mine);
+	EXPECT_TRUE(r.items[mine].signals.import);
+	EXPECT_TRUE(r.items[mine].signals.imported_name);
+	EXPECT_STR_EQ(r.items[mine].signals.defines, "circle_area");
+	why = why_of(&r.items[mine]);
+	EXPECT_TRUE(strstr(why, "defines circle_area, used near the cursor"));
+	EXPECT_TRUE(strstr(why, "in a file this one imports"));
+	EXPECT_TRUE(!r.no_context);
+	xfree(why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* A name imported and not used yet ranks: code being written is likely
+ * to call what was just imported. TypeScript, relative module. */
+TEST(unused_import_typescript)
+{
+	static const File files[] = {
+		{"web/format.ts",
+		 "export function formatPrice(cents: number): string {\n"
+		 "  const whole = Math.floor(cents / 100);\n"
+		 "  const part = cents % 100;\n"
+		 "  const padded = part < 10 ? \"0\" + part : String(part);\n"
+		 "  const sign = cents < 0 ? \"-\" : \"\";\n"
+		 "  return sign + whole + \".\" + padded;\n"
+		 "}\n\n"
+		 "export function formatCount(n: number): string {\n"
+		 "  const shown = n > 999 ? \"999+\" : String(n);\n"
+		 "  const parts = [shown, \"items\"];\n"
+		 "  const joined = parts.join(\" \");\n"
+		 "  const trimmed = joined.trim();\n"
+		 "  return trimmed;\n"
+		 "}\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i, j;
+	char *why;
+
+	ws_open(&w, files);
+	rank_at(&w, "web/badge.ts",
+		"import { formatCount, formatPrice } from \"./format\";\n\n"
+		"export function label(n: number): string {\n"
+		"  return formatCount(n);\n"
+		"}\n\n"
+		"export function total(cents: number): string {\n"
+		"  " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	i = find(&r, "web/format.ts", "formatPrice");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.unused_import);
+	EXPECT_TRUE(r.items[i].signals.import);
+	/* formatCount is used already: imported, but not waiting. */
+	j = find(&r, "web/format.ts", "formatCount");
+	ASSERT_TRUE(j >= 0);
+	EXPECT_TRUE(r.items[j].signals.imported_name);
+	EXPECT_TRUE(!r.items[j].signals.unused_import);
+	EXPECT_TRUE(i < j);
+	why = why_of(&r.items[i]);
+	EXPECT_TRUE(strstr(why, "imported by this file and not used yet"));
+	xfree(why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Python relative imports climb a package per dot: of two same-named
+ * definitions, the one the import names ranks first. */
+TEST(import_python_relative)
+{
+	static const File files[] = {
+		{"app/__init__.py", ""},
+		{"app/util.py", "def slugify(text):\n    return text.lower()\n"},
+		{"app/api/__init__.py", ""},
+		{"app/api/util.py", "def slugify(text):\n    return text\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int up, here;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/api/views.py",
+		"from ..util import slugify\n\n\n"
+		"def page(title):\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	up = find(&r, "app/util.py", "slugify");
+	here = find(&r, "app/api/util.py", "slugify");
+	ASSERT_TRUE(up >= 0);
+	EXPECT_TRUE(r.items[up].signals.import);
+	EXPECT_TRUE(r.items[up].signals.imported_name);
+	EXPECT_TRUE(here < 0 || (here > up && !r.items[here].signals.imported_name));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* In a class whose base is in another file, the base's members rank,
+ * marked as members, even those not named near the cursor. */
+TEST(member_of_base_class)
+{
+	static const File files[] = {
+		{"shapes/base.py",
+		 "class Shape:\n"
+		 "    def describe(self):\n"
+		 "        return 'a shape'\n\n"
+		 "    def scale(self, k):\n"
+		 "        \"\"\"The shape k times as large.\"\"\"\n"
+		 "        if k <= 0:\n"
+		 "            raise ValueError(k)\n"
+		 "        copy = type(self)()\n"
+		 "        copy.factor = k\n"
+		 "        copy.origin = None\n"
+		 "        return copy\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+	char *why;
+
+	ws_open(&w, files);
+	rank_at(&w, "shapes/circle.py",
+		"from shapes.base import Shape\n\n\n"
+		"class Circle(Shape):\n"
+		"    def label(self):\n"
+		"        return self.describe() + " CURSOR "\n",
+		2000, &r);
+	i = find(&r, "shapes/base.py", "Shape.scale");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.member);
+	ASSERT_INT_EQ(r.items[i].nparents, 1);
+	EXPECT_STR_EQ(r.items[i].parents[0].header, "class Shape:");
+	why = why_of(&r.items[i]);
+	EXPECT_TRUE(strstr(why, "a member of the class being written"));
+	xfree(why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* The buffer's own definitions come from its live text, with their
+ * distance and uses; sibling fields join into one item. */
+TEST(same_file_and_joined)
+{
+	Ws w;
+	RankResult r;
+	const RankItem *it = NULL;
+	char *why;
+
+	ws_open(&w, geometry);
+	rank_at(&w, "shop/options.py",
+		"class Options:\n"
+		"    retries = 3\n"
+		"    timeout = 2.5\n"
+		"    verbose = False\n\n"
+		"    def describe(self):\n"
+		"        parts = [str(self.timeout)]\n"
+		"        parts.append('verbose' if self.verbose else '')\n"
+		"        return ' '.join(parts)\n\n"
+		"    def patience(self):\n"
+		"        return self.retries * " CURSOR "\n",
+		2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		if (r.items[i].in_buffer &&
+		    strcmp(r.items[i].symbol, "Options.retries") == 0)
+			it = &r.items[i];
+	if (!it)
+		explain(&r);
+	ASSERT_TRUE(it != NULL);
+	EXPECT_TRUE(it->signals.same_file);
+	EXPECT_TRUE(it->signals.member);
+	/* Joined in rank order: either way round. */
+	EXPECT_TRUE(strstr(it->signals.joined, "Options.timeout"));
+	EXPECT_TRUE(strstr(it->signals.joined, "Options.verbose"));
+	EXPECT_STR_EQ(it->text,
+		      "    retries = 3\n    timeout = 2.5\n    verbose = False\n");
+	why = why_of(it);
+	EXPECT_TRUE(strstr(why, "in this file, 10 lines away"));
+	EXPECT_TRUE(strstr(why, "shown with Options."));
+	xfree(why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* ---------------------------------------------------------------------- *
+ * The stop signal, the budget and clipping
+ * ---------------------------------------------------------------------- */
+
+/* Code that uses nothing of the workspace gets the stop signal. */
+TEST(stop_signal)
+{
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, geometry);
+	rank_at(&w, "tools/hello.py",
+		"import sys\n\n\n"
+		"def main():\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	EXPECT_TRUE(r.no_context);
+	EXPECT_INT_EQ(r.nitems, 0);
+	EXPECT_INT_EQ(r.used, 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* A long function shows its first RANK_ITEM_LINES lines, marked clipped;
+ * items never pass the budget, and a budget too small for any gives
+ * none. */
+TEST(budget_and_clipping)
+{
+	Buf big = {0};
+	File files[] = {{"lib/long.py", NULL}, {NULL, NULL}};
+	Ws w;
+	RankResult r;
+	const char *marked = "from lib.long import long_helper\n\n\n"
+			     "def run():\n"
+			     "    return long_helper(" CURSOR ")\n";
+	int i;
+	uint32_t lines = 0;
+
+	buf_puts(&big, "def long_helper(x):\n    \"\"\"Many steps.\"\"\"\n");
+	for (int k = 0; k < 60; k++)
+		buf_printf(&big, "    x = x + %d\n", k);
+	buf_puts(&big, "    return x\n");
+	files[0].text = big.data;
+	ws_open(&w, files);
+	rank_at(&w, "lib/run.py", marked, 2000, &r);
+	i = find(&r, "lib/long.py", "long_helper");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].clipped);
+	for (const char *p = r.items[i].text; *p; p++)
+		lines += *p == '\n';
+	EXPECT_INT_EQ(lines, RANK_ITEM_LINES);
+	EXPECT_INT_EQ(r.items[i].lines.end - r.items[i].lines.start + 1,
+		      RANK_ITEM_LINES);
+	EXPECT_TRUE(r.used <= r.budget);
+	rank_result_free(&r);
+
+	rank_at(&w, "lib/run.py", marked, 30, &r);
+	EXPECT_TRUE(r.used <= 30);
+	for (uint32_t k = 0; k < r.nitems; k++)
+		EXPECT_TRUE(r.items[k].tokens <= 30);
+	rank_result_free(&r);
+
+	rank_at(&w, "lib/run.py", marked, 1, &r);
+	EXPECT_INT_EQ(r.nitems, 0);
+	EXPECT_TRUE(r.no_context);
+	rank_result_free(&r);
+	buf_free(&big);
+	ws_close(&w);
+}
+
+/* Lookups are batched: the statements of a request do not grow with the
+ * identifiers near the cursor. */
+TEST(statements_do_not_grow_with_names)
+{
+	Buf few = {0}, many = {0};
+	Ws w;
+	RankResult r;
+	uint64_t n_few, n_many;
+
+	ws_open(&w, geometry);
+	buf_puts(&few, "def f(a):\n    return circle_area(a) + " CURSOR "\n");
+	buf_puts(&many, "def f(a):\n    total = 0\n");
+	for (int k = 0; k < 40; k++)
+		buf_printf(&many, "    total += helper_number_%d(a)\n", k);
+	buf_puts(&many, "    return circle_area(total) + " CURSOR "\n");
+	rank_at(&w, "x.py", few.data, 2000, &r);
+	n_few = r.statements;
+	rank_result_free(&r);
+	rank_at(&w, "x.py", many.data, 2000, &r);
+	n_many = r.statements;
+	rank_result_free(&r);
+	EXPECT_TRUE(n_few > 0);
+	CHECK_(n_many <= n_few + 2, (void)0,
+	       "statements: %llu with 2 names, %llu with 41",
+	       (unsigned long long)n_few, (unsigned long long)n_many);
+	buf_free(&few);
+	buf_free(&many);
+	ws_close(&w);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Search over several roots
+ * ---------------------------------------------------------------------- */
+
+/* Hits of all roots are merged by score before packing: a first root
+ * full of weak matches does not crowd out the second root's answer. */
+TEST(search_merges_roots)
+{
+	static const File weak[] = {
+		{"a.py", "# map of hashes\nx = 1\n"},
+		{"b.py", "# a mutable list\ny = 2\n"},
+		{"c.py", "# hash map here\nz = 3\n"},
+		{NULL, NULL},
+	};
+	static const File strong[] = {
+		{"coll/mutable_hash_map.py",
+		 "class MutableHashMap:\n"
+		 "    \"\"\"A mutable hash map.\"\"\"\n\n"
+		 "    def put(self, key, value):\n"
+		 "        self.mutable_hash_map_put(key, value)\n"},
+		{"coll/queue.py", "class Queue:\n    pass\n"},
+		{"coll/stack.py", "class Stack:\n    pass\n"},
+		{"coll/tree.py", "class Tree:\n    pass\n"},
+		{NULL, NULL},
+	};
+	Ws a, b;
+	RankRoot roots[2];
+	RankResult r;
+
+	ws_open(&a, weak);
+	ws_open(&b, strong);
+	roots[0] = a.rr;
+	roots[1] = b.rr;
+	rank_search(roots, 2, "MutableHashMap", strlen("MutableHashMap"), 2000,
+		    1, &r);
+	ASSERT_INT_EQ(r.nitems, 1);
+	EXPECT_INT_EQ(r.items[0].root, 1);
+	EXPECT_STR_EQ(r.items[0].path, "coll/mutable_hash_map.py");
+	rank_result_free(&r);
+	/* A root without a connection is left out, not an error. */
+	roots[1].ix = NULL;
+	rank_search(roots, 2, "MutableHashMap", strlen("MutableHashMap"), 2000,
+		    5, &r);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		EXPECT_INT_EQ(r.items[i].root, 0);
+	rank_result_free(&r);
+	ws_close(&a);
+	ws_close(&b);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Why, in words
+ * ---------------------------------------------------------------------- */
+
+TEST(why_words)
+{
+	RankItem it = {0};
+	char *why;
+
+	it.signals.defines = "parse_config";
+	it.signals.joined = "";
+	why = why_of(&it);
+	EXPECT_STR_EQ(why, "related text");
+	xfree(why);
+
+	it.signals.definition = 0.5;
+	it.signals.import = true;
+	it.signals.bm25 = 3.2;
+	why = why_of(&it);
+	EXPECT_STR_EQ(why, "defines parse_config, used near the cursor; "
+			   "in a file this one imports; matching words");
+	xfree(why);
+
+	memset(&it.signals, 0, sizeof(it.signals));
+	it.signals.imported_name = true;
+	it.signals.same_file = true;
+	it.signals.definition_item = true;
+	it.signals.lines_away = 1;
+	it.signals.uses_in_file = 2;
+	why = why_of(&it);
+	EXPECT_STR_EQ(why, "a name this file imports; "
+			   "in this file, 1 line away, used 2 times");
+	xfree(why);
+
+	it.signals.unused_import = true;
+	it.signals.definition_item = false;
+	why = why_of(&it);
+	EXPECT_STR_EQ(why, "imported by this file and not used yet; "
+			   "in this file");
+	xfree(why);
+}
