@@ -229,6 +229,11 @@ ModuleStyle lang_module_style(Lang lang);
 /* What the path of a file that is module `m` ends with after m's own
  * path, space-separated: ".py /__init__.py .pyi" for Python. */
 const char *lang_module_files(Lang lang);
+/* Whether code in language user can use definitions written in def: both
+ * of one family (Python and its stubs; TypeScript, TSX and JavaScript;
+ * shell), or user is no code (Markdown, unknown), which may mention any.
+ * Prose (Markdown) defines nothing code can use. */
+bool lang_can_use(Lang user, Lang def);
 /* Whether word w[0, n) is a keyword or builtin of lang: a name never
  * worth looking up as a definition. */
 bool lang_is_stopword(Lang lang, const char *w, size_t n);

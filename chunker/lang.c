@@ -151,7 +151,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .import_rules = python_imports,
 			 .bindings = PY_BINDINGS, .modules = MODULES_DOTTED,
 			 .module_files = PY_FILES,
-			 .stopwords = PY_STOPWORDS},
+			 .stopwords = PY_STOPWORDS, .family = "python"},
 	[LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT, .name = "typescript",
 			     .extensions = ".ts .mts .cts",
 			     .grammar = tree_sitter_typescript,
@@ -164,7 +164,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .bindings = JS_BINDINGS,
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
-			     .stopwords = JS_STOPWORDS},
+			     .stopwords = JS_STOPWORDS, .family = "js"},
 	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
 		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
 		      .wrappers = JS_WRAPPERS " ambient_declaration",
@@ -172,7 +172,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		      .opaque = JS_OPAQUE, .doc = DOC_LEADING_COMMENT,
 		      .qsep = ".", .import_rules = js_imports,
 		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
-		      .module_files = JS_FILES, .stopwords = JS_STOPWORDS},
+		      .module_files = JS_FILES, .stopwords = JS_STOPWORDS,
+		      .family = "js"},
 	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
 			     .extensions = ".js .mjs .cjs .jsx",
 			     .grammar = tree_sitter_javascript,
@@ -184,14 +185,14 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .bindings = JS_BINDINGS,
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
-			     .stopwords = JS_STOPWORDS},
+			     .stopwords = JS_STOPWORDS, .family = "js"},
 	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
 		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
 		       .defs = bash_defs, .wrappers = "", .imports = "",
 		       .comments = "comment", .opaque = BASH_OPAQUE,
 		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
 		       .import_rules = no_imports, .bindings = NO_BINDINGS,
-		       .stopwords = BASH_STOPWORDS},
+		       .stopwords = BASH_STOPWORDS, .family = "shell"},
 	[LANG_MARKDOWN] = {.lang = LANG_MARKDOWN, .name = "markdown",
 			   .extensions = ".md .markdown", .defs = no_defs,
 			   .wrappers = "", .imports = "", .comments = "",
@@ -252,6 +253,13 @@ const char *lang_module_files(Lang lang)
 	const char *f = lang_spec(lang)->module_files;
 
 	return f ? f : "";
+}
+
+bool lang_can_use(Lang user, Lang def)
+{
+	const char *u = lang_spec(user)->family, *d = lang_spec(def)->family;
+
+	return !u || (d && strcmp(u, d) == 0);
 }
 
 bool lang_is_stopword(Lang lang, const char *w, size_t n)

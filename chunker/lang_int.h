@@ -80,6 +80,9 @@ typedef struct {
 				   * each way a file can be that module */
 	const char *stopwords;   /* keywords and builtins: never worth
 				  * looking up as a definition */
+	const char *family;      /* languages whose code uses each other's
+				  * definitions share one family name; NULL
+				  * for prose */
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);

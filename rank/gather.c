@@ -177,7 +177,8 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	const RankCursor *q = w->q;
 	Cand *c;
 
-	if (root == q->root && q->rel && strcmp(sp->path, q->rel) == 0)
+	if ((root == q->root && q->rel && strcmp(sp->path, q->rel) == 0) ||
+	    !lang_can_use(q->lang, sp->lang))
 		return NULL;
 	c = rank__cand_new(&w->cs, FROM_SPAN, root, sp->id);
 	if (!c)
@@ -280,7 +281,8 @@ static void gather_lexical(Where *w, int r, Index *ix)
 
 		/* The rows of the buffer's own file may be older than its
 		 * text: find where the chunk is now, if anywhere. */
-		if (same && !relocate(w, &h[i]))
+		if ((same && !relocate(w, &h[i])) ||
+		    !lang_can_use(q->lang, h[i].lang))
 			continue;
 		if (!(c = rank__cand_new(&w->cs, FROM_CHUNK, r, h[i].id)))
 			continue;

@@ -540,3 +540,53 @@ TEST(why_words)
 			   "in this file");
 	xfree(why);
 }
+
+/* ---------------------------------------------------------------------- *
+ * Precision
+ * ---------------------------------------------------------------------- */
+
+/* Definitions come from languages the buffer can use: a Markdown heading
+ * or a TypeScript class of the same name is no definition for Python,
+ * and Python's are none for a shell script. */
+TEST(languages_the_buffer_can_use)
+{
+	static const File files[] = {
+		{"docs/guide.md", "# Guide\n\n## Collector\n\nCollects.\n"},
+		{"web/collector.ts",
+		 "export class Collector {\n  collect(): void {}\n}\n"},
+		{"app/collector.py",
+		 "class Collector:\n"
+		 "    def collect(self, objs):\n"
+		 "        return list(objs)\n"},
+		{"tools/collect.sh", "collect() {\n  echo collecting\n}\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/run.py",
+		"from app.collector import Collector\n\n\n"
+		"def run(objs):\n"
+		"    c = Collector()\n"
+		"    return c.collect(objs) + " CURSOR "\n",
+		2000, &r);
+	EXPECT_TRUE(find(&r, "app/collector.py", "Collector") >= 0);
+	EXPECT_TRUE(find(&r, "docs/guide.md", NULL) < 0);
+	EXPECT_TRUE(find(&r, "web/collector.ts", NULL) < 0);
+	EXPECT_TRUE(find(&r, "tools/collect.sh", NULL) < 0);
+	rank_result_free(&r);
+
+	rank_at(&w, "tools/all.sh",
+		"#!/bin/sh\n"
+		"collect_all() {\n"
+		"  collect\n"
+		"  " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	EXPECT_TRUE(find(&r, "tools/collect.sh", "collect") >= 0);
+	EXPECT_TRUE(find(&r, "app/collector.py", NULL) < 0);
+	EXPECT_TRUE(find(&r, "web/collector.ts", NULL) < 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
