@@ -274,6 +274,20 @@ typedef struct {
 	ByteRange name;
 } Binding;
 
+/* What chunker_noncode finds. */
+enum {
+	NONCODE_COMMENTS = 1, /* comments, whole */
+	NONCODE_STRINGS = 2,  /* string literals, whole */
+	NONCODE_MODULES = 4,  /* the module an import names ("a.b" of `from
+			       * a.b import c`; the whole `import a.b`) */
+};
+
+/* The parts of [lo, hi) of the text tree parses that are no names of its
+ * code, of the kinds `what` asks for, in order, into *out (the caller's
+ * to xfree). Borrows tree. Returns the count. */
+uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
+			 uint32_t hi, unsigned what, ByteRange **out);
+
 /* The bindings of tree, a parse of a text of len bytes, in order, into
  * *out (the caller's to xfree). Borrows tree. Returns the count. */
 uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,

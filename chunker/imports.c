@@ -1,6 +1,7 @@
 /*
- * imports.c: what a file imports and what it binds by plain assignment,
- * read off its syntax tree by the rules of its language table row.
+ * imports.c: what a file imports, what it binds by plain assignment, and
+ * which of its text is no code, read off its syntax tree by the rules of
+ * its language table row.
  */
 #include "lang_int.h"
 
@@ -280,4 +281,75 @@ uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
 	bind_visit(&w, ts_tree_root_node(tree), 0);
 	*out = w.out;
 	return w.n;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Text that is no code
+ * ---------------------------------------------------------------------- */
+
+/* The module an import statement names, or the whole statement when its
+ * names are modules themselves. */
+static ByteRange module_of(const LangSpec *spec, TSNode st)
+{
+	for (const ImportRule *ru = spec->import_rules; ru->type; ru++)
+		if (strcmp(ts_node_type(st), ru->type) == 0 && ru->module_field)
+			return range_of(ts_node_child_by_field_name(
+				st, ru->module_field,
+				(uint32_t)strlen(ru->module_field)));
+	return range_of(st);
+}
+
+static void range_push(ByteRange **r, uint32_t *n, uint32_t *cap,
+		       ByteRange x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*r = xrealloc(*r, *cap * sizeof(**r));
+	}
+	(*r)[(*n)++] = x;
+}
+
+uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
+			 uint32_t hi, unsigned what, ByteRange **out)
+{
+	const LangSpec *spec = lang_spec(lang);
+	ByteRange *r = NULL;
+	uint32_t n = 0, cap = 0;
+	TSTreeCursor cur;
+	bool down = true;
+
+	*out = NULL;
+	if (!tree || lo >= hi)
+		return 0;
+	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+	/* Preorder over the nodes that overlap [lo, hi); a comment, string
+	 * or import is recorded and not entered. */
+	for (;;) {
+		TSNode x = ts_tree_cursor_current_node(&cur);
+		uint32_t a = ts_node_start_byte(x), z = ts_node_end_byte(x);
+		bool inside = z > lo && a < hi;
+
+		if (inside && (((what & NONCODE_COMMENTS) &&
+				is_type(x, spec->comments)) ||
+			       ((what & NONCODE_STRINGS) &&
+				is_type(x, spec->strings)))) {
+			range_push(&r, &n, &cap, (ByteRange){a, z});
+			inside = false;
+		} else if (inside && (what & NONCODE_MODULES) &&
+			   is_type(x, spec->imports)) {
+			range_push(&r, &n, &cap, module_of(spec, x));
+			inside = false;
+		}
+		if (down && inside && ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		down = true;
+		if (ts_tree_cursor_goto_next_sibling(&cur))
+			continue;
+		if (!ts_tree_cursor_goto_parent(&cur))
+			break;
+		down = false;
+	}
+	ts_tree_cursor_delete(&cur);
+	*out = r;
+	return n;
 }

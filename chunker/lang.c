@@ -78,6 +78,8 @@ static const DefRule no_defs[] = {
 #define BASH_OPAQUE "comment string raw_string heredoc_body command " \
 		    "variable_assignment"
 
+#define JS_STRINGS "string template_string regex"
+
 #define JS_WRAPPERS "export_statement lexical_declaration " \
 		    "variable_declaration"
 
@@ -146,7 +148,9 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .wrappers = "decorated_definition",
 			 .imports = "import_statement import_from_statement "
 				    "future_import_statement",
-			 .comments = "comment", .opaque = PY_OPAQUE,
+			 .comments = "comment",
+			 .strings = "string concatenated_string",
+			 .opaque = PY_OPAQUE,
 			 .doc = DOC_BODY_STRING, .qsep = ".",
 			 .import_rules = python_imports,
 			 .bindings = PY_BINDINGS, .modules = MODULES_DOTTED,
@@ -158,7 +162,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .defs = typescript_defs,
 			     .wrappers = JS_WRAPPERS " ambient_declaration",
 			     .imports = "import_statement",
-			     .comments = "comment", .opaque = JS_OPAQUE,
+			     .comments = "comment", .strings = JS_STRINGS,
+			     .opaque = JS_OPAQUE,
 			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
 			     .import_rules = js_imports,
 			     .bindings = JS_BINDINGS,
@@ -169,7 +174,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
 		      .wrappers = JS_WRAPPERS " ambient_declaration",
 		      .imports = "import_statement", .comments = "comment",
-		      .opaque = JS_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		      .strings = JS_STRINGS, .opaque = JS_OPAQUE,
+		      .doc = DOC_LEADING_COMMENT,
 		      .qsep = ".", .import_rules = js_imports,
 		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
 		      .module_files = JS_FILES, .stopwords = JS_STOPWORDS,
@@ -179,7 +185,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .grammar = tree_sitter_javascript,
 			     .defs = javascript_defs, .wrappers = JS_WRAPPERS,
 			     .imports = "import_statement",
-			     .comments = "comment", .opaque = JS_OPAQUE,
+			     .comments = "comment", .strings = JS_STRINGS,
+			     .opaque = JS_OPAQUE,
 			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
 			     .import_rules = js_imports,
 			     .bindings = JS_BINDINGS,
@@ -189,7 +196,9 @@ static const LangSpec specs[LANG_COUNT] = {
 	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
 		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
 		       .defs = bash_defs, .wrappers = "", .imports = "",
-		       .comments = "comment", .opaque = BASH_OPAQUE,
+		       .comments = "comment",
+		       .strings = "string raw_string heredoc_body",
+		       .opaque = BASH_OPAQUE,
 		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
 		       .import_rules = no_imports, .bindings = NO_BINDINGS,
 		       .stopwords = BASH_STOPWORDS, .family = "shell"},

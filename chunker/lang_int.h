@@ -69,6 +69,7 @@ typedef struct {
 				  * around a single definition */
 	const char *imports;     /* import statement types */
 	const char *comments;    /* comment types */
+	const char *strings;     /* string literal types */
 	const char *opaque;      /* types that never hold a definition: the
 				  * span walk does not enter them */
 	DocMode doc;

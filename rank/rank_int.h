@@ -59,12 +59,13 @@ typedef struct {
 	double weight; /* falls with the distance from the cursor */
 } Ident;
 
-/* The identifiers of text[lo, hi) that are not stopwords of lang,
- * weighted by their distance in lines from the cursor line (first_line
- * is the line of lo), heaviest first, into out; returns how many. */
+/* The identifiers of text[lo, hi) that are not stopwords of lang nor in
+ * the sorted ranges skip[0, nskip) (comments, strings, imports), weighted
+ * by their distance in lines from the cursor line (first_line is the line
+ * of lo), heaviest first, into out; returns how many. */
 int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
-		 uint32_t cursor_line, uint32_t first_line, Ident *out,
-		 int cap);
+		 uint32_t cursor_line, uint32_t first_line,
+		 const ByteRange *skip, uint32_t nskip, Ident *out, int cap);
 /* The weight of name among ids, 0 when absent. */
 double rank__mention(const Ident *ids, int nids, const char *name);
 /* The weight of the identifiers ids has in t[a, z). */

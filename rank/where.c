@@ -83,11 +83,42 @@ static void live_spans(Where *w)
 		memset(&w->live, 0, sizeof(w->live));
 }
 
+/* The text before the cursor that names nothing the code uses: the
+ * module paths of its imports (`django` and `test` of `from django.test
+ * import TestCase`), unless the cursor is in one. Comments and strings
+ * are kept: docstrings and doc comments name what the code uses (on the
+ * development sets, dropping them costs 0.02 of Recall@5). */
+static uint32_t noncode(const Where *w, uint32_t lo, ByteRange **skip)
+{
+	const RankCursor *q = w->q;
+	uint32_t n = chunker_noncode(q->lang, w->tree, lo, q->cursor,
+				     NONCODE_MODULES, skip);
+
+	while (n && (*skip)[n - 1].end >= q->cursor &&
+	       (*skip)[n - 1].start < q->cursor)
+		n--;
+	return n;
+}
+
+/* Appends text[lo, hi) to b with the ranges skip[0, n) blanked. */
+static void append_code(Buf *b, const char *text, uint32_t lo, uint32_t hi,
+			const ByteRange *skip, uint32_t n)
+{
+	size_t at = b->len;
+
+	buf_append(b, text + lo, hi - lo);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t k = skip[i].start; k < skip[i].end && k < hi; k++)
+			if (k >= lo && !is_space_byte((unsigned char)text[k]))
+				b->data[at + k - lo] = ' ';
+}
+
 void rank__locate(Where *w, const RankCursor *q)
 {
 	uint32_t cursor = q->cursor, back = 0, ex_end;
-	uint32_t lo = rank__line_start(q->text, cursor);
+	uint32_t lo = rank__line_start(q->text, cursor), nskip;
 	int32_t fn = -1;
+	ByteRange *skip;
 
 	memset(w, 0, sizeof(*w));
 	w->q = q;
@@ -127,7 +158,8 @@ void rank__locate(Where *w, const RankCursor *q)
 	if (w->cls >= 0)
 		w->nbases = header_bases(q->lang, &w->live.spans[w->cls],
 					 w->bases, MAX_BASES);
-	buf_append(&w->query, q->text + lo, cursor - lo);
+	nskip = noncode(w, lo, &skip);
+	append_code(&w->query, q->text, lo, cursor, skip, nskip);
 	if (w->query.len > QUERY_MAX) { /* keep the part nearest the cursor */
 		memmove(w->query.data, w->query.data + w->query.len - QUERY_MAX,
 			QUERY_MAX);
@@ -141,8 +173,9 @@ void rank__locate(Where *w, const RankCursor *q)
 	if (q->len <= CONTEXT_PARSE_MAX)
 		rank__words_count(&w->words, q->text, q->len);
 	w->nids = rank__idents(q->lang, q->text, lo, cursor, w->cursor_line,
-			       castls_count_newlines(q->text, lo), w->ids,
-			       IDENTS_CAP);
+			       castls_count_newlines(q->text, lo), skip, nskip,
+			       w->ids, IDENTS_CAP);
+	xfree(skip);
 }
 
 bool rank__excluded(const Where *w, const Cand *c)

@@ -46,22 +46,23 @@ static int cmp_ident(const void *a, const void *b)
 }
 
 int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
-		 uint32_t cursor_line, uint32_t first_line, Ident *out,
-		 int cap)
+		 uint32_t cursor_line, uint32_t first_line,
+		 const ByteRange *skip, uint32_t nskip, Ident *out, int cap)
 {
 	int n = 0;
-	uint32_t line = first_line, seen = lo;
+	uint32_t line = first_line, seen = lo, s = 0;
 
 	for (uint32_t i = lo, a; rank__next_word(text, lo, hi, &i, &a);) {
 		uint32_t len = i - a;
 		double w;
 		int k;
 
-		/* String and comment contents are kept on purpose: names in
-		 * them still hint. */
 		for (; seen < a; seen++)
 			line += text[seen] == '\n';
+		while (s < nskip && skip[s].end <= a)
+			s++;
 		if (len < 2 || len >= IDENT_MAX ||
+		    (s < nskip && skip[s].start <= a) ||
 		    lang_is_stopword(lang, text + a, len))
 			continue;
 		w = 1.0 / (1.0 + (double)(cursor_line - line) / 8.0);

@@ -590,3 +590,34 @@ TEST(languages_the_buffer_can_use)
 	rank_result_free(&r);
 	ws_close(&w);
 }
+
+/* The module path of an import names no definitions: `from proj.test
+ * import Case` looks up Case, not functions named proj or test. */
+TEST(import_paths_are_not_names)
+{
+	static const File files[] = {
+		{"proj/__init__.py", ""},
+		{"proj/test.py",
+		 "class Case:\n"
+		 "    def run(self):\n"
+		 "        return 1\n"},
+		{"tools/helpers.py",
+		 "def test(x):\n    return x\n\n\n"
+		 "def proj(y):\n    return y\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/main.py",
+		"from proj.test import Case\n\n\n"
+		"def main():\n"
+		"    c = Case()\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	EXPECT_TRUE(find(&r, "proj/test.py", "Case") >= 0);
+	EXPECT_TRUE(find(&r, "tools/helpers.py", NULL) < 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
