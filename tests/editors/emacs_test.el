@@ -68,11 +68,11 @@
       (castls-test-wait 30 "the index"
                         (lambda ()
                           (setq status (castls-status))
-                          (and (eq (plist-get status :files) 4)
+                          (and (eq (plist-get status :files) 5)
                                (not (castls--true
                                      (plist-get status :indexing))))))
       (castls-test-check (string-match-p
-                          "^  .*/repo: 4 files (markdown 1, python 3), index [0-9.]+ [KM]B"
+                          "^  .*/repo: 5 files (markdown 1, python 3, typescript 1), index [0-9.]+ [KM]B"
                           (cadr (castls-status-lines status)))
                          "castls-status: root, languages, index size"
                          (castls-status-lines status)))

@@ -97,11 +97,12 @@ local function run()
   wait(30000, function()
     local _, s = sync(castls.status)
     st = s
-    return s and not s.indexing and s.files == 4
+    return s and not s.indexing and s.files == 5
   end, 'the index')
   check(st.chunks >= 4, 'status: chunks indexed', st)
-  check(st.roots[1].languages.python == 3, 'status: three Python files',
-    st.roots[1].languages)
+  check(st.roots[1].languages.python == 3 and
+    st.roots[1].languages.typescript == 1,
+    'status: three Python files and one TypeScript', st.roots[1].languages)
 
   -- :CastlsContext at "total += circle_area(r)".
   local line = vim.fn.search('circle_area(r)', 'w')
@@ -175,9 +176,9 @@ local function run()
   vim.cmd('messages clear')
   vim.cmd('CastlsStatus')
   wait(10000, function()
-    return vim.fn.execute('messages'):match('castls: 4 files') ~= nil
+    return vim.fn.execute('messages'):match('castls: 5 files') ~= nil
   end, 'the status message')
-  check(vim.fn.execute('messages'):match(repo .. ': 4 files %(markdown 1, python 3%), index [%d%.]+ [KM]B'),
+  check(vim.fn.execute('messages'):match(vim.pesc(repo) .. ': 5 files %(markdown 1, python 3, typescript 1%), index [%d%.]+ [KM]B'),
     'status names the root and its languages', vim.fn.execute('messages'))
   vim.cmd('CastlsReindex')
   wait(10000, function()

@@ -59,7 +59,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(status().visible);
 		/* Indexing progress, then the index size from castls/status. */
 		await until('the index size in the status bar', () =>
-			/^\$\(database\) castls: 4 files · \d+ chunks · [\d.]+ [KM]B$/
+			/^\$\(database\) castls: 5 files · \d+ chunks · [\d.]+ [KM]B$/
 				.test(status().text));
 		/* The language client registered the server's own commands. */
 		assert.ok(rec.commands.has('castls.reindex'));
@@ -134,15 +134,15 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 
 	await t.test('Show Status and Reindex Workspace', async () => {
 		await vscode.commands.executeCommand('castls.showStatus');
-		assert.match(lastMessage().text, /^castls: 4 files · \d+ chunks/);
+		assert.match(lastMessage().text, /^castls: 5 files · \d+ chunks/);
 		assert.deepEqual(lastMessage().items, ['Show Details']);
 		assert.match(rec.outputs.get('castls'),
-			new RegExp(`${fs.realpathSync(REPO)}: 4 files, .*python 3`));
+			new RegExp(`${fs.realpathSync(REPO)}: 5 files, .*python 3`));
 
 		await vscode.commands.executeCommand('castls.reindexWorkspace');
 		assert.equal(lastMessage().text, 'castls: reindexing the workspace.');
 		await until('the status bar back to the index size', () =>
-			/^\$\(database\) castls: 4 files/.test(status().text));
+			/^\$\(database\) castls: 5 files/.test(status().text));
 	});
 
 	await t.test('deactivate stops the server', async () => {

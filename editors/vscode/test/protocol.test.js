@@ -114,7 +114,8 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		const prompt = format.formatPrompt(r, label);
 		assert.match(prompt, /^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
 		assert.ok(prompt.includes('def circle_area(radius):'));
-		assert.equal(prompt.split('```python').length - 1, r.items.length);
+		assert.equal(prompt.match(/^```(python|typescript)$/gm).length,
+			r.items.length, 'a fence per item');
 	});
 
 	await t.test('castls/context honours a small budget', async () => {
@@ -138,11 +139,12 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		const st = await conn.sendRequest('castls/status', {});
 		assert.equal(st.roots.length, 1);
 		assert.equal(st.roots[0].path, fs.realpathSync(REPO));
-		assert.equal(st.files, 4, 'three Python files and a README');
+		assert.equal(st.files, 5,
+			'three Python files, a TypeScript one and a README');
 		assert.ok(st.chunks >= 4);
 		assert.equal(st.openDocuments, 1);
 		assert.match(format.indexSize(st),
-			/^4 files · \d+ chunks · [\d.]+ [KM]B$/);
+			/^5 files · \d+ chunks · [\d.]+ [KM]B$/);
 		assert.match(format.statusLines(st)[1], /python 3/);
 	});
 
