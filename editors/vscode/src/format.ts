@@ -21,12 +21,20 @@ export interface ContextParent {
 	header: string;
 }
 
+/* The ranker's reasons as numbers and flags; `why` says the same in
+ * words. Only bm25 and definition are always there. */
 export interface ContextSignals {
 	bm25: number;
 	definition?: number;
-	defines?: string; /* space-separated names */
+	defines?: string; /* "a, b": comma-separated (older servers: spaces) */
 	import?: boolean;
 	sameFile?: boolean;
+	importedName?: boolean;
+	unusedImport?: boolean;
+	member?: boolean;
+	joined?: string; /* siblings shown in the item, comma-separated */
+	linesAway?: number; /* same-file definitions */
+	usesInFile?: number;
 }
 
 export interface ContextItem {
@@ -38,6 +46,9 @@ export interface ContextItem {
 	parents: ContextParent[];
 	score: number;
 	signals: ContextSignals;
+	why?: string; /* why it ranked, in the server's words (absent before
+	               * castls sent it) */
+	clipped?: boolean; /* text is part of the definition or chunk */
 	text: string;
 }
 
@@ -86,30 +97,41 @@ export function linesOf(r: LspRange): string {
 	return first === last ? `${first}` : `${first}-${last}`;
 }
 
+/* The names of a list the server sends comma-separated ("a, b"); older
+ * servers separated them with spaces. */
+export function namesOf(list: string | undefined): string[] {
+	return (list ?? '').split(/[,\s]+/).filter((n) => n !== '');
+}
+
 /* The item's name as a list shows it: its symbol, else the names it
  * defines, else its first line. */
 export function titleOf(item: ContextItem): string {
 	if (item.symbol)
 		return item.symbol;
-	if (item.signals?.defines)
-		return item.signals.defines.split(/\s+/).join(', ');
+	const names = namesOf(item.signals?.defines);
+	if (names.length)
+		return names.join(', ');
 	const line = item.text.split('\n').find((l) => l.trim() !== '');
 	return line ? line.trim().slice(0, 80) : `(${item.kind})`;
 }
 
-/* Why the server ranked the item, in words, from its signals. */
+/* Why the server ranked the item: its own words. A server older than
+ * `why` gets a few words from the signals. */
 export function whyOf(item: ContextItem): string {
+	if (typeof item.why === 'string' && item.why !== '')
+		return item.why;
 	const s = item.signals ?? { bm25: 0 };
+	const names = namesOf(s.defines);
 	const why: string[] = [];
 
-	if (s.defines)
-		why.push(`defines ${s.defines.split(/\s+/).join(', ')}`);
+	if (names.length)
+		why.push(`defines ${names.join(', ')}`);
 	else if ((s.definition ?? 0) > 0)
 		why.push('defines a name used near the cursor');
 	if (s.import)
 		why.push('in a file this one imports');
 	if (s.sameFile)
-		why.push('same file');
+		why.push('in this file');
 	if (s.bm25 > 0)
 		why.push('matching words');
 	return why.length ? why.join('; ') : 'related text';

@@ -19,6 +19,34 @@ const TIMEOUT_MS = 30000;
 const report = path.join(REPO || '.', 'pkg/report.py');
 const callLine = fs.existsSync(report) ? fs.readFileSync(report, 'utf8')
 	.split('\n').findIndex((l) => l.includes('circle_area(r)')) : -1;
+/* In Square.diagonal: "        return self.width * math.sqrt(2)". */
+const geometry = path.join(REPO || '.', 'pkg/geometry.py');
+const diagonalLine = fs.existsSync(geometry) ? fs.readFileSync(geometry,
+	'utf8').split('\n').findIndex((l) => l.includes('self.width * math'))
+	: -1;
+
+/* A tooltip's text with the Markdown escapes of appendText undone. */
+const plain = (md) => md.value.replace(/\\(.)/g, '$1');
+
+/* The rows of the context view with the items they show, and checks that
+ * each row's tooltip gives the server's `why` verbatim and that no row
+ * shows a name list split into ",,". */
+function contextRows(view) {
+	const rows = view.treeDataProvider.getChildren().map((item) =>
+		({ item, row: view.treeDataProvider.getTreeItem(item) }));
+
+	assert.ok(rows.length > 0, 'the view lists chunks');
+	for (const { item, row } of rows) {
+		assert.ok(typeof item.why === 'string' && item.why !== '',
+			`the server sent a why: ${JSON.stringify(item)}`);
+		assert.ok(plain(row.tooltip).includes(`\n\nWhy: ${item.why}\n`),
+			`the tooltip gives the server's why "${item.why}":\n` +
+			plain(row.tooltip));
+		for (const shown of [row.label, row.description, plain(row.tooltip)])
+			assert.ok(!shown.includes(',,'), shown);
+	}
+	return rows;
+}
 
 /* Polls fn() until it returns something truthy. */
 async function until(what, fn) {
@@ -40,7 +68,8 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		settings: { castls: { path: SERVER, maxChunkSize: 150,
 			budgetTokens: 1500, exclude: [], maxFileSize: 1048576,
 			logLevel: 'warn' } },
-		documents: [{ path: report, languageId: 'python' }],
+		documents: [{ path: report, languageId: 'python' },
+			{ path: geometry, languageId: 'python' }],
 		active: { path: report, line: callLine, character: 18 },
 	});
 	const rec = vscode.record;
@@ -68,9 +97,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 	await t.test('Show Context at Cursor fills the view', async () => {
 		await vscode.commands.executeCommand('castls.showContext');
 		const view = rec.treeViews.get('castls.contextView');
-		const rows = view.treeDataProvider.getChildren()
-			.map((i) => view.treeDataProvider.getTreeItem(i));
-		assert.ok(rows.length > 0, 'the view lists chunks');
+		const rows = contextRows(view).map(({ row }) => row);
 		assert.match(view.message, new RegExp(`^${rows.length} chunks for ` +
 			`pkg/report\\.py:${callLine + 1} · \\d+/1500 tokens$`));
 		assert.ok(rec.executed.some(([id]) =>
@@ -80,7 +107,9 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(def, rows.map((r) => r.description).join('\n'));
 		assert.equal(def.label, 'circle_area');
 		assert.match(def.description, /^pkg\/geometry\.py:5-7 · \d+\.\d\d$/);
-		assert.match(def.tooltip.value, /Why: defines .*circle\\_area/);
+		assert.ok(plain(def.tooltip).includes('Why: defines circle_area, ' +
+			'used near the cursor; a name this file imports; in a file ' +
+			'this one imports'), plain(def.tooltip));
 		/* Selecting the row opens the file at the chunk. */
 		const [cmd, uri, opts] = [def.command.command,
 			...def.command.arguments];
@@ -89,6 +118,29 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.equal(opts.selection.start.line, 4);
 		assert.ok(opts.selection.end.line >= 6);
 	});
+
+	await t.test('the context in a subclass: members, siblings',
+		async () => {
+			vscode.showEditor({ path: geometry, line: diagonalLine,
+				character: 20 });
+			try {
+				await vscode.commands.executeCommand('castls.showContext');
+			} finally {
+				vscode.showEditor({ path: report, line: callLine,
+					character: 18 });
+			}
+			const view = rec.treeViews.get('castls.contextView');
+			assert.match(view.message, new RegExp('^\\d+ chunks for ' +
+				`pkg/geometry\\.py:${diagonalLine + 1} · `));
+			const rows = contextRows(view);
+			const init = rows.find(({ row }) =>
+				row.label === 'Rectangle.__init__');
+			assert.ok(init, rows.map(({ row }) => row.label).join(', '));
+			assert.match(plain(init.row.tooltip), new RegExp('\n\nWhy: ' +
+				'defines __init__, area, perimeter, used near the cursor; ' +
+				'a member of the class being written or its bases; .*; ' +
+				'shown with Rectangle\\.area, Rectangle\\.perimeter\n'));
+		});
 
 	await t.test('Copy Context at Cursor: prompt text', async () => {
 		await vscode.commands.executeCommand('castls.copyContext');
@@ -107,7 +159,9 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		const items = await until('search results', () =>
 			!qp.busy && qp.items.length > 0 && qp.items);
 		assert.match(items[0].description, /^pkg\/geometry\.py:\d+-\d+$/);
-		assert.equal(items[0].detail, 'matching words');
+		/* The detail is the server's why. */
+		for (const pick of items)
+			assert.equal(pick.detail, pick.item.why);
 		const before = rec.executed.length;
 		qp.accept(items[0]);
 		const opened = await until('vscode.open', () => rec.executed

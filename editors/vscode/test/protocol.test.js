@@ -106,10 +106,15 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.ok(def, `an item defines circle_area: ${JSON.stringify(
 			r.items.map((i) => [i.uri, i.range]))}`);
 		assert.equal(def.uri, uriOf('pkg/geometry.py'));
-		assert.match(format.whyOf(def), /defines .*circle_area/);
-		assert.match(format.whyOf(def), /imports/);
+		/* The server says why; the extension shows its words. */
+		assert.match(def.why, /^defines circle_area, used near the cursor; /);
+		for (const item of r.items) {
+			assert.equal(format.whyOf(item), item.why);
+			assert.ok(format.describeItem(item, label)
+				.endsWith(`(${item.why})`));
+		}
 		assert.match(format.describeItem(def, label),
-			/^pkg\/geometry\.py:5-7 {2}score \d+\.\d\d /);
+			/^pkg\/geometry\.py:5-7 {2}score \d+\.\d\d {2}circle_area {2}/);
 
 		const prompt = format.formatPrompt(r, label);
 		assert.match(prompt, /^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
@@ -133,6 +138,26 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.equal(r.items[0].uri, uriOf('pkg/geometry.py'));
 		assert.ok(r.items[0].text.includes('circle_area'));
 		assert.match(format.titleOf(r.items[0]), /\S/);
+	});
+
+	await t.test('names and reasons without the server\'s words', () => {
+		/* A server older than `why`, and items without a symbol: the
+		 * names castls sends comma-separated (older ones: spaces). */
+		const item = (defines, text = '', language = 'python') => ({
+			uri: uriOf('pkg/geometry.py'), language, kind: 'definitions',
+			symbol: '', parents: [], score: 1, text,
+			range: { start: { line: 0, character: 0 },
+				end: { line: 1, character: 0 } },
+			signals: { bm25: 0, definition: 0.5, defines, import: true,
+				sameFile: false },
+		});
+		for (const defines of ['area, perimeter', 'area perimeter']) {
+			assert.equal(format.whyOf(item(defines)),
+				'defines area, perimeter; in a file this one imports');
+			assert.equal(format.titleOf(item(defines)), 'area, perimeter');
+		}
+		assert.equal(format.whyOf({ ...item(''), why: 'a name this ' +
+			'file imports' }), 'a name this file imports');
 	});
 
 	await t.test('castls/status: the index size', async () => {
