@@ -32,6 +32,22 @@ local function buf_text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
 end
 
+-- Each item's `why` as the server sent it, on the line under the item in
+-- the view's text; and no name list split into ",,".
+local function check_whys(text, result, what)
+  local missing = {}
+  for i, item in ipairs(result.items) do
+    if type(item.why) ~= 'string' or item.why == '' or
+        not (text .. '\n'):find('\n' .. i .. '%. [^\n]*\n   ' ..
+          vim.pesc(item.why) .. '\n') then
+      table.insert(missing, { i, item.why })
+    end
+  end
+  check(#result.items > 0 and #missing == 0,
+    what .. ': each item shows the server\'s why', { missing, text })
+  check(not text:find(',,', 1, true), what .. ': no ",," in the view', text)
+end
+
 -- Calls an API function and waits for its callback.
 local function sync(fn, ...)
   local done, err, res = false, nil, nil
@@ -121,8 +137,10 @@ local function run()
     'heading names the file, line and budget', text)
   check(text:match('\n1%. pkg/geometry%.py:5%-7  score %d%.%d%d  circle_area'),
     'first item: the definition of circle_area', text)
-  check(text:match('defines circle_area[^\n]*; in a file this one imports'),
-    'why it was ranked', text)
+  check(text:find('\n   defines circle_area, used near the cursor; ' ..
+    'a name this file imports; in a file this one imports', 1, true),
+    'why it was ranked, in the server\'s words', text)
+  check_whys(text, castls.last_view.result, 'context')
   check(text:match('│ def circle_area%(radius%):'), 'a code preview', text)
   check(not vim.bo[view].modifiable, 'the view is read-only')
 
@@ -134,6 +152,25 @@ local function run()
     'Enter opened geometry.py', vim.api.nvim_buf_get_name(0))
   check(vim.api.nvim_win_get_cursor(0)[1] == 5, 'at the definition\'s first line',
     vim.api.nvim_win_get_cursor(0))
+  local geometry = vim.api.nvim_get_current_buf()
+  vim.cmd('buffer ' .. src)
+
+  -- :CastlsContext in Square.diagonal, a subclass of Rectangle: its
+  -- methods are members, and small siblings are shown as one item.
+  vim.cmd('buffer ' .. geometry)
+  vim.api.nvim_win_set_cursor(0, { 31, 20 })
+  vim.cmd('CastlsContext')
+  wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= geometry
+  end, 'the context window in geometry.py')
+  text = buf_text(0)
+  log(text)
+  check(text:match('  Rectangle%.__init__\n   defines __init__, area, ' ..
+    'perimeter, used near the cursor; a member of the class being written ' ..
+    'or its bases; [^\n]*; shown with Rectangle%.area, Rectangle%.perimeter\n'),
+    'a member, shown with its siblings, in the server\'s words', text)
+  check_whys(text, castls.last_view.result, 'context in a subclass')
+  vim.cmd('normal q')
   vim.cmd('buffer ' .. src)
 
   -- :CastlsSearch in a split view.
@@ -148,6 +185,7 @@ local function run()
     'search heading', text)
   check(text:match('\n1%. pkg/geometry%.py:%d+%-%d+  score'),
     'search finds geometry.py first', text)
+  check_whys(text, castls.last_view.result, 'search')
   vim.cmd('normal q')
   check(vim.api.nvim_get_current_buf() == src, 'q closes the view')
   castls.config.view = 'float'
@@ -169,6 +207,14 @@ local function run()
   local prompt = castls.format(res, repo)
   check(prompt:match('^### pkg/geometry%.py %(lines 5%-7%)\n```python\n'),
     'format: prompt text with a file header', prompt)
+  -- A server older than `why`: a few words from the signals, the names
+  -- comma-separated as castls sends them (older ones: spaces).
+  for _, defines in ipairs({ 'area, perimeter', 'area perimeter' }) do
+    local why = castls.why({ signals = { bm25 = 0, definition = 0.5,
+      defines = defines, import = true, sameFile = false } })
+    check(why == 'defines area, perimeter; in a file this one imports',
+      'why without the server\'s words: ' .. defines, why)
+  end
   err, res = sync(castls.context, vim.fn.bufadd('/nonexistent.py'), nil, {})
   check(err and err:match('not attached'), 'context: unattached buffer', err)
 
