@@ -103,16 +103,57 @@ export function namesOf(list: string | undefined): string[] {
 	return (list ?? '').split(/[,\s]+/).filter((n) => n !== '');
 }
 
+/* Comments by language (castls' names): a comment opener such as a
+ * line holding only a slash and two stars names nothing. */
+const SLASH_COMMENTS = new Set(['typescript', 'tsx', 'javascript']);
+const HASH_COMMENTS = new Set(['python', 'bash']);
+
+/* The first line of code in text, trimmed: blank lines, comments and (in
+ * Python) docstrings skipped. When there is no code, the first non-blank
+ * line. */
+export function firstCodeLine(text: string, language: string): string {
+	const lines = text.split('\n').map((l) => l.trim());
+	let until: string | undefined; /* inside a comment until this */
+
+	for (const l of lines) {
+		let opener: string | undefined;
+
+		if (until) {
+			if (l.includes(until))
+				until = undefined;
+			continue;
+		}
+		if (l === '')
+			continue;
+		if (SLASH_COMMENTS.has(language)) {
+			if (l.startsWith('//'))
+				continue;
+			opener = l.startsWith('/*') ? '/*' : undefined;
+		} else if (HASH_COMMENTS.has(language)) {
+			if (l.startsWith('#'))
+				continue;
+			if (language === 'python')
+				opener = /^[rRuU]?("""|''')/.exec(l)?.[1];
+		}
+		if (!opener)
+			return l;
+		const close = opener === '/*' ? '*/' : opener;
+		if (!l.slice(l.indexOf(opener) + opener.length).includes(close))
+			until = close;
+	}
+	return lines.find((l) => l !== '') ?? '';
+}
+
 /* The item's name as a list shows it: its symbol, else the names it
- * defines, else its first line. */
+ * defines, else its first line of code. */
 export function titleOf(item: ContextItem): string {
 	if (item.symbol)
 		return item.symbol;
 	const names = namesOf(item.signals?.defines);
 	if (names.length)
 		return names.join(', ');
-	const line = item.text.split('\n').find((l) => l.trim() !== '');
-	return line ? line.trim().slice(0, 80) : `(${item.kind})`;
+	const line = firstCodeLine(item.text, item.language);
+	return line ? line.slice(0, 80) : `(${item.kind})`;
 }
 
 /* Why the server ranked the item: its own words. A server older than

@@ -172,6 +172,25 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(qp.disposed, 'the quick pick is gone after Enter');
 	});
 
+	await t.test('Search Workspace Context: TypeScript picks name code',
+		async () => {
+			await vscode.commands.executeCommand('castls.searchWorkspace');
+			const qp = rec.quickPicks.at(-1);
+			qp.value = 'numberLabel fixed width label';
+			const items = await until('search results', () =>
+				!qp.busy && qp.items.length > 0 && qp.items);
+			/* A chunk of statements, no symbol, opening with a doc
+			 * comment: labelled by its first line of code. */
+			const pick = items.find((p) => p.item.symbol === '' &&
+				p.item.text.trimStart().startsWith('/**'));
+			assert.ok(pick, JSON.stringify(items.map((p) => p.item)));
+			assert.equal(pick.label, 'export const numberLabel = ' +
+				'(n: number): string =>');
+			for (const p of items)
+				assert.doesNotMatch(p.label, /^(\/\*|\*|\/\/)/);
+			qp.hide();
+		});
+
 	await t.test('the API: getContext and search', async () => {
 		const r = await api.getContext(vscode.Uri.file(report),
 			new vscode.Position(callLine, 18), 60);

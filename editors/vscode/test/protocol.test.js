@@ -158,6 +158,20 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		}
 		assert.equal(format.whyOf({ ...item(''), why: 'a name this ' +
 			'file imports' }), 'a name this file imports');
+		/* Labels name code, not comments or docstrings. */
+		assert.equal(format.titleOf(item(undefined,
+			'\n/**\n * Docs.\n */\nexport const a = 1;\n', 'typescript')),
+		'export const a = 1;');
+		assert.equal(format.titleOf(item(undefined,
+			'// one\n/* two */\nlet b = 2;\n', 'javascript')), 'let b = 2;');
+		assert.equal(format.titleOf(item(undefined,
+			'    """Docs\n    more."""\n    return 1\n')), 'return 1');
+		assert.equal(format.titleOf(item(undefined,
+			'#!/bin/sh\n# setup\nset -eu\n', 'bash')), 'set -eu');
+		assert.equal(format.titleOf(item(undefined, '# Shapes\n',
+			'markdown')), '# Shapes');
+		assert.equal(format.titleOf(item(undefined, '/** only */\n',
+			'typescript')), '/** only */');
 	});
 
 	await t.test('castls/status: the index size', async () => {
