@@ -12,7 +12,7 @@ import {
 import { CONTEXT_VIEW_ID, ContextTree } from './contextView';
 import {
 	ContextItem, ContextResult, StatusResult, formatPrompt, indexSize,
-	linesOf, statusLines, titleOf, whyOf,
+	linesOf, statusLines, titleOf, tokensOf, whyOf,
 } from './format';
 
 /* What activate() returns, for AI-assistant extensions:
@@ -263,9 +263,13 @@ class Castls implements CastlsApi {
 
 		if (!result || result.items.length === 0)
 			return;
-		await vscode.env.clipboard.writeText(this.formatPrompt(result));
+		const prompt = this.formatPrompt(result);
+
+		await vscode.env.clipboard.writeText(prompt);
+		/* The prompt's own count: the budget leaves out its headers and
+		 * fences. */
 		void vscode.window.showInformationMessage(`castls: copied ` +
-			`${result.items.length} chunks (~${result.budget.used} tokens).`);
+			`${result.items.length} chunks (~${tokensOf(prompt)} tokens).`);
 	}
 
 	/* A quick pick that searches the index as the query is typed. */

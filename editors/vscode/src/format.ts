@@ -250,3 +250,9 @@ export function statusLines(st: StatusResult): string[] {
 	}
 	return lines;
 }
+
+/* Tokens in text by the server's rule of thumb: one per four bytes,
+ * rounded up. */
+export function tokensOf(text: string): number {
+	return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
+}
