@@ -222,6 +222,29 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 			/^\$\(database\) castls: 5 files/.test(status().text));
 	});
 
+	await t.test('the status bar: indexing N% does not flicker',
+		async () => {
+			/* $/progress reports carry a percentage; the status poll
+			 * in between must not drop it. */
+			const item = new ext.StatusItem();
+			const shown = () => item.item.texts
+				.filter((x) => x.includes('indexing'));
+			item.indexing('scanning', 0);
+			item.indexing('1/4 files', 25);
+			item.ready({ roots: [], indexing: true, openDocuments: 1,
+				files: 0, chunks: 0, spans: 0, filesDone: 2,
+				filesSeen: 4 });
+			item.ready({ roots: [], indexing: true, openDocuments: 1,
+				files: 0, chunks: 0, spans: 0 });
+			item.indexing('4/4 files');
+			assert.deepEqual(shown(), ['0%', '25%', '50%', '50%', '50%']
+				.map((p) => `$(sync~spin) castls: indexing ${p}`));
+			item.ready({ roots: [], indexing: false, openDocuments: 1,
+				files: 4, chunks: 8, spans: 7 });
+			assert.match(item.item.text, /^\$\(database\) castls: 4 files/);
+			item.item.dispose();
+		});
+
 	await t.test('deactivate stops the server', async () => {
 		await ext.deactivate();
 		const errors = rec.messages.filter((m) => m.level === 'error');

@@ -411,7 +411,16 @@ function create(options) {
 			onDidChangeVisibleTextEditors: event('visibleEditors'),
 			createOutputChannel: outputChannel,
 			createStatusBarItem(alignment, priority) {
-				const item = { alignment, priority, text: '', visible: false,
+				let text = '';
+				const item = { alignment, priority, visible: false,
+					texts: [], /* every text it was given */
+					get text() {
+						return text;
+					},
+					set text(t) {
+						text = t;
+						item.texts.push(t);
+					},
 					show() {
 						item.visible = true;
 					},
