@@ -119,7 +119,8 @@ A plist such as (:maxChunkSize 1500 :budgetTokens 2000 :exclude
   "The castls/context reply for POS (default: point) as a plist.
 BUDGET is in tokens (default: the server's budgetTokens).  The reply
 has :items (a vector of plists with :uri :range :language :kind :symbol
-:parents :score :signals :text), :budget and :noContext."
+:parents :score :signals :why :clipped :text), :budget and :noContext.
+:why says why castls ranked the item, in words."
   (save-excursion
     (when pos (goto-char pos))
     (castls--request :castls/context
@@ -151,30 +152,38 @@ has :items (a vector of plists with :uri :range :language :kind :symbol
   "Non-nil when the JSON value V is true."
   (and v (not (eq v :json-false))))
 
+(defun castls--names (list)
+  "The names in LIST, a string the server sends comma-separated.
+Older servers separated them with spaces."
+  (and (stringp list) (split-string list "[, \t\n]+" t)))
+
 (defun castls-why (item)
-  "Why castls ranked ITEM, in words."
-  (let* ((s (plist-get item :signals))
-         (defines (plist-get s :defines))
-         why)
-    (cond ((and (stringp defines) (not (string-empty-p defines)))
-           (push (concat "defines "
-                         (mapconcat #'identity (split-string defines) ", "))
-                 why))
-          ((> (or (plist-get s :definition) 0) 0)
-           (push "defines a name used near the cursor" why)))
-    (when (castls--true (plist-get s :import))
-      (push "in a file this one imports" why))
-    (when (castls--true (plist-get s :sameFile)) (push "same file" why))
-    (when (> (or (plist-get s :bm25) 0) 0) (push "matching words" why))
-    (if why (mapconcat #'identity (nreverse why) "; ") "related text")))
+  "Why castls ranked ITEM: the server's own words, its :why.
+A server older than :why gets a few words from the signals."
+  (let ((why (plist-get item :why)))
+    (if (and (stringp why) (not (string-empty-p why)))
+        why
+      (let* ((s (plist-get item :signals))
+             (names (castls--names (plist-get s :defines)))
+             words)
+        (cond (names
+               (push (concat "defines " (string-join names ", ")) words))
+              ((> (or (plist-get s :definition) 0) 0)
+               (push "defines a name used near the cursor" words)))
+        (when (castls--true (plist-get s :import))
+          (push "in a file this one imports" words))
+        (when (castls--true (plist-get s :sameFile))
+          (push "in this file" words))
+        (when (> (or (plist-get s :bm25) 0) 0) (push "matching words" words))
+        (if words (string-join (nreverse words) "; ") "related text")))))
 
 (defun castls--title (item)
   "ITEM's name: its symbol, the names it defines, or its first line."
   (let ((symbol (plist-get item :symbol))
-        (defines (plist-get (plist-get item :signals) :defines)))
+        (names (castls--names (plist-get (plist-get item :signals)
+                                         :defines))))
     (cond ((and (stringp symbol) (not (string-empty-p symbol))) symbol)
-          ((and (stringp defines) (not (string-empty-p defines)))
-           (mapconcat #'identity (split-string defines) ", "))
+          (names (string-join names ", "))
           (t (string-trim
               (or (seq-find (lambda (l) (string-match-p "[^ \t]" l))
                             (split-string (plist-get item :text) "\n"))
@@ -247,8 +256,10 @@ BUDGET is in tokens.  Returns \"\" when castls found nothing related."
                    (castls--lines (plist-get item :range)))
            'castls-item item 'action #'castls--jump
            'help-echo "RET: visit this chunk")
-          (insert (format "  score %.2f  %s\n   %s\n"
+          (insert (format "  score %.2f  %s%s\n   %s\n"
                           (plist-get item :score) (castls--title item)
+                          (if (castls--true (plist-get item :clipped))
+                              "  (clipped)" "")
                           (castls-why item)))
           (let ((shown 0))
             (dolist (line (split-string (plist-get item :text) "\n"))

@@ -33,6 +33,32 @@
         (error "Timed out waiting for %s" what))
       (accept-process-output nil 0.05))))
 
+(defun castls-test-whys (buffer what)
+  "Check that BUFFER shows each item with the server's :why.
+The items are those its buttons hold, as the server sent them; the why
+is the line under the item's.  No name list may show \",,\".  WHAT
+names the check."
+  (let ((text (with-current-buffer buffer (buffer-string)))
+        (n 0) items missing)
+    (with-current-buffer buffer
+      (let ((b (next-button (point-min))))
+        (while b
+          (push (button-get b 'castls-item) items)
+          (setq b (next-button (button-end b))))))
+    (dolist (item (nreverse items))
+      (setq n (1+ n))
+      (let ((why (plist-get item :why)))
+        (unless (and (stringp why) (not (string-empty-p why))
+                     (string-match-p
+                      (format "^%d\\. .*\n   %s$" n (regexp-quote why))
+                      text))
+          (push (list n why) missing))))
+    (castls-test-check (and (> n 0) (null missing))
+                       (format "%s: each item shows the server's why" what)
+                       (list missing text))
+    (castls-test-check (not (string-search ",," text))
+                       (format "%s: no \",,\" in the buffer" what) text)))
+
 (defun castls-test-run ()
   "The test body."
   (let* ((repo (file-truename (getenv "CASTLS_TEST_REPO")))
@@ -68,11 +94,11 @@
       (castls-test-wait 30 "the index"
                         (lambda ()
                           (setq status (castls-status))
-                          (and (eq (plist-get status :files) 4)
+                          (and (eq (plist-get status :files) 5)
                                (not (castls--true
                                      (plist-get status :indexing))))))
       (castls-test-check (string-match-p
-                          "^  .*/repo: 4 files (markdown 1, python 3), index [0-9.]+ [KM]B"
+                          "^  .*/repo: 5 files (markdown 1, python 3, typescript 1), index [0-9.]+ [KM]B"
                           (cadr (castls-status-lines status)))
                          "castls-status: root, languages, index size"
                          (castls-status-lines status)))
@@ -94,8 +120,9 @@
                        text)
        "first item: the definition of circle_area" text)
       (castls-test-check
-       (string-match-p "defines circle_area.*; in a file this one imports" text)
-       "why it was ranked" text)
+       (string-search "\n   defines circle_area, used near the cursor; a name this file imports; in a file this one imports" text)
+       "why it was ranked, in the server's words" text)
+      (castls-test-whys buf "castls-context")
       (castls-test-check (string-match-p "| def circle_area(radius):" text)
                          "a code preview" text)
       (with-current-buffer buf
@@ -116,10 +143,40 @@
                            "at the definition's first line"
                            (line-number-at-pos (window-point)))))
 
+    ;; castls-context in Square.diagonal, a subclass of Rectangle: its
+    ;; methods are members, and small siblings are shown as one item.
+    (with-current-buffer (find-file-noselect
+                          (expand-file-name "pkg/geometry.py" repo))
+      (castls-test-check (eq (eglot-current-server) server)
+                         "geometry.py is managed by the same castls")
+      (goto-char (point-min))
+      (forward-line 30)
+      (search-forward "self.")
+      (let* ((buf (castls-context))
+             (text (with-current-buffer buf (buffer-string))))
+        (castls-test-log "%s" text)
+        (castls-test-check
+         (string-match-p "  Rectangle\\.__init__\n   defines __init__, area, perimeter, used near the cursor; a member of the class being written or its bases; .*; shown with Rectangle\\.area, Rectangle\\.perimeter$"
+                         text)
+         "a member, shown with its siblings, in the server's words" text)
+        (castls-test-whys buf "castls-context in a subclass")))
+
+    ;; A server older than :why: a few words from the signals, the names
+    ;; comma-separated as castls sends them (older ones: spaces).
+    (dolist (defines '("area, perimeter" "area perimeter"))
+      (let ((why (castls-why (list :signals (list :bm25 0 :definition 0.5
+                                                  :defines defines
+                                                  :import t
+                                                  :sameFile :json-false)))))
+        (castls-test-check
+         (equal why "defines area, perimeter; in a file this one imports")
+         (format "castls-why without the server's words: %s" defines) why)))
+
     ;; castls-search.
     (set-buffer source)
-    (let ((text (with-current-buffer (castls-search "Rectangle perimeter")
-                  (buffer-string))))
+    (let* ((buf (castls-search "Rectangle perimeter"))
+           (text (with-current-buffer buf (buffer-string))))
+      (castls-test-whys buf "castls-search")
       (castls-test-check
        (string-match-p "\\`castls search \"Rectangle perimeter\"  ([0-9]+ chunks)"
                        text)

@@ -3,6 +3,10 @@
 # repository (so clients find its root) with Python files where report.py
 # calls circle_area() and Rectangle, defined in geometry.py. The call site
 # is pkg/report.py line 8 (1-based), "    total += circle_area(r)".
+# In geometry.py, Square.diagonal (line 31, "self.width") is written in a
+# subclass: the context there holds Rectangle's methods as members, shown
+# as one item. web/numbers.ts has a chunk of statements that opens with a
+# doc comment.
 set -eu
 dir=$1
 mkdir -p "$dir/pkg"
@@ -34,6 +38,16 @@ class Rectangle:
 
     def perimeter(self):
         return 2 * (self.width + self.height)
+
+
+class Square(Rectangle):
+    """A rectangle with equal sides."""
+
+    def __init__(self, side):
+        super().__init__(side, side)
+
+    def diagonal(self):
+        return self.width * math.sqrt(2)
 PY
 
 cat >"$dir/pkg/report.py" <<'PY'
@@ -49,6 +63,27 @@ def summary(radii, boxes):
         total += Rectangle(w, h).area()
     return total
 PY
+
+mkdir -p "$dir/web"
+cat >"$dir/web/numbers.ts" <<'TS'
+import { readFileSync } from 'fs';
+
+/**
+ * The numbers in a file, one a line.
+ */
+export function readNumbers(path: string): number[] {
+  return readFileSync(path, 'utf8').split('\n').map(Number);
+}
+
+/**
+ * A number as a fixed-width label.
+ */
+export const numberLabel = (n: number): string =>
+  n.toFixed(2).padStart(WIDTH, ' ');
+
+// The width of a label.
+const WIDTH = 8;
+TS
 
 cat >"$dir/README.md" <<'MD'
 # Shapes

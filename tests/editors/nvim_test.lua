@@ -32,6 +32,22 @@ local function buf_text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
 end
 
+-- Each item's `why` as the server sent it, on the line under the item in
+-- the view's text; and no name list split into ",,".
+local function check_whys(text, result, what)
+  local missing = {}
+  for i, item in ipairs(result.items) do
+    if type(item.why) ~= 'string' or item.why == '' or
+        not (text .. '\n'):find('\n' .. i .. '%. [^\n]*\n   ' ..
+          vim.pesc(item.why) .. '\n') then
+      table.insert(missing, { i, item.why })
+    end
+  end
+  check(#result.items > 0 and #missing == 0,
+    what .. ': each item shows the server\'s why', { missing, text })
+  check(not text:find(',,', 1, true), what .. ': no ",," in the view', text)
+end
+
 -- Calls an API function and waits for its callback.
 local function sync(fn, ...)
   local done, err, res = false, nil, nil
@@ -97,11 +113,12 @@ local function run()
   wait(30000, function()
     local _, s = sync(castls.status)
     st = s
-    return s and not s.indexing and s.files == 4
+    return s and not s.indexing and s.files == 5
   end, 'the index')
   check(st.chunks >= 4, 'status: chunks indexed', st)
-  check(st.roots[1].languages.python == 3, 'status: three Python files',
-    st.roots[1].languages)
+  check(st.roots[1].languages.python == 3 and
+    st.roots[1].languages.typescript == 1,
+    'status: three Python files and one TypeScript', st.roots[1].languages)
 
   -- :CastlsContext at "total += circle_area(r)".
   local line = vim.fn.search('circle_area(r)', 'w')
@@ -120,8 +137,10 @@ local function run()
     'heading names the file, line and budget', text)
   check(text:match('\n1%. pkg/geometry%.py:5%-7  score %d%.%d%d  circle_area'),
     'first item: the definition of circle_area', text)
-  check(text:match('defines circle_area[^\n]*; in a file this one imports'),
-    'why it was ranked', text)
+  check(text:find('\n   defines circle_area, used near the cursor; ' ..
+    'a name this file imports; in a file this one imports', 1, true),
+    'why it was ranked, in the server\'s words', text)
+  check_whys(text, castls.last_view.result, 'context')
   check(text:match('│ def circle_area%(radius%):'), 'a code preview', text)
   check(not vim.bo[view].modifiable, 'the view is read-only')
 
@@ -133,6 +152,25 @@ local function run()
     'Enter opened geometry.py', vim.api.nvim_buf_get_name(0))
   check(vim.api.nvim_win_get_cursor(0)[1] == 5, 'at the definition\'s first line',
     vim.api.nvim_win_get_cursor(0))
+  local geometry = vim.api.nvim_get_current_buf()
+  vim.cmd('buffer ' .. src)
+
+  -- :CastlsContext in Square.diagonal, a subclass of Rectangle: its
+  -- methods are members, and small siblings are shown as one item.
+  vim.cmd('buffer ' .. geometry)
+  vim.api.nvim_win_set_cursor(0, { 31, 20 })
+  vim.cmd('CastlsContext')
+  wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= geometry
+  end, 'the context window in geometry.py')
+  text = buf_text(0)
+  log(text)
+  check(text:match('  Rectangle%.__init__\n   defines __init__, area, ' ..
+    'perimeter, used near the cursor; a member of the class being written ' ..
+    'or its bases; [^\n]*; shown with Rectangle%.area, Rectangle%.perimeter\n'),
+    'a member, shown with its siblings, in the server\'s words', text)
+  check_whys(text, castls.last_view.result, 'context in a subclass')
+  vim.cmd('normal q')
   vim.cmd('buffer ' .. src)
 
   -- :CastlsSearch in a split view.
@@ -147,6 +185,7 @@ local function run()
     'search heading', text)
   check(text:match('\n1%. pkg/geometry%.py:%d+%-%d+  score'),
     'search finds geometry.py first', text)
+  check_whys(text, castls.last_view.result, 'search')
   vim.cmd('normal q')
   check(vim.api.nvim_get_current_buf() == src, 'q closes the view')
   castls.config.view = 'float'
@@ -168,6 +207,14 @@ local function run()
   local prompt = castls.format(res, repo)
   check(prompt:match('^### pkg/geometry%.py %(lines 5%-7%)\n```python\n'),
     'format: prompt text with a file header', prompt)
+  -- A server older than `why`: a few words from the signals, the names
+  -- comma-separated as castls sends them (older ones: spaces).
+  for _, defines in ipairs({ 'area, perimeter', 'area perimeter' }) do
+    local why = castls.why({ signals = { bm25 = 0, definition = 0.5,
+      defines = defines, import = true, sameFile = false } })
+    check(why == 'defines area, perimeter; in a file this one imports',
+      'why without the server\'s words: ' .. defines, why)
+  end
   err, res = sync(castls.context, vim.fn.bufadd('/nonexistent.py'), nil, {})
   check(err and err:match('not attached'), 'context: unattached buffer', err)
 
@@ -175,9 +222,9 @@ local function run()
   vim.cmd('messages clear')
   vim.cmd('CastlsStatus')
   wait(10000, function()
-    return vim.fn.execute('messages'):match('castls: 4 files') ~= nil
+    return vim.fn.execute('messages'):match('castls: 5 files') ~= nil
   end, 'the status message')
-  check(vim.fn.execute('messages'):match(repo .. ': 4 files %(markdown 1, python 3%), index [%d%.]+ [KM]B'),
+  check(vim.fn.execute('messages'):match(vim.pesc(repo) .. ': 5 files %(markdown 1, python 3, typescript 1%), index [%d%.]+ [KM]B'),
     'status names the root and its languages', vim.fn.execute('messages'))
   vim.cmd('CastlsReindex')
   wait(10000, function()

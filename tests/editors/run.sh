@@ -24,6 +24,7 @@ need() {
 	done
 }
 case $kind in
+vscode_package) need node npm script ;;
 vscode_*) need node npm ;;
 nvim) need nvim ;;
 emacs) need emacs ;;
@@ -95,9 +96,19 @@ vscode_compile)
 	;;
 vscode_package)
 	vscode_build
-	(cd "$ext" && npm_config_offline=true timeout "$limit" \
-		node_modules/.bin/vsce package --allow-missing-repository \
-		--skip-license -o "$tmp/castls.vsix") || fail "vsce package"
+	# As a user packages it, on a terminal (script(1) gives it one): the
+	# README's `npx vsce package` and the package script. A y/N prompt
+	# of vsce would wait there until the timeout.
+	for cmd in "npx vsce package -o '$tmp/npx.vsix'" \
+		"npm run package -- -o '$tmp/castls.vsix'"; do
+		(cd "$ext" && npm_config_offline=true script -qec \
+			"timeout $limit $cmd" /dev/null </dev/null \
+			>"$tmp/package.log" 2>&1) || {
+			cat "$tmp/package.log" >&2
+			grep -q 'y/N' "$tmp/package.log" && fail "$cmd asks y/N"
+			fail "$cmd"
+		}
+	done
 	python3 - "$tmp/castls.vsix" <<'PY' || fail "the .vsix lacks files"
 import json, sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])

@@ -2,7 +2,8 @@
  * contextView.ts: the "castls Context" view in the Explorer, a read-only
  * list of the ranked chunks of the last context request. Each row names
  * the chunk, its file, lines and score; its tooltip says why it was ranked
- * and shows the code; selecting it opens the file at the chunk's lines.
+ * (in the server's words) and shows the code; selecting it opens the file
+ * at the chunk's lines.
  */
 import * as vscode from 'vscode';
 import {
@@ -39,7 +40,8 @@ export class ContextTree implements vscode.TreeDataProvider<ContextItem> {
 		row.description = `${this.label(item.uri)}:${linesOf(item.range)}` +
 			` · ${item.score.toFixed(2)}`;
 		tip.appendMarkdown(`**${this.label(item.uri)}**, lines ` +
-			`${linesOf(item.range)}, score ${item.score.toFixed(2)}\n\n`);
+			`${linesOf(item.range)}, score ${item.score.toFixed(2)}` +
+			`${item.clipped ? ' (clipped)' : ''}\n\n`);
 		tip.appendText(`Why: ${whyOf(item)}`);
 		tip.appendCodeblock(item.text, item.language);
 		row.tooltip = tip;

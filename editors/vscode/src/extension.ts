@@ -12,7 +12,7 @@ import {
 import { CONTEXT_VIEW_ID, ContextTree } from './contextView';
 import {
 	ContextItem, ContextResult, StatusResult, formatPrompt, indexSize,
-	linesOf, statusLines, titleOf, whyOf,
+	linesOf, statusLines, titleOf, tokensOf, whyOf,
 } from './format';
 
 /* What activate() returns, for AI-assistant extensions:
@@ -62,9 +62,13 @@ const STATUS_POLL_MS = 1000;
  * The status bar item: indexing progress, then the index size.
  * ---------------------------------------------------------------------- */
 
-class StatusItem {
+/* Exported for the tests. */
+export class StatusItem {
 	readonly item = vscode.window.createStatusBarItem(
 		vscode.StatusBarAlignment.Right, 50);
+	/* The last percentage of this indexing run: both $/progress and the
+	 * status poll update the item, and only the first carries one. */
+	private percentage: number | undefined;
 
 	constructor() {
 		this.item.name = 'castls';
@@ -74,26 +78,38 @@ class StatusItem {
 	}
 
 	starting(): void {
+		this.percentage = undefined;
 		this.item.text = '$(loading~spin) castls';
 		this.item.tooltip = 'castls: starting';
 	}
 
+	/* Indexing, at percentage when known, else at the last one known. */
 	indexing(message?: string, percentage?: number): void {
-		const pct = percentage === undefined ? '' : ` ${percentage}%`;
+		if (percentage !== undefined)
+			this.percentage = percentage;
+		const pct = this.percentage === undefined ? ''
+			: ` ${this.percentage}%`;
 
 		this.item.text = `$(sync~spin) castls: indexing${pct}`;
 		this.item.tooltip = `castls: indexing ${message ?? ''}`.trim();
 	}
 
 	ready(st: StatusResult): void {
+		if (st.indexing) {
+			const seen = st.filesSeen ?? 0;
+			const done = st.filesDone ?? 0;
+
+			this.indexing(seen ? `${done}/${seen} files` : undefined,
+				seen ? Math.floor(100 * done / seen) : undefined);
+			return;
+		}
+		this.percentage = undefined;
 		this.item.text = `$(database) castls: ${indexSize(st)}`;
 		this.item.tooltip = statusLines(st).join('\n');
-		if (st.indexing)
-			this.indexing(st.filesSeen ? `${st.filesDone}/${st.filesSeen}` +
-				' files' : undefined);
 	}
 
 	failed(why: string): void {
+		this.percentage = undefined;
 		this.item.text = '$(error) castls';
 		this.item.tooltip = `castls: ${why}`;
 	}
@@ -263,9 +279,13 @@ class Castls implements CastlsApi {
 
 		if (!result || result.items.length === 0)
 			return;
-		await vscode.env.clipboard.writeText(this.formatPrompt(result));
+		const prompt = this.formatPrompt(result);
+
+		await vscode.env.clipboard.writeText(prompt);
+		/* The prompt's own count: the budget leaves out its headers and
+		 * fences. */
 		void vscode.window.showInformationMessage(`castls: copied ` +
-			`${result.items.length} chunks (~${result.budget.used} tokens).`);
+			`${result.items.length} chunks (~${tokensOf(prompt)} tokens).`);
 	}
 
 	/* A quick pick that searches the index as the query is typed. */
@@ -336,7 +356,7 @@ class Castls implements CastlsApi {
 	async reindex(): Promise<void> {
 		const client = await this.running();
 
-		this.status.indexing();
+		this.status.indexing(undefined, 0);
 		await client.sendRequest(ExecuteCommandRequest.type,
 			{ command: 'castls.reindex', arguments: [] });
 		void vscode.window.showInformationMessage(

@@ -21,12 +21,20 @@ export interface ContextParent {
 	header: string;
 }
 
+/* The ranker's reasons as numbers and flags; `why` says the same in
+ * words. Only bm25 and definition are always there. */
 export interface ContextSignals {
 	bm25: number;
 	definition?: number;
-	defines?: string; /* space-separated names */
+	defines?: string; /* "a, b": comma-separated (older servers: spaces) */
 	import?: boolean;
 	sameFile?: boolean;
+	importedName?: boolean;
+	unusedImport?: boolean;
+	member?: boolean;
+	joined?: string; /* siblings shown in the item, comma-separated */
+	linesAway?: number; /* same-file definitions */
+	usesInFile?: number;
 }
 
 export interface ContextItem {
@@ -38,6 +46,9 @@ export interface ContextItem {
 	parents: ContextParent[];
 	score: number;
 	signals: ContextSignals;
+	why?: string; /* why it ranked, in the server's words (absent before
+	               * castls sent it) */
+	clipped?: boolean; /* text is part of the definition or chunk */
 	text: string;
 }
 
@@ -86,30 +97,82 @@ export function linesOf(r: LspRange): string {
 	return first === last ? `${first}` : `${first}-${last}`;
 }
 
+/* The names of a list the server sends comma-separated ("a, b"); older
+ * servers separated them with spaces. */
+export function namesOf(list: string | undefined): string[] {
+	return (list ?? '').split(/[,\s]+/).filter((n) => n !== '');
+}
+
+/* Comments by language (castls' names): a comment opener such as a
+ * line holding only a slash and two stars names nothing. */
+const SLASH_COMMENTS = new Set(['typescript', 'tsx', 'javascript']);
+const HASH_COMMENTS = new Set(['python', 'bash']);
+
+/* The first line of code in text, trimmed: blank lines, comments and (in
+ * Python) docstrings skipped. When there is no code, the first non-blank
+ * line. */
+export function firstCodeLine(text: string, language: string): string {
+	const lines = text.split('\n').map((l) => l.trim());
+	let until: string | undefined; /* inside a comment until this */
+
+	for (const l of lines) {
+		let opener: string | undefined;
+
+		if (until) {
+			if (l.includes(until))
+				until = undefined;
+			continue;
+		}
+		if (l === '')
+			continue;
+		if (SLASH_COMMENTS.has(language)) {
+			if (l.startsWith('//'))
+				continue;
+			opener = l.startsWith('/*') ? '/*' : undefined;
+		} else if (HASH_COMMENTS.has(language)) {
+			if (l.startsWith('#'))
+				continue;
+			if (language === 'python')
+				opener = /^[rRuU]?("""|''')/.exec(l)?.[1];
+		}
+		if (!opener)
+			return l;
+		const close = opener === '/*' ? '*/' : opener;
+		if (!l.slice(l.indexOf(opener) + opener.length).includes(close))
+			until = close;
+	}
+	return lines.find((l) => l !== '') ?? '';
+}
+
 /* The item's name as a list shows it: its symbol, else the names it
- * defines, else its first line. */
+ * defines, else its first line of code. */
 export function titleOf(item: ContextItem): string {
 	if (item.symbol)
 		return item.symbol;
-	if (item.signals?.defines)
-		return item.signals.defines.split(/\s+/).join(', ');
-	const line = item.text.split('\n').find((l) => l.trim() !== '');
-	return line ? line.trim().slice(0, 80) : `(${item.kind})`;
+	const names = namesOf(item.signals?.defines);
+	if (names.length)
+		return names.join(', ');
+	const line = firstCodeLine(item.text, item.language);
+	return line ? line.slice(0, 80) : `(${item.kind})`;
 }
 
-/* Why the server ranked the item, in words, from its signals. */
+/* Why the server ranked the item: its own words. A server older than
+ * `why` gets a few words from the signals. */
 export function whyOf(item: ContextItem): string {
+	if (typeof item.why === 'string' && item.why !== '')
+		return item.why;
 	const s = item.signals ?? { bm25: 0 };
+	const names = namesOf(s.defines);
 	const why: string[] = [];
 
-	if (s.defines)
-		why.push(`defines ${s.defines.split(/\s+/).join(', ')}`);
+	if (names.length)
+		why.push(`defines ${names.join(', ')}`);
 	else if ((s.definition ?? 0) > 0)
 		why.push('defines a name used near the cursor');
 	if (s.import)
 		why.push('in a file this one imports');
 	if (s.sameFile)
-		why.push('same file');
+		why.push('in this file');
 	if (s.bm25 > 0)
 		why.push('matching words');
 	return why.length ? why.join('; ') : 'related text';
@@ -186,4 +249,10 @@ export function statusLines(st: StatusResult): string[] {
 			(r.indexing ? '; indexing' : ''));
 	}
 	return lines;
+}
+
+/* Tokens in text by the server's rule of thumb: one per four bytes,
+ * rounded up. */
+export function tokensOf(text: string): number {
+	return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
 }

@@ -19,6 +19,34 @@ const TIMEOUT_MS = 30000;
 const report = path.join(REPO || '.', 'pkg/report.py');
 const callLine = fs.existsSync(report) ? fs.readFileSync(report, 'utf8')
 	.split('\n').findIndex((l) => l.includes('circle_area(r)')) : -1;
+/* In Square.diagonal: "        return self.width * math.sqrt(2)". */
+const geometry = path.join(REPO || '.', 'pkg/geometry.py');
+const diagonalLine = fs.existsSync(geometry) ? fs.readFileSync(geometry,
+	'utf8').split('\n').findIndex((l) => l.includes('self.width * math'))
+	: -1;
+
+/* A tooltip's text with the Markdown escapes of appendText undone. */
+const plain = (md) => md.value.replace(/\\(.)/g, '$1');
+
+/* The rows of the context view with the items they show, and checks that
+ * each row's tooltip gives the server's `why` verbatim and that no row
+ * shows a name list split into ",,". */
+function contextRows(view) {
+	const rows = view.treeDataProvider.getChildren().map((item) =>
+		({ item, row: view.treeDataProvider.getTreeItem(item) }));
+
+	assert.ok(rows.length > 0, 'the view lists chunks');
+	for (const { item, row } of rows) {
+		assert.ok(typeof item.why === 'string' && item.why !== '',
+			`the server sent a why: ${JSON.stringify(item)}`);
+		assert.ok(plain(row.tooltip).includes(`\n\nWhy: ${item.why}\n`),
+			`the tooltip gives the server's why "${item.why}":\n` +
+			plain(row.tooltip));
+		for (const shown of [row.label, row.description, plain(row.tooltip)])
+			assert.ok(!shown.includes(',,'), shown);
+	}
+	return rows;
+}
 
 /* Polls fn() until it returns something truthy. */
 async function until(what, fn) {
@@ -40,7 +68,8 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		settings: { castls: { path: SERVER, maxChunkSize: 150,
 			budgetTokens: 1500, exclude: [], maxFileSize: 1048576,
 			logLevel: 'warn' } },
-		documents: [{ path: report, languageId: 'python' }],
+		documents: [{ path: report, languageId: 'python' },
+			{ path: geometry, languageId: 'python' }],
 		active: { path: report, line: callLine, character: 18 },
 	});
 	const rec = vscode.record;
@@ -59,7 +88,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(status().visible);
 		/* Indexing progress, then the index size from castls/status. */
 		await until('the index size in the status bar', () =>
-			/^\$\(database\) castls: 4 files · \d+ chunks · [\d.]+ [KM]B$/
+			/^\$\(database\) castls: 5 files · \d+ chunks · [\d.]+ [KM]B$/
 				.test(status().text));
 		/* The language client registered the server's own commands. */
 		assert.ok(rec.commands.has('castls.reindex'));
@@ -68,9 +97,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 	await t.test('Show Context at Cursor fills the view', async () => {
 		await vscode.commands.executeCommand('castls.showContext');
 		const view = rec.treeViews.get('castls.contextView');
-		const rows = view.treeDataProvider.getChildren()
-			.map((i) => view.treeDataProvider.getTreeItem(i));
-		assert.ok(rows.length > 0, 'the view lists chunks');
+		const rows = contextRows(view).map(({ row }) => row);
 		assert.match(view.message, new RegExp(`^${rows.length} chunks for ` +
 			`pkg/report\\.py:${callLine + 1} · \\d+/1500 tokens$`));
 		assert.ok(rec.executed.some(([id]) =>
@@ -80,7 +107,9 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(def, rows.map((r) => r.description).join('\n'));
 		assert.equal(def.label, 'circle_area');
 		assert.match(def.description, /^pkg\/geometry\.py:5-7 · \d+\.\d\d$/);
-		assert.match(def.tooltip.value, /Why: defines .*circle\\_area/);
+		assert.ok(plain(def.tooltip).includes('Why: defines circle_area, ' +
+			'used near the cursor; a name this file imports; in a file ' +
+			'this one imports'), plain(def.tooltip));
 		/* Selecting the row opens the file at the chunk. */
 		const [cmd, uri, opts] = [def.command.command,
 			...def.command.arguments];
@@ -90,13 +119,40 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		assert.ok(opts.selection.end.line >= 6);
 	});
 
+	await t.test('the context in a subclass: members, siblings',
+		async () => {
+			vscode.showEditor({ path: geometry, line: diagonalLine,
+				character: 20 });
+			try {
+				await vscode.commands.executeCommand('castls.showContext');
+			} finally {
+				vscode.showEditor({ path: report, line: callLine,
+					character: 18 });
+			}
+			const view = rec.treeViews.get('castls.contextView');
+			assert.match(view.message, new RegExp('^\\d+ chunks for ' +
+				`pkg/geometry\\.py:${diagonalLine + 1} · `));
+			const rows = contextRows(view);
+			const init = rows.find(({ row }) =>
+				row.label === 'Rectangle.__init__');
+			assert.ok(init, rows.map(({ row }) => row.label).join(', '));
+			assert.match(plain(init.row.tooltip), new RegExp('\n\nWhy: ' +
+				'defines __init__, area, perimeter, used near the cursor; ' +
+				'a member of the class being written or its bases; .*; ' +
+				'shown with Rectangle\\.area, Rectangle\\.perimeter\n'));
+		});
+
 	await t.test('Copy Context at Cursor: prompt text', async () => {
 		await vscode.commands.executeCommand('castls.copyContext');
 		assert.match(rec.clipboard,
 			/^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
 		assert.ok(rec.clipboard.includes('def circle_area(radius):'));
+		/* The count is the prompt's own, headers and fences included:
+		 * one token per four bytes, as the server counts. */
+		const tokens = Math.ceil(Buffer.byteLength(rec.clipboard) / 4);
 		assert.match(lastMessage().text,
-			/^castls: copied \d+ chunks \(~\d+ tokens\)\.$/);
+			new RegExp(`^castls: copied \\d+ chunks \\(~${tokens} ` +
+				'tokens\\)\\.$'));
 	});
 
 	await t.test('Search Workspace Context: a live quick pick', async () => {
@@ -107,7 +163,9 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 		const items = await until('search results', () =>
 			!qp.busy && qp.items.length > 0 && qp.items);
 		assert.match(items[0].description, /^pkg\/geometry\.py:\d+-\d+$/);
-		assert.equal(items[0].detail, 'matching words');
+		/* The detail is the server's why. */
+		for (const pick of items)
+			assert.equal(pick.detail, pick.item.why);
 		const before = rec.executed.length;
 		qp.accept(items[0]);
 		const opened = await until('vscode.open', () => rec.executed
@@ -117,6 +175,25 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 			items[0].item.range.start.line);
 		assert.ok(qp.disposed, 'the quick pick is gone after Enter');
 	});
+
+	await t.test('Search Workspace Context: TypeScript picks name code',
+		async () => {
+			await vscode.commands.executeCommand('castls.searchWorkspace');
+			const qp = rec.quickPicks.at(-1);
+			qp.value = 'numberLabel fixed width label';
+			const items = await until('search results', () =>
+				!qp.busy && qp.items.length > 0 && qp.items);
+			/* A chunk of statements, no symbol, opening with a doc
+			 * comment: labelled by its first line of code. */
+			const pick = items.find((p) => p.item.symbol === '' &&
+				p.item.text.trimStart().startsWith('/**'));
+			assert.ok(pick, JSON.stringify(items.map((p) => p.item)));
+			assert.equal(pick.label, 'export const numberLabel = ' +
+				'(n: number): string =>');
+			for (const p of items)
+				assert.doesNotMatch(p.label, /^(\/\*|\*|\/\/)/);
+			qp.hide();
+		});
 
 	await t.test('the API: getContext and search', async () => {
 		const r = await api.getContext(vscode.Uri.file(report),
@@ -134,16 +211,39 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 
 	await t.test('Show Status and Reindex Workspace', async () => {
 		await vscode.commands.executeCommand('castls.showStatus');
-		assert.match(lastMessage().text, /^castls: 4 files · \d+ chunks/);
+		assert.match(lastMessage().text, /^castls: 5 files · \d+ chunks/);
 		assert.deepEqual(lastMessage().items, ['Show Details']);
 		assert.match(rec.outputs.get('castls'),
-			new RegExp(`${fs.realpathSync(REPO)}: 4 files, .*python 3`));
+			new RegExp(`${fs.realpathSync(REPO)}: 5 files, .*python 3`));
 
 		await vscode.commands.executeCommand('castls.reindexWorkspace');
 		assert.equal(lastMessage().text, 'castls: reindexing the workspace.');
 		await until('the status bar back to the index size', () =>
-			/^\$\(database\) castls: 4 files/.test(status().text));
+			/^\$\(database\) castls: 5 files/.test(status().text));
 	});
+
+	await t.test('the status bar: indexing N% does not flicker',
+		async () => {
+			/* $/progress reports carry a percentage; the status poll
+			 * in between must not drop it. */
+			const item = new ext.StatusItem();
+			const shown = () => item.item.texts
+				.filter((x) => x.includes('indexing'));
+			item.indexing('scanning', 0);
+			item.indexing('1/4 files', 25);
+			item.ready({ roots: [], indexing: true, openDocuments: 1,
+				files: 0, chunks: 0, spans: 0, filesDone: 2,
+				filesSeen: 4 });
+			item.ready({ roots: [], indexing: true, openDocuments: 1,
+				files: 0, chunks: 0, spans: 0 });
+			item.indexing('4/4 files');
+			assert.deepEqual(shown(), ['0%', '25%', '50%', '50%', '50%']
+				.map((p) => `$(sync~spin) castls: indexing ${p}`));
+			item.ready({ roots: [], indexing: false, openDocuments: 1,
+				files: 4, chunks: 8, spans: 7 });
+			assert.match(item.item.text, /^\$\(database\) castls: 4 files/);
+			item.item.dispose();
+		});
 
 	await t.test('deactivate stops the server', async () => {
 		await ext.deactivate();

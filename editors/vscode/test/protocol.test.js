@@ -106,15 +106,21 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.ok(def, `an item defines circle_area: ${JSON.stringify(
 			r.items.map((i) => [i.uri, i.range]))}`);
 		assert.equal(def.uri, uriOf('pkg/geometry.py'));
-		assert.match(format.whyOf(def), /defines .*circle_area/);
-		assert.match(format.whyOf(def), /imports/);
+		/* The server says why; the extension shows its words. */
+		assert.match(def.why, /^defines circle_area, used near the cursor; /);
+		for (const item of r.items) {
+			assert.equal(format.whyOf(item), item.why);
+			assert.ok(format.describeItem(item, label)
+				.endsWith(`(${item.why})`));
+		}
 		assert.match(format.describeItem(def, label),
-			/^pkg\/geometry\.py:5-7 {2}score \d+\.\d\d /);
+			/^pkg\/geometry\.py:5-7 {2}score \d+\.\d\d {2}circle_area {2}/);
 
 		const prompt = format.formatPrompt(r, label);
 		assert.match(prompt, /^### pkg\/geometry\.py \(lines 5-7\)\n```python\n/m);
 		assert.ok(prompt.includes('def circle_area(radius):'));
-		assert.equal(prompt.split('```python').length - 1, r.items.length);
+		assert.equal(prompt.match(/^```(python|typescript)$/gm).length,
+			r.items.length, 'a fence per item');
 	});
 
 	await t.test('castls/context honours a small budget', async () => {
@@ -134,15 +140,50 @@ test('castls over vscode-jsonrpc', { timeout: 90000 }, async (t) => {
 		assert.match(format.titleOf(r.items[0]), /\S/);
 	});
 
+	await t.test('names and reasons without the server\'s words', () => {
+		/* A server older than `why`, and items without a symbol: the
+		 * names castls sends comma-separated (older ones: spaces). */
+		const item = (defines, text = '', language = 'python') => ({
+			uri: uriOf('pkg/geometry.py'), language, kind: 'definitions',
+			symbol: '', parents: [], score: 1, text,
+			range: { start: { line: 0, character: 0 },
+				end: { line: 1, character: 0 } },
+			signals: { bm25: 0, definition: 0.5, defines, import: true,
+				sameFile: false },
+		});
+		for (const defines of ['area, perimeter', 'area perimeter']) {
+			assert.equal(format.whyOf(item(defines)),
+				'defines area, perimeter; in a file this one imports');
+			assert.equal(format.titleOf(item(defines)), 'area, perimeter');
+		}
+		assert.equal(format.whyOf({ ...item(''), why: 'a name this ' +
+			'file imports' }), 'a name this file imports');
+		/* Labels name code, not comments or docstrings. */
+		assert.equal(format.titleOf(item(undefined,
+			'\n/**\n * Docs.\n */\nexport const a = 1;\n', 'typescript')),
+		'export const a = 1;');
+		assert.equal(format.titleOf(item(undefined,
+			'// one\n/* two */\nlet b = 2;\n', 'javascript')), 'let b = 2;');
+		assert.equal(format.titleOf(item(undefined,
+			'    """Docs\n    more."""\n    return 1\n')), 'return 1');
+		assert.equal(format.titleOf(item(undefined,
+			'#!/bin/sh\n# setup\nset -eu\n', 'bash')), 'set -eu');
+		assert.equal(format.titleOf(item(undefined, '# Shapes\n',
+			'markdown')), '# Shapes');
+		assert.equal(format.titleOf(item(undefined, '/** only */\n',
+			'typescript')), '/** only */');
+	});
+
 	await t.test('castls/status: the index size', async () => {
 		const st = await conn.sendRequest('castls/status', {});
 		assert.equal(st.roots.length, 1);
 		assert.equal(st.roots[0].path, fs.realpathSync(REPO));
-		assert.equal(st.files, 4, 'three Python files and a README');
+		assert.equal(st.files, 5,
+			'three Python files, a TypeScript one and a README');
 		assert.ok(st.chunks >= 4);
 		assert.equal(st.openDocuments, 1);
 		assert.match(format.indexSize(st),
-			/^4 files · \d+ chunks · [\d.]+ [KM]B$/);
+			/^5 files · \d+ chunks · [\d.]+ [KM]B$/);
 		assert.match(format.statusLines(st)[1], /python 3/);
 	});
 

@@ -348,10 +348,18 @@ function create(options) {
 		rec.quickPicks.push(qp);
 		return qp;
 	};
-	const active = options.active && documents.find((d) =>
-		d.uri.fsPath === path.resolve(options.active.path));
-	const activePos = active &&
-		new Position(options.active.line, options.active.character);
+	/* An editor on one of the documents, the cursor at {line, character}. */
+	const editorAt = (at) => {
+		const doc = at && documents.find((d) =>
+			d.uri.fsPath === path.resolve(at.path));
+		const pos = doc && new Position(at.line, at.character);
+
+		return doc && {
+			document: doc,
+			selection: new Selection(pos, pos),
+			selections: [new Selection(pos, pos)],
+		};
+	};
 	const registered = (kind) => (...args) => {
 		rec.providers.push({ kind, args });
 		return new Disposable();
@@ -395,11 +403,7 @@ function create(options) {
 			onWillDeleteFiles: event('willDeleteFiles'),
 		},
 		window: {
-			activeTextEditor: active && {
-				document: active,
-				selection: new Selection(activePos, activePos),
-				selections: [new Selection(activePos, activePos)],
-			},
+			activeTextEditor: editorAt(options.active),
 			visibleTextEditors: [],
 			tabGroups: { all: [], onDidChangeTabs: event('tabs'),
 				onDidChangeTabGroups: event('tabGroups') },
@@ -407,7 +411,16 @@ function create(options) {
 			onDidChangeVisibleTextEditors: event('visibleEditors'),
 			createOutputChannel: outputChannel,
 			createStatusBarItem(alignment, priority) {
-				const item = { alignment, priority, text: '', visible: false,
+				let text = '';
+				const item = { alignment, priority, visible: false,
+					texts: [], /* every text it was given */
+					get text() {
+						return text;
+					},
+					set text(t) {
+						text = t;
+						item.texts.push(t);
+					},
 					show() {
 						item.visible = true;
 					},
@@ -486,6 +499,16 @@ function create(options) {
 		extensions: { getExtension: () => undefined, all: [] },
 		/* For the test. */
 		record: rec,
+		/* The user goes to another open document: {path, line,
+		 * character}. */
+		showEditor(at) {
+			const editor = editorAt(at);
+
+			if (!editor)
+				throw new Error(`stub showEditor: not open: ${at.path}`);
+			vscode.window.activeTextEditor = editor;
+			(events.activeEditor ?? new EventEmitter()).fire(editor);
+		},
 		fireConfigurationChange(settings) {
 			options.settings = settings;
 			(events.configuration ?? new EventEmitter()).fire({

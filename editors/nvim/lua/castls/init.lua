@@ -213,7 +213,8 @@ end
 ---   byte column), or nil for the cursor in the buffer's window.
 --- opts: {budget = tokens, limit = items}, both optional.
 --- callback(err, result): result = {items = {{uri, range, language, kind,
----   symbol, parents, score, signals, text}, ...}, budget = {limit, used},
+---   symbol, parents, score, signals, why, clipped?, text}, ...},
+---   budget = {limit, used},
 ---   noContext, elapsedMs}. Returns false when no castls client is attached.
 function M.context(bufnr, pos, opts, callback)
   return when_ready(bufnr, callback, function(client, b)
@@ -266,28 +267,44 @@ local function lines_of(range)
   return first .. '-' .. last
 end
 
---- Why the server ranked an item, in words.
+-- The names of a list the server sends comma-separated ("a, b"); older
+-- servers separated them with spaces.
+local function names_of(list)
+  local names = {}
+  for n in (list or ''):gmatch('[^,%s]+') do
+    table.insert(names, n)
+  end
+  return names
+end
+
+--- Why the server ranked an item: its own words (item.why). A server
+--- older than `why` gets a few words from the signals.
 function M.why(item)
+  if type(item.why) == 'string' and item.why ~= '' then
+    return item.why
+  end
   local s = item.signals or {}
   local why = {}
-  if s.defines and s.defines ~= '' then
-    table.insert(why, 'defines ' .. s.defines:gsub('%s+', ', '))
+  local names = names_of(s.defines)
+  if #names > 0 then
+    table.insert(why, 'defines ' .. table.concat(names, ', '))
   elseif (s.definition or 0) > 0 then
     table.insert(why, 'defines a name used near the cursor')
   end
-  if s.import then table.insert(why, 'in a file this one imports') end
-  if s.sameFile then table.insert(why, 'same file') end
+  if s.import == true then table.insert(why, 'in a file this one imports') end
+  if s.sameFile == true then table.insert(why, 'in this file') end
   if (s.bm25 or 0) > 0 then table.insert(why, 'matching words') end
   return #why > 0 and table.concat(why, '; ') or 'related text'
 end
 
+-- An item's name: its symbol, the names it defines, or its first line.
 local function title_of(item)
   if item.symbol and item.symbol ~= '' then
     return item.symbol
   end
-  local s = item.signals or {}
-  if s.defines and s.defines ~= '' then
-    return (s.defines:gsub('%s+', ', '))
+  local names = names_of((item.signals or {}).defines)
+  if #names > 0 then
+    return table.concat(names, ', ')
   end
   return ((item.text:match('[^\n]*%S[^\n]*') or ''):gsub('^%s+', ''))
 end
@@ -327,9 +344,9 @@ local PREVIEW_LINES = 3
 local function view_lines(heading, result, root)
   local lines, owner = { heading, '' }, { false, false }
   for i, item in ipairs(result.items or {}) do
-    table.insert(lines, ('%d. %s:%s  score %.2f  %s'):format(i,
+    table.insert(lines, ('%d. %s:%s  score %.2f  %s%s'):format(i,
       relpath(item.uri, root), lines_of(item.range), item.score,
-      title_of(item)))
+      title_of(item), item.clipped == true and '  (clipped)' or ''))
     table.insert(lines, '   ' .. M.why(item))
     table.insert(owner, i)
     table.insert(owner, i)
