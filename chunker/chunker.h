@@ -229,6 +229,9 @@ ModuleStyle lang_module_style(Lang lang);
 /* What the path of a file that is module `m` ends with after m's own
  * path, space-separated: ".py /__init__.py .pyi" for Python. */
 const char *lang_module_files(Lang lang);
+/* Extensions an import may give a module that stand for its source,
+ * space-separated: ".js" of ESM's `from "./a.js"` names a.ts too. */
+const char *lang_module_exts(Lang lang);
 /* Whether code in language user can use definitions written in def: both
  * of one family (Python and its stubs; TypeScript, TSX and JavaScript;
  * shell), or user is no code (Markdown, unknown), which may mention any.

@@ -116,6 +116,8 @@ static const ImportRule no_imports[] = {
 #define NO_BINDINGS {NULL, NULL, NULL, NULL, NULL, NULL}
 
 #define PY_FILES ".py /__init__.py .pyi"
+/* ESM imports name the file the compiler writes: "./a.js" for a.ts. */
+#define JS_EXTS ".js .jsx .mjs .cjs"
 #define JS_FILES ".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
 		 "/index.js"
 
@@ -169,6 +171,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .bindings = JS_BINDINGS,
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
+			     .module_exts = JS_EXTS,
 			     .stopwords = JS_STOPWORDS, .family = "js"},
 	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
 		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
@@ -178,8 +181,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		      .doc = DOC_LEADING_COMMENT,
 		      .qsep = ".", .import_rules = js_imports,
 		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
-		      .module_files = JS_FILES, .stopwords = JS_STOPWORDS,
-		      .family = "js"},
+		      .module_files = JS_FILES, .module_exts = JS_EXTS,
+		      .stopwords = JS_STOPWORDS, .family = "js"},
 	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
 			     .extensions = ".js .mjs .cjs .jsx",
 			     .grammar = tree_sitter_javascript,
@@ -192,6 +195,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .bindings = JS_BINDINGS,
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
+			     .module_exts = JS_EXTS,
 			     .stopwords = JS_STOPWORDS, .family = "js"},
 	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
 		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
@@ -260,6 +264,13 @@ ModuleStyle lang_module_style(Lang lang) { return lang_spec(lang)->modules; }
 const char *lang_module_files(Lang lang)
 {
 	const char *f = lang_spec(lang)->module_files;
+
+	return f ? f : "";
+}
+
+const char *lang_module_exts(Lang lang)
+{
+	const char *f = lang_spec(lang)->module_exts;
 
 	return f ? f : "";
 }

@@ -79,6 +79,9 @@ typedef struct {
 	ModuleStyle modules;     /* how an import names a module */
 	const char *module_files; /* what a module's path ends with, for
 				   * each way a file can be that module */
+	const char *module_exts; /* extensions an import may write for a
+				  * source of another (ESM's "./a.js" for
+				  * a.ts) */
 	const char *stopwords;   /* keywords and builtins: never worth
 				  * looking up as a definition */
 	const char *family;      /* languages whose code uses each other's

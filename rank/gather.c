@@ -350,6 +350,8 @@ static void gather_imported(Where *w, int r, Index *ix)
 		k = named(sp, n, im->name, &at);
 		for (uint32_t j = at; j < at + k; j++)
 			resolved += rank__import_resolves_to(w, im, sp[j].path);
+		if (im->member && !resolved)
+			continue; /* not a module's member after all */
 		share = resolved ? resolved : k < DEFS_PER_IDENT ? k : DEFS_PER_IDENT;
 		for (uint32_t j = at; j < at + k; j++) {
 			bool mine = rank__import_resolves_to(w, im, sp[j].path);

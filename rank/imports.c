@@ -62,6 +62,23 @@ static void stem_dir(const Where *w, char *stem, size_t cap)
 	stem[n] = '\0';
 }
 
+/* Drops from stem an extension of the list exts (space-separated). */
+static void strip_ext(char *stem, const char *exts)
+{
+	size_t sl = strlen(stem);
+
+	for (const char *e = exts; *e; e += *e == ' ') {
+		size_t el = strcspn(e, " ");
+
+		if (sl > el && memcmp(stem + sl - el, e, el) == 0 &&
+		    stem[sl - el - 1] != '/') {
+			stem[sl - el] = '\0';
+			return;
+		}
+		e += el;
+	}
+}
+
 /* Resolves the module text m[0, n) of an import into im. */
 static void resolve_module(const Where *w, const char *m, size_t n,
 			   Import *im)
@@ -86,6 +103,7 @@ static void resolve_module(const Where *w, const char *m, size_t n,
 			break;
 		stem_dir(w, im->stem, sizeof(im->stem));
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
+		strip_ext(im->stem, lang_module_exts(w->q->lang));
 		break;
 	case MODULES_NONE:
 		break;
@@ -195,6 +213,76 @@ static void count_uses(Where *w)
 	}
 }
 
+/* The members of a module the code before the cursor uses through
+ * prefix (`Option.` of `Option.getOrUndefined(x)`), each as a name
+ * imported from the module of from. */
+static void add_members(Where *w, const char *prefix, size_t plen,
+			const Import *from)
+{
+	const char *t = w->q->text;
+	uint32_t hi = w->q->cursor;
+
+	for (uint32_t i = w->q_lo; i + plen + 1 < hi; i++) {
+		uint32_t a = i + (uint32_t)plen + 1, z = a;
+		Import *im;
+		int k;
+
+		if (memcmp(t + i, prefix, plen) != 0 || t[i + plen] != '.' ||
+		    (i > w->q_lo && (rank__ident_char((unsigned char)t[i - 1]) ||
+				     t[i - 1] == '.')))
+			continue;
+		while (z < hi && rank__ident_char((unsigned char)t[z]))
+			z++;
+		if (z == a || z - a >= IDENT_MAX ||
+		    !rank__ident_start((unsigned char)t[a]))
+			continue;
+		for (k = 0; k < w->nimp; k++)
+			if (w->imp[k].member && strlen(w->imp[k].name) == z - a &&
+			    memcmp(w->imp[k].name, t + a, z - a) == 0 &&
+			    strcmp(w->imp[k].stem, from->stem) == 0)
+				break;
+		if (k < w->nimp || w->nimp == IMPORTS_MAX)
+			continue;
+		im = &w->imp[w->nimp++];
+		*im = *from;
+		memcpy(im->name, t + a, z - a);
+		im->name[z - a] = '\0';
+		memcpy(im->local, im->name, sizeof(im->local));
+		im->stmt_start = im->stmt_end = 0;
+		im->member = true;
+	}
+}
+
+/* Modules the buffer names (`import * as M`, `import a.b as m`, and a
+ * name that may be a module, `from pkg import mod`): the members it uses
+ * through them. */
+static void module_members(Where *w, const ImportRef *refs, uint32_t n)
+{
+	const char *t = w->q->text;
+
+	for (uint32_t i = 0; i < n && w->nimp < IMPORTS_MAX; i++) {
+		const ImportRef *r = &refs[i];
+		ByteRange pre = r->local;
+		Import from = {0};
+
+		if (r->reexport || r->local.end == r->local.start)
+			continue;
+		resolve_module(w, t + r->module.start,
+			       r->module.end - r->module.start, &from);
+		if (r->kind == IMPORT_NAME) /* a module of a package? */
+			stem_push(from.stem, sizeof(from.stem),
+				  t + r->name.start, r->name.end - r->name.start);
+		else if (r->kind == IMPORT_MODULE &&
+			 r->local.end <= r->module.end)
+			pre = r->module; /* `import a.b`: used as a.b.name */
+		else if (r->kind == IMPORT_DEFAULT)
+			continue;
+		if (from.stem[0])
+			add_members(w, t + pre.start, pre.end - pre.start,
+				    &from);
+	}
+}
+
 void rank__imports(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -202,7 +290,7 @@ void rank__imports(Where *w)
 	uint32_t n = chunker_imports(q->lang, w->tree, q->text, q->len, &refs);
 	uint32_t last_stmt = UINT32_MAX;
 
-	w->imp = xmalloc(IMPORTS_MAX * sizeof(*w->imp));
+	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
 	for (uint32_t i = 0; i < n; i++) {
 		const ImportRef *r = &refs[i];
 		Import *im = &w->imp[w->nimp];
@@ -226,6 +314,7 @@ void rank__imports(Where *w)
 		im->stmt_end = r->stmt.end;
 		w->nimp++;
 	}
-	xfree(refs);
 	count_uses(w);
+	module_members(w, refs, n);
+	xfree(refs);
 }

@@ -103,6 +103,8 @@ typedef struct {
 	bool suffix;           /* stem matches at the end of a path */
 	uint32_t stmt_start, stmt_end; /* the import statement's bytes */
 	uint32_t uses;         /* of local, outside import statements */
+	bool member;           /* used as a member of an imported module
+				* (`M.name`): only the module's own counts */
 } Import;
 
 typedef enum {

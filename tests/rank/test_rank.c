@@ -628,3 +628,87 @@ TEST(import_paths_are_not_names)
 	rank_result_free(&r);
 	ws_close(&w);
 }
+
+/* ESM TypeScript imports "./config.js" for config.ts; a namespace import
+ * resolves its members to the module's own definitions, even when many
+ * modules define a member of that name. */
+TEST(esm_and_namespace_imports)
+{
+	static const File files[] = {
+		{"src/config.ts",
+		 "export function parseConfig(text: string): object {\n"
+		 "  return JSON.parse(text);\n"
+		 "}\n"},
+		{"src/Option.ts",
+		 "export const getOrUndefined = (o: any) => o.value;\n"},
+		{"src/Either.ts",
+		 "export const getOrUndefined = (e: any) => e.right;\n"},
+		{"src/Result.ts",
+		 "export const getOrUndefined = (r: any) => r.ok;\n"},
+		{"src/Maybe.ts",
+		 "export const getOrUndefined = (m: any) => m.just;\n"},
+		{"src/Exit.ts",
+		 "export const getOrUndefined = (x: any) => x.done;\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/main.ts",
+		"import { parseConfig } from \"./config.js\";\n"
+		"import * as Option from \"./Option.js\";\n\n"
+		"export function load(text: string, o: any) {\n"
+		"  const c = parseConfig(text);\n"
+		"  return Option.getOrUndefined(o) ?? " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	i = find(&r, "src/config.ts", "parseConfig");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	i = find(&r, "src/Option.ts", NULL);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	EXPECT_TRUE(r.items[i].signals.imported_name);
+	for (uint32_t k = 0; k < r.nitems; k++)
+		EXPECT_TRUE(strcmp(r.items[k].path, "src/Either.ts") != 0 ||
+			    (int)k > i);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Python modules used through a name: `import pkg.mod as m` and `from
+ * pkg import mod`, then `m.f()`. */
+TEST(python_module_members)
+{
+	static const File files[] = {
+		{"pkg/__init__.py", ""},
+		{"pkg/nodes.py", "MODEL_BLOCK = 4\n\n\ndef render(x):\n    return x\n"},
+		{"pkg/text.py", "def render(s):\n    return s\n"},
+		{"other/a.py", "def render(a):\n    return a\n"},
+		{"other/b.py", "def render(b):\n    return b\n"},
+		{"other/c.py", "def render(c):\n    return c\n"},
+		{"other/d.py", "def render(d):\n    return d\n"},
+		{NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "app.py",
+		"import pkg.text as t\n"
+		"from pkg import nodes\n\n\n"
+		"def show(x):\n"
+		"    return nodes.render(x) + t.render(x) + " CURSOR "\n",
+		2000, &r);
+	i = find(&r, "pkg/nodes.py", NULL);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	i = find(&r, "pkg/text.py", "render");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	rank_result_free(&r);
+	ws_close(&w);
+}
