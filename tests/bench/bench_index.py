@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/bench_index BUILD_DIR CORPUS_DIR: the index benchmark.
+"""tests/bench/bench_index.py BUILD_DIR CORPUS_DIR: the index benchmark.
 
 BUILD_DIR is a Release build (BUILD_DIR/castls; BUILD_DIR/bench_chunk and
 BUILD_DIR/bench_search when built). CORPUS_DIR is laid out by
