@@ -204,10 +204,10 @@ class LspClient:
             end = head_end + 4 + length
             if len(self._in) < end:
                 return
-            body = bytes(self._in[head_end + 4:end])
+            body = self._in[head_end + 4:end]
             del self._in[:end]
             try:
-                msg = json.loads(body.decode("utf-8"))
+                msg = json.loads(body)
             except ValueError as e:
                 self._fail("a message is not JSON: %s" % e)
             self._handle(msg, t)
