@@ -117,16 +117,13 @@ class LspClient:
         self.indexing_ended_at = None  # and of the last indexing end
         self.notifications = []  # (method, params) not otherwise handled
 
-    @property
-    def pid(self):
-        return self.proc.pid
-
     # ---- writing -------------------------------------------------------
 
     def send(self, *msgs, timeout=None):
-        """Writes msgs in one go (a notification and a request together
-        reach the server in one read). Raises TimeoutError when the
-        server reads none of it for timeout seconds."""
+        """Writes msgs together, with one write() when the pipe has room
+        (a didChange and the request behind it reach the server at
+        once). Raises TimeoutError when the server reads none of it for
+        timeout seconds."""
         for m in msgs:
             self._out += frame(m)
         self._flush(timeout)
