@@ -1,5 +1,5 @@
 # The in-process search latency benchmark (tests/bench/bench_search.c),
-# run by tests/bench/bench_index against a release build. Built in every
+# run by tests/bench/bench_index.py against a release build. Built in every
 # configuration so it cannot rot; no CTest entry (timings under the
 # sanitizers mean nothing). Include this file from tests/bench/tests.cmake.
 if(TARGET index)

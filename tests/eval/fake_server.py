@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
 """A stand-in language server for test_harness.py: just enough castls
 behaviour (progress, context, method-not-found, shutdown) to exercise the
-client's framing and control flow without the real binary."""
+client's framing and control flow without the real binary. Its framing is
+its own on purpose: a test server that shared the client's code could not
+catch the client's mistakes.
+
+    fake_server.py             behave
+    fake_server.py --die       exit at initialize without a reply
+    fake_server.py --no-length answer initialize without Content-Length
+"""
 
 import json
 import sys
@@ -11,8 +18,13 @@ PENDING = []
 
 
 def read():
+    """The next message: one set aside by main() first, else stdin's."""
     if PENDING:
         return PENDING.pop(0)
+    return read_stdin()
+
+
+def read_stdin():
     length = None
     while True:
         line = sys.stdin.buffer.readline()
@@ -33,21 +45,29 @@ def send(msg):
 
 
 def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
     opened = {}
     while True:
         m = read()
         if m is None:
             return 1
         method = m.get("method")
-        if method == "initialize":
+        if method == "initialize" and mode == "--die":
+            return 4
+        if method == "initialize" and mode == "--no-length":
+            sys.stdout.buffer.write(b"Content-Type: x\r\n\r\n{}")
+            sys.stdout.buffer.flush()
+        elif method == "initialize":
             send({"jsonrpc": "2.0", "id": m["id"],
                   "result": {"capabilities": {}}})
         elif method == "initialized":
+            send({"jsonrpc": "2.0", "method": "window/logMessage",
+                  "params": {"type": 3, "message": "hello"}})
             send({"jsonrpc": "2.0", "id": "p1",
                   "method": "window/workDoneProgress/create",
                   "params": {"token": "idx"}})
             while True:  # the client must answer before we go on
-                reply = read()
+                reply = read_stdin()
                 if reply is None:
                     return 3
                 if reply.get("id") == "p1" and "method" not in reply:

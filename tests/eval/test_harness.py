@@ -4,7 +4,9 @@ windows and the LSP range conversion and framing."""
 import io
 import json
 import os
+import signal
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -138,6 +140,140 @@ class LspTest(unittest.TestCase):
             self.assertEqual(e.exception.code, lsp_client.METHOD_NOT_FOUND)
         finally:
             self.assertEqual(cl.close(), 0)
+
+
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                    "fake_server.py")
+
+
+class Watchdog:
+    """Fails the test instead of hanging when the client deadlocks."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def _fire(self, signum, frame):
+        raise AssertionError("still blocked after %d s" % self.seconds)
+
+    def __enter__(self):
+        self._old = signal.signal(signal.SIGALRM, self._fire)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self._old)
+
+
+class ClientTest(unittest.TestCase):
+    """The uses of the benchmark: progress without status polls, raw
+    replies with their read times, messages written together, big
+    messages both ways, the server's memory, a server that fails."""
+
+    def setUp(self):
+        self.cl = None
+
+    def tearDown(self):
+        if self.cl is not None:
+            self.cl.close()
+
+    def start(self, *argv):
+        self.cl = lsp_client.LspClient([sys.executable, FAKE] + list(argv))
+        return self.cl
+
+    def test_progress_and_timed_replies(self):
+        cl = self.start()
+        with Watchdog(30):
+            cl.initialize(["/tmp", "/"], initialized=False)
+            self.assertIsNone(cl.indexing_began_at)
+            cl.notify("initialized", {})
+            self.assertTrue(cl.wait_indexed(timeout=10, ask_status=False))
+            self.assertTrue(cl.indexing_over())
+            self.assertFalse(cl.indexing())
+            self.assertLessEqual(cl.indexing_began_at, cl.indexing_ended_at)
+            self.assertIn(("window/logMessage",
+                           {"type": 3, "message": "hello"}),
+                          cl.notifications)
+            t0 = time.perf_counter()
+            msg, t = cl.call("castls/nothing", {})
+            self.assertEqual(msg["error"]["code"],
+                             lsp_client.METHOD_NOT_FOUND)
+            self.assertTrue(t0 <= t <= time.perf_counter())
+            msg, dt = cl.timed("castls/nothing", {})
+            self.assertTrue(0 < dt < 10, dt)
+            cl.drain(0.05)
+            self.assertFalse(cl.pump(0.01))
+
+    def test_messages_written_together(self):
+        cl = self.start()
+        with Watchdog(30):
+            cl.initialize("/tmp")
+            rid, req = cl.request_message("castls/context", {
+                "textDocument": {"uri": "file:///tmp/z.py"}})
+            cl.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                     "params": {"textDocument": {
+                         "uri": "file:///tmp/z.py", "text": "z\n"}}}, req)
+            msg, _ = cl.wait(rid, timeout=10)
+            self.assertEqual(msg["result"]["echo"], "z\n")
+
+    def test_big_messages_both_ways_do_not_deadlock(self):
+        """The fake answers each context request with the whole buffer
+        and reads nothing while it writes; we write 4 MiB in one send
+        with those answers due in between."""
+        cl = self.start()
+        big = "x" * (1 << 20) + "\n"
+        msgs, ids = [], []
+        for i in range(4):
+            uri = "file:///tmp/big%d.py" % i
+            msgs.append({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                         "params": {"textDocument": {"uri": uri,
+                                                     "text": big}}})
+            rid, req = cl.request_message("castls/context", {
+                "textDocument": {"uri": uri}})
+            msgs.append(req)
+            ids.append(rid)
+        with Watchdog(60):
+            cl.initialize("/tmp")
+            cl.wait_indexed(timeout=10)  # the fake is in its main loop
+            cl.send(*msgs)
+            for rid in ids:
+                msg, _ = cl.wait(rid, timeout=30)
+                self.assertEqual(msg["result"]["echo"], big)
+
+    def test_memory_of_the_server(self):
+        cl = self.start()
+        with Watchdog(30):
+            cl.initialize("/tmp")  # running, not just forked
+        mem = cl.memory()
+        self.assertGreater(mem["VmRSS"], 1.0)
+        self.assertGreaterEqual(mem["VmHWM"], mem["VmRSS"])
+
+    def test_server_that_exits(self):
+        cl = self.start("--die")
+        with Watchdog(30):
+            with self.assertRaises(lsp_client.ServerGone) as e:
+                cl.initialize("/tmp")
+            self.assertIn("closed its output", str(e.exception))
+            with self.assertRaises(lsp_client.ServerGone):
+                cl.request("castls/status", {})
+            self.assertEqual(cl.close(), 4)
+        self.cl = None
+
+    def test_frame_without_length(self):
+        cl = self.start("--no-length")
+        with Watchdog(30):
+            with self.assertRaises(lsp_client.ServerGone) as e:
+                cl.initialize("/tmp")
+            self.assertIn("without Content-Length", str(e.exception))
+
+    def test_request_timeout(self):
+        cl = self.start()
+        with Watchdog(30):
+            cl.initialize("/tmp")
+            cl.wait_indexed(timeout=10)
+            rid, _ = cl.request_message("castls/never", {})  # not sent
+            with self.assertRaises(TimeoutError) as e:
+                cl.wait(rid, timeout=0.2)
+            self.assertIn("castls/never", str(e.exception))
 
 
 if __name__ == "__main__":
