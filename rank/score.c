@@ -35,14 +35,24 @@ const Weights rank__weights = {
 	.score_min = 0.12,
 };
 
+/* Best first; ties by origin, then by place, so that the order does not
+ * depend on row ids (which a parallel scan hands out in no fixed
+ * order). */
 static int cmp_cand(const void *a, const void *b)
 {
 	const Cand *x = a, *y = b;
+	int c;
 
 	if (x->score != y->score)
 		return x->score < y->score ? 1 : -1;
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if ((c = strcmp(x->path, y->path)) != 0)
+		return c;
+	if (x->bytes.start != y->bytes.start)
+		return x->bytes.start < y->bytes.start ? -1 : 1;
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
