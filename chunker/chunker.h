@@ -291,6 +291,23 @@ enum {
 uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 			 uint32_t hi, unsigned what, ByteRange **out);
 
+/* A name given a type, by an annotation (`x: Foo`, `owner: User`) or by
+ * the call it is assigned from (`x = Foo(...)`, `new Foo()`: the callee
+ * stands for the type). */
+typedef struct {
+	ByteRange name; /* an identifier, or `self.x`, `this.x` */
+	ByteRange type; /* the annotation or the callee, as written */
+	bool member;    /* declared in a class body: used through self/this */
+} TypedName;
+
+/* The names given a type by nodes inside [lo, hi) of the text tree
+ * parses, in order, into *out (the caller's to xfree). Borrows tree.
+ * Returns the count. */
+uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
+			     uint32_t hi, TypedName **out);
+/* How a method names its own object: "self", "this"; "" for none. */
+const char *lang_self_word(Lang lang);
+
 /* The bindings of tree, a parse of a text of len bytes, in order, into
  * *out (the caller's to xfree). Borrows tree. Returns the count. */
 uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,

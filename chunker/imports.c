@@ -353,3 +353,102 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 	*out = r;
 	return n;
 }
+
+/* ---------------------------------------------------------------------- *
+ * Names with a type
+ * ---------------------------------------------------------------------- */
+
+static TSNode field(TSNode n, const char *name)
+{
+	if (!name)
+		return ts_node_named_child(n, 0);
+	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+/* The type a typing rule gives: its annotation, else the callee of a
+ * call it is assigned from; a null node when neither. */
+static TSNode type_of(const LangSpec *spec, const TypingRule *ru, TSNode x)
+{
+	TSNode t = ru->type_field ? field(x, ru->type_field) : (TSNode){0};
+	TSNode v = ru->value_field ? field(x, ru->value_field) : (TSNode){0};
+
+	if (!ts_node_is_null(t))
+		return t;
+	if (!is_type(v, spec->calls))
+		return (TSNode){0};
+	for (const char *f = spec->callees; *f; f += *f == ' ') {
+		size_t n = strcspn(f, " ");
+		TSNode c = ts_node_child_by_field_name(v, f, (uint32_t)n);
+
+		if (!ts_node_is_null(c))
+			return c;
+		f += n;
+	}
+	return (TSNode){0};
+}
+
+/* Whether x stands directly in the body of a class (through the binding
+ * holders: Python's expression_statement). */
+static bool in_class_body(const LangSpec *spec, TSNode x)
+{
+	TSNode p = ts_node_parent(x), owner;
+	const DefRule *cls;
+
+	while (!ts_node_is_null(p) && is_type(p, spec->bindings.holders))
+		p = ts_node_parent(p);
+	owner = ts_node_is_null(p) ? p : ts_node_parent(p);
+	return !ts_node_is_null(owner) && is_class(spec, owner, &cls) &&
+	       ts_node_eq(field(owner, cls->body_field), p);
+}
+
+static const TypingRule *typing_rule(const LangSpec *spec, TSNode x)
+{
+	for (const TypingRule *ru = spec->typings; ru && ru->type; ru++)
+		if (strcmp(ts_node_type(x), ru->type) == 0)
+			return ru;
+	return NULL;
+}
+
+uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
+			     uint32_t hi, TypedName **out)
+{
+	const LangSpec *spec = lang_spec(lang);
+	TypedName *r = NULL;
+	uint32_t n = 0, cap = 0;
+	TSTreeCursor cur;
+	bool down = true;
+
+	*out = NULL;
+	if (!tree || lo >= hi || !spec->typings)
+		return 0;
+	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+	for (;;) {
+		TSNode x = ts_tree_cursor_current_node(&cur);
+		bool inside = ts_node_end_byte(x) > lo && ts_node_start_byte(x) < hi;
+		const TypingRule *ru = inside ? typing_rule(spec, x) : NULL;
+		TSNode name, type;
+
+		if (ru && !ts_node_is_null(name = field(x, ru->name_field)) &&
+		    !ts_node_is_null(type = type_of(spec, ru, x)) &&
+		    ts_node_end_byte(x) <= hi) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				r = xrealloc(r, cap * sizeof(*r));
+			}
+			r[n].name = range_of(name);
+			r[n].type = range_of(type);
+			r[n++].member = in_class_body(spec, x);
+		}
+		if (down && inside && ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		down = true;
+		if (ts_tree_cursor_goto_next_sibling(&cur))
+			continue;
+		if (!ts_tree_cursor_goto_parent(&cur))
+			break;
+		down = false;
+	}
+	ts_tree_cursor_delete(&cur);
+	*out = r;
+	return n;
+}

@@ -78,6 +78,8 @@ static const DefRule no_defs[] = {
 #define BASH_OPAQUE "comment string raw_string heredoc_body command " \
 		    "variable_assignment"
 
+#define JS_CALLS "call_expression new_expression"
+#define JS_CALLEES "function constructor"
 #define JS_STRINGS "string template_string regex"
 
 #define JS_WRAPPERS "export_statement lexical_declaration " \
@@ -104,6 +106,30 @@ static const ImportRule js_imports[] = {
 
 static const ImportRule no_imports[] = {
 	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+};
+
+/* Names with a type: `x: Foo`, `x: Foo = ...`, `x = Foo(...)`, and
+ * annotated parameters. */
+static const TypingRule python_typings[] = {
+	{"assignment", "left", "type", "right"},
+	{"typed_parameter", NULL, "type", NULL},
+	{"typed_default_parameter", "name", "type", "value"},
+	{NULL, NULL, NULL, NULL},
+};
+
+/* `const x: Foo = ...`, `const x = new Foo()`, annotated parameters and
+ * class fields. */
+static const TypingRule js_typings[] = {
+	{"variable_declarator", "name", "type", "value"},
+	{"required_parameter", "pattern", "type", "value"},
+	{"optional_parameter", "pattern", "type", "value"},
+	{"public_field_definition", "name", "type", "value"},
+	{"field_definition", "property", NULL, "value"},
+	{NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule no_typings[] = {
+	{NULL, NULL, NULL, NULL},
 };
 
 #define PY_BINDINGS                                                   \
@@ -157,7 +183,9 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .import_rules = python_imports,
 			 .bindings = PY_BINDINGS, .modules = MODULES_DOTTED,
 			 .module_files = PY_FILES,
-			 .stopwords = PY_STOPWORDS, .family = "python"},
+			 .stopwords = PY_STOPWORDS, .typings = python_typings,
+			 .calls = "call", .callees = "function",
+			 .self_word = "self", .family = "python"},
 	[LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT, .name = "typescript",
 			     .extensions = ".ts .mts .cts",
 			     .grammar = tree_sitter_typescript,
@@ -172,7 +200,9 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
 			     .module_exts = JS_EXTS,
-			     .stopwords = JS_STOPWORDS, .family = "js"},
+			     .stopwords = JS_STOPWORDS, .typings = js_typings,
+			     .calls = JS_CALLS, .callees = JS_CALLEES,
+			     .self_word = "this", .family = "js"},
 	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
 		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
 		      .wrappers = JS_WRAPPERS " ambient_declaration",
@@ -182,7 +212,9 @@ static const LangSpec specs[LANG_COUNT] = {
 		      .qsep = ".", .import_rules = js_imports,
 		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
 		      .module_files = JS_FILES, .module_exts = JS_EXTS,
-		      .stopwords = JS_STOPWORDS, .family = "js"},
+		      .stopwords = JS_STOPWORDS, .typings = js_typings,
+		      .calls = JS_CALLS, .callees = JS_CALLEES,
+		      .self_word = "this", .family = "js"},
 	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
 			     .extensions = ".js .mjs .cjs .jsx",
 			     .grammar = tree_sitter_javascript,
@@ -196,7 +228,9 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .modules = MODULES_PATHS,
 			     .module_files = JS_FILES,
 			     .module_exts = JS_EXTS,
-			     .stopwords = JS_STOPWORDS, .family = "js"},
+			     .stopwords = JS_STOPWORDS, .typings = js_typings,
+			     .calls = JS_CALLS, .callees = JS_CALLEES,
+			     .self_word = "this", .family = "js"},
 	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
 		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
 		       .defs = bash_defs, .wrappers = "", .imports = "",
@@ -205,13 +239,15 @@ static const LangSpec specs[LANG_COUNT] = {
 		       .opaque = BASH_OPAQUE,
 		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
 		       .import_rules = no_imports, .bindings = NO_BINDINGS,
-		       .stopwords = BASH_STOPWORDS, .family = "shell"},
+		       .stopwords = BASH_STOPWORDS, .typings = no_typings,
+		       .family = "shell"},
 	[LANG_MARKDOWN] = {.lang = LANG_MARKDOWN, .name = "markdown",
 			   .extensions = ".md .markdown", .defs = no_defs,
 			   .wrappers = "", .imports = "", .comments = "",
 			   .opaque = "", .doc = DOC_NONE, .qsep = " > ",
 			   .import_rules = no_imports,
-			   .bindings = NO_BINDINGS, .stopwords = ""},
+			   .bindings = NO_BINDINGS, .stopwords = "",
+			   .typings = no_typings},
 };
 
 /* LSP languageIds and other aliases that differ from our names. */
@@ -266,6 +302,13 @@ const char *lang_module_files(Lang lang)
 	const char *f = lang_spec(lang)->module_files;
 
 	return f ? f : "";
+}
+
+const char *lang_self_word(Lang lang)
+{
+	const char *w = lang_spec(lang)->self_word;
+
+	return w ? w : "";
 }
 
 const char *lang_module_exts(Lang lang)

@@ -59,6 +59,18 @@ typedef struct {
 	const char *skip_values; /* values that make it a definition already */
 } BindingRule;
 
+/*
+ * A node that gives a name a type: a declaration with a type annotation,
+ * or an assignment from a call (`x = Foo(...)`, `new Foo()`), whose
+ * callee is taken as the type.
+ */
+typedef struct {
+	const char *type;        /* NULL ends a table */
+	const char *name_field;  /* the name; NULL: the first named child */
+	const char *type_field;  /* the declared type; NULL: none */
+	const char *value_field; /* the value; NULL: none */
+} TypingRule;
+
 typedef struct {
 	Lang lang;
 	const char *name;
@@ -84,6 +96,10 @@ typedef struct {
 				  * a.ts) */
 	const char *stopwords;   /* keywords and builtins: never worth
 				  * looking up as a definition */
+	const TypingRule *typings; /* ended by a row with type NULL */
+	const char *calls;       /* call nodes ... */
+	const char *callees;     /* ... and the fields of their callee */
+	const char *self_word;   /* how a method names its object */
 	const char *family;      /* languages whose code uses each other's
 				  * definitions share one family name; NULL
 				  * for prose */

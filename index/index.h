@@ -251,6 +251,14 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 			   uint32_t per_name, IndexSpan **out,
 			   uint32_t *nout);
 
+/* The spans named names[i] whose parent span is named classes[i] (the
+ * methods `x.name` may mean when x is a classes[i]), at most per_pair of
+ * each pair, in the order of the pairs. Borrows the names. */
+int index_members_named_many(Index *ix, const char *const *classes,
+			     const char *const *names, uint32_t n,
+			     uint32_t per_pair, IndexSpan **out,
+			     uint32_t *nout);
+
 /* The children of each span of ids[0, n), at most per_parent of each in
  * file order, sorted by parent id and then that order. */
 int index_span_children_many(Index *ix, const int64_t *ids, uint32_t n,

@@ -39,6 +39,7 @@ enum {
 	ST_CHILDREN_MANY,
 	ST_SPAN_CHAINS,
 	ST_FILE_TEXTS,
+	ST_MEMBERS_MANY,
 	ST_CHUNK_COUNT,      /* search.c */
 	ST_COUNT
 };

@@ -407,6 +407,37 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 	return err;
 }
 
+int index_members_named_many(Index *ix, const char *const *classes,
+			     const char *const *names, uint32_t n,
+			     uint32_t per_pair, IndexSpan **out,
+			     uint32_t *nout)
+{
+	Buf b = {0};
+	int err;
+
+	*out = NULL;
+	*nout = 0;
+	if (n == 0 || per_pair == 0)
+		return 0;
+	if (n > INDEX_SEARCH_MAX)
+		return CASTLS_ELIMIT;
+	buf_puts(&b, "[");
+	for (uint32_t i = 0; i < n; i++) {
+		buf_puts(&b, i ? ",[" : "[");
+		buf_json_string(&b, classes[i], strlen(classes[i]));
+		buf_puts(&b, ",");
+		buf_json_string(&b, names[i], strlen(names[i]));
+		buf_puts(&b, "]");
+	}
+	buf_puts(&b, "]");
+	err = spans_from_json(ix, ST_MEMBERS_MANY, &b,
+			      per_pair > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
+							  : per_pair,
+			      out, nout);
+	buf_free(&b);
+	return err;
+}
+
 int index_span_children_many(Index *ix, const int64_t *ids, uint32_t n,
 			     uint32_t per_parent, IndexSpan **out,
 			     uint32_t *nout)

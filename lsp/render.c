@@ -52,6 +52,8 @@ static cJSON *signals_json(const RankSignals *g)
 		cJSON_AddStringToObject(o, "joined", g->joined);
 	if (g->member)
 		cJSON_AddBoolToObject(o, "member", true);
+	if (g->receiver)
+		cJSON_AddBoolToObject(o, "receiver", true);
 	if (g->same_file && g->definition_item) {
 		cJSON_AddNumberToObject(o, "linesAway", g->lines_away);
 		cJSON_AddNumberToObject(o, "usesInFile", g->uses_in_file);

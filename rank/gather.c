@@ -375,6 +375,35 @@ static void gather_imported(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* The methods called on receivers of a known type: `x.delete()` for x a
+ * Collector is Collector.delete, whatever else defines a delete. */
+static void gather_receivers(Where *w, int r, Index *ix)
+{
+	const char *cls[RECEIVERS_MAX], *names[RECEIVERS_MAX];
+	uint32_t n;
+	IndexSpan *sp;
+
+	for (int i = 0; i < w->nrecv; i++) {
+		cls[i] = w->recv[i].cls;
+		names[i] = w->recv[i].name;
+	}
+	if (index_members_named_many(ix, cls, names, (uint32_t)w->nrecv,
+				     RECEIVER_DEFS, &sp, &n))
+		return;
+	for (uint32_t j = 0; j < n; j++) {
+		double m = rank__mention(w->ids, w->nids, sp[j].name);
+		Cand *c = add_span(w, r, &sp[j]);
+
+		if (c)
+			set_mention(c, sp[j].name, m);
+		else if ((c = find_span(&w->cs, r, sp[j].id)) && m > c->mention)
+			set_mention(c, sp[j].name, m);
+		if (c)
+			c->receiver = true;
+	}
+	index_spans_free(sp, n);
+}
+
 /* The members of the bases of the class being written, when the index
  * knows them: `self.x` may be defined there. */
 static void gather_bases(Where *w, int r, Index *ix)
@@ -455,6 +484,7 @@ void rank__gather(Where *w)
 	const RankCursor *q = w->q;
 
 	rank__imports(w);
+	rank__receivers(w);
 	gather_live(w);
 	gather_bindings(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
@@ -468,6 +498,7 @@ void rank__gather(Where *w)
 		gather_named(w, (int)r, ix);
 		gather_imported(w, (int)r, ix);
 		gather_bases(w, (int)r, ix);
+		gather_receivers(w, (int)r, ix);
 		w->statements += index_statements(ix) - before;
 	}
 	inherit_bm25(w);

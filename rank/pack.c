@@ -322,6 +322,7 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	g->imported_name = c->import_name;
 	g->unused_import = c->import_unused;
 	g->member = c->member;
+	g->receiver = c->receiver;
 	g->same_file = c->same_file;
 	g->definition_item = rank__is_def(c);
 	g->lines_away = c->near;
@@ -358,6 +359,38 @@ static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
 	return false;
 }
 
+/* The length of path without its extension: a module's source, its
+ * declarations and its compiled form (x.ts, x.d.ts, x.js) share it. */
+static size_t module_len(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	const char *dot = strchr(base, '.');
+
+	return dot && dot != base ? (size_t)(dot - path) : strlen(path);
+}
+
+/* Whether an item already taken shows what c would: the same definition
+ * of the same module in another form, or the same text (a vendored
+ * copy). */
+static bool shown_already(const Cands *cs, uint32_t upto, const Cand *c)
+{
+	size_t ml = module_len(c->path);
+
+	for (uint32_t k = 0; k < upto; k++) {
+		const Cand *d = &cs->c[k];
+
+		if (!d->taken)
+			continue;
+		if (c->symbol[0] && strcmp(d->symbol, c->symbol) == 0 &&
+		    module_len(d->path) == ml &&
+		    memcmp(d->path, c->path, ml) == 0)
+			return true;
+		if (c->text && d->text && strcmp(c->text, d->text) == 0)
+			return true;
+	}
+	return false;
+}
+
 static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
 {
 	uint32_t n = 0;
@@ -385,18 +418,19 @@ void rank__pack(Where *w, RankResult *out)
 		if (taken_from(cs, i, c) >=
 		    (c->same_file ? PER_SAME_FILE : PER_FILE))
 			continue;
-		if (c->from != FROM_LIVE && !q->roots[c->root].ix)
-			continue;
-		if (!load_text(&pk, i, c))
+		if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
+		    shown_already(cs, i, c) || !load_text(&pk, i, c))
 			continue;
 		clip(c, w);
-		if (overlaps_taken(cs, i, c) ||
+		if (overlaps_taken(cs, i, c) || shown_already(cs, i, c) ||
 		    rank_tokens(strlen(c->text)) > q->budget - out->used)
 			continue;
 		if (c->from != FROM_LIVE && !c->fetched)
 			fetch_root(&pk, i, c->root);
 		item_of(&pk, c, it);
-		if (it->tokens > q->budget - out->used) {
+		/* A chunk's symbol is known only now. */
+		if (it->tokens > q->budget - out->used ||
+		    shown_already(cs, i, c)) {
 			rank__item_clear(it);
 			continue;
 		}

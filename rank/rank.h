@@ -53,6 +53,8 @@ typedef struct {
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */
 	bool member;           /* of the class being written or its bases */
+	bool receiver;         /* a method of the type of the name it is
+				* called on near the cursor */
 	bool same_file;        /* in the buffer itself */
 	bool definition_item;  /* a definition, not a lexical chunk */
 	uint32_t lines_away;   /* same-file definitions: from the cursor */

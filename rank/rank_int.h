@@ -40,6 +40,8 @@
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
 #define CHAIN_MAX 16        /* enclosing definitions shown */
+#define RECEIVERS_MAX 32    /* methods called on typed receivers */
+#define RECEIVER_DEFS 4     /* definitions of each looked up */
 
 /* ---------------------------------------------------------------------- *
  * words.c
@@ -107,6 +109,13 @@ typedef struct {
 				* (`M.name`): only the module's own counts */
 } Import;
 
+/* A method called on a receiver of a known type: `x.name` for x a
+ * `cls`. */
+typedef struct {
+	char cls[IDENT_MAX];
+	char name[IDENT_MAX];
+} Receiver;
+
 typedef enum {
 	FROM_LIVE,  /* a span or binding of the current buffer */
 	FROM_SPAN,  /* a span row of the index */
@@ -136,6 +145,8 @@ typedef struct {
 	uint32_t near;     /* lines from the cursor, same file only */
 	bool member;       /* of the class being written or its bases */
 	bool other_class;  /* a member of some other class */
+	bool receiver;     /* a method of the type of a receiver it is
+			    * called on near the cursor */
 	bool imported, same_file, taken, clipped;
 	bool import_name;  /* a name the current file imports */
 	bool import_unused; /* and does not use yet */
@@ -168,6 +179,8 @@ typedef struct {
 	int nimp;
 	char (*frags)[96];          /* modules imported, as path fragments */
 	int nfrags;
+	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
+	int nrecv;
 	Cands cs;
 	double best_bm25;
 	uint64_t statements;
@@ -197,6 +210,14 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path);
 /* Whether path holds one of the modules the buffer imports. */
 bool rank__path_imported(const Where *w, const char *path);
+
+/* ---------------------------------------------------------------------- *
+ * receivers.c
+ * ---------------------------------------------------------------------- */
+
+/* The methods the code before the cursor calls on names of a known type,
+ * into w->recv. */
+void rank__receivers(Where *w);
 
 /* ---------------------------------------------------------------------- *
  * gather.c
@@ -231,6 +252,7 @@ typedef struct {
 	double uses;         /* the current file's definitions, by how often
 			      * the file uses them */
 	double uses_full;    /* uses that earn all of it */
+	double receiver;     /* a method of the type of its receiver */
 	double bm25;         /* lexical, relative to the best hit */
 	double same_file;    /* a lexical hit of the current file */
 	double bm25_min;     /* raw score below which lexical is noise */

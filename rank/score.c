@@ -24,6 +24,7 @@ const Weights rank__weights = {
 	.other_class = 1.0,
 	.near = 1.0,
 	.near_lines = 30.0,
+	.receiver = 0.2,
 	.imported = 0.3,
 	.import_name = 0.2,
 	.import_unused = 0.8,
@@ -66,7 +67,8 @@ static double score_of(const Where *w, const Cand *c)
 		return -1;
 	if (!rank__is_def(c))
 		return s + (c->same_file ? W->same_file : 0);
-	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) -
+	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) +
+	     (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) +
 	     (c->imported ? W->imported : 0) +
 	     (c->import_unused ? W->import_unused

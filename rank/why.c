@@ -7,6 +7,7 @@
 
 static bool defines(const RankSignals *g) { return g->definition > 0; }
 static bool member(const RankSignals *g) { return g->member; }
+static bool receiver(const RankSignals *g) { return g->receiver; }
 static bool unused(const RankSignals *g) { return g->unused_import; }
 static bool imported_name(const RankSignals *g)
 {
@@ -53,6 +54,7 @@ static const struct {
 } reasons[] = {
 	{defines, NULL, say_defines},
 	{member, "a member of the class being written or its bases", NULL},
+	{receiver, "a method of the type of what it is called on", NULL},
 	{unused, "imported by this file and not used yet", NULL},
 	{imported_name, "a name this file imports", NULL},
 	{import, "in a file this one imports", NULL},

@@ -1,0 +1,119 @@
+/*
+ * receivers.c: the types of the names the code near the cursor calls
+ * methods on. After `collector = Collector(using=db)`, `collector.delete()`
+ * means Collector.delete, not the delete of every other class; after
+ * `def f(self, q: Query)`, `q.filter` means Query.filter; `self.x` and
+ * `this.x` take the type of the class's own x.
+ */
+#include "rank_int.h"
+
+#include <string.h>
+
+/* The class a type names: its last identifier that reads as a class
+ * name (a capital, then more; no stopword, no one-letter type parameter):
+ * Foo of `Optional[Foo]`, `pkg.Foo`, `Foo | None`, `Foo<T>`. */
+static bool type_name(Lang lang, const char *text, ByteRange r, char *out)
+{
+	bool found = false;
+
+	for (uint32_t i = r.start, a; rank__next_word(text, r.start, r.end, &i, &a);)
+		if (i - a >= 2 && i - a < IDENT_MAX && text[a] >= 'A' &&
+		    text[a] <= 'Z' && !lang_is_stopword(lang, text + a, i - a)) {
+			memcpy(out, text + a, i - a);
+			out[i - a] = '\0';
+			found = true;
+		}
+	return found;
+}
+
+/* The receiver text of t: its name, or self.name for a class member. */
+static bool receiver_of(const Where *w, const TypedName *t, char *out,
+			size_t cap)
+{
+	const char *text = w->q->text, *self = lang_self_word(w->q->lang);
+	size_t n = t->name.end - t->name.start, s = t->member ? strlen(self) : 0;
+
+	if (n == 0 || s + 1 + n >= cap || (t->member && !s))
+		return false;
+	if (t->member) {
+		memcpy(out, self, s);
+		out[s++] = '.';
+	}
+	memcpy(out + s, text + t->name.start, n);
+	out[s + n] = '\0';
+	for (size_t i = 0; out[i]; i++)
+		if (!rank__ident_char((unsigned char)out[i]) && out[i] != '.')
+			return false; /* a pattern, not a name */
+	return true;
+}
+
+/* Adds (cls, name) for each `recv.name` in the code before the cursor. */
+static void calls_on(Where *w, const char *recv, const char *cls)
+{
+	const char *t = w->q->text;
+	size_t rl = strlen(recv);
+	uint32_t hi = w->q->cursor;
+
+	for (uint32_t i = w->q_lo; i + rl + 1 < hi && w->nrecv < RECEIVERS_MAX;
+	     i++) {
+		uint32_t a = i + (uint32_t)rl + 1, z = a;
+		Receiver *r;
+		int k;
+
+		if (memcmp(t + i, recv, rl) != 0 || t[i + rl] != '.' ||
+		    (i > w->q_lo && (rank__ident_char((unsigned char)t[i - 1]) ||
+				     t[i - 1] == '.')))
+			continue;
+		while (z < hi && rank__ident_char((unsigned char)t[z]))
+			z++;
+		if (z == a || z - a >= IDENT_MAX ||
+		    !rank__ident_start((unsigned char)t[a]))
+			continue;
+		for (k = 0; k < w->nrecv; k++)
+			if (strcmp(w->recv[k].cls, cls) == 0 &&
+			    strlen(w->recv[k].name) == z - a &&
+			    memcmp(w->recv[k].name, t + a, z - a) == 0)
+				break;
+		if (k < w->nrecv)
+			continue;
+		r = &w->recv[w->nrecv++];
+		memcpy(r->cls, cls, strlen(cls) + 1);
+		memcpy(r->name, t + a, z - a);
+		r->name[z - a] = '\0';
+	}
+}
+
+void rank__receivers(Where *w)
+{
+	const RankCursor *q = w->q;
+	uint32_t lo = w->q_lo, n;
+	char recv[2 * IDENT_MAX], cls[IDENT_MAX];
+	TypedName *tn;
+
+	/* From the outermost definition around the cursor: a class's
+	 * __init__ types the self.x its other methods use. */
+	for (uint32_t i = 0; i < w->live.nspans; i++)
+		if (rank__around(w, &w->live.spans[i])) {
+			if (w->live.spans[i].bytes.start < lo)
+				lo = w->live.spans[i].bytes.start;
+			break;
+		}
+	n = chunker_typed_names(q->lang, w->tree, lo, q->cursor, &tn);
+	/* The last typing of a name wins. */
+	for (uint32_t i = n; i-- > 0;) {
+		bool seen = false;
+
+		if (!receiver_of(w, &tn[i], recv, sizeof(recv)) ||
+		    !type_name(q->lang, q->text, tn[i].type, cls))
+			continue;
+		for (uint32_t k = i + 1; k < n && !seen; k++) {
+			char later[2 * IDENT_MAX];
+
+			seen = receiver_of(w, &tn[k], later, sizeof(later)) &&
+			       strcmp(later, recv) == 0;
+		}
+		if (!seen)
+			calls_on(w, recv, cls);
+	}
+	xfree(tn);
+}
