@@ -307,6 +307,9 @@ uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 			     uint32_t hi, TypedName **out);
 /* How a method names its own object: "self", "this"; "" for none. */
 const char *lang_self_word(Lang lang);
+/* What starts a comment that runs to the end of the line: "#", "//";
+ * "" for none (Markdown). */
+const char *lang_line_comment(Lang lang);
 
 /* The bindings of tree, a parse of a text of len bytes, in order, into
  * *out (the caller's to xfree). Borrows tree. Returns the count. */

@@ -185,7 +185,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .module_files = PY_FILES,
 			 .stopwords = PY_STOPWORDS, .typings = python_typings,
 			 .calls = "call", .callees = "function",
-			 .self_word = "self", .family = "python"},
+			 .self_word = "self", .line_comment = "#",
+			 .family = "python"},
 	[LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT, .name = "typescript",
 			     .extensions = ".ts .mts .cts",
 			     .grammar = tree_sitter_typescript,
@@ -202,7 +203,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .module_exts = JS_EXTS,
 			     .stopwords = JS_STOPWORDS, .typings = js_typings,
 			     .calls = JS_CALLS, .callees = JS_CALLEES,
-			     .self_word = "this", .family = "js"},
+			     .self_word = "this", .line_comment = "//",
+			     .family = "js"},
 	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
 		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
 		      .wrappers = JS_WRAPPERS " ambient_declaration",
@@ -214,7 +216,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		      .module_files = JS_FILES, .module_exts = JS_EXTS,
 		      .stopwords = JS_STOPWORDS, .typings = js_typings,
 		      .calls = JS_CALLS, .callees = JS_CALLEES,
-		      .self_word = "this", .family = "js"},
+		      .self_word = "this", .line_comment = "//",
+		      .family = "js"},
 	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
 			     .extensions = ".js .mjs .cjs .jsx",
 			     .grammar = tree_sitter_javascript,
@@ -230,7 +233,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			     .module_exts = JS_EXTS,
 			     .stopwords = JS_STOPWORDS, .typings = js_typings,
 			     .calls = JS_CALLS, .callees = JS_CALLEES,
-			     .self_word = "this", .family = "js"},
+			     .self_word = "this", .line_comment = "//",
+			     .family = "js"},
 	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
 		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
 		       .defs = bash_defs, .wrappers = "", .imports = "",
@@ -240,7 +244,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
 		       .import_rules = no_imports, .bindings = NO_BINDINGS,
 		       .stopwords = BASH_STOPWORDS, .typings = no_typings,
-		       .family = "shell"},
+		       .line_comment = "#", .family = "shell"},
 	[LANG_MARKDOWN] = {.lang = LANG_MARKDOWN, .name = "markdown",
 			   .extensions = ".md .markdown", .defs = no_defs,
 			   .wrappers = "", .imports = "", .comments = "",
@@ -302,6 +306,13 @@ const char *lang_module_files(Lang lang)
 	const char *f = lang_spec(lang)->module_files;
 
 	return f ? f : "";
+}
+
+const char *lang_line_comment(Lang lang)
+{
+	const char *c = lang_spec(lang)->line_comment;
+
+	return c ? c : "";
 }
 
 const char *lang_self_word(Lang lang)

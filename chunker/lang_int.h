@@ -100,6 +100,7 @@ typedef struct {
 	const char *calls;       /* call nodes ... */
 	const char *callees;     /* ... and the fields of their callee */
 	const char *self_word;   /* how a method names its object */
+	const char *line_comment; /* what starts a comment to the line end */
 	const char *family;      /* languages whose code uses each other's
 				  * definitions share one family name; NULL
 				  * for prose */

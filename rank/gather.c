@@ -108,6 +108,7 @@ static void gather_live(Where *w)
 			      sp->lines);
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
+		c->is_class = sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
 		set_mention(c, sp->name, rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
 		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
@@ -187,6 +188,7 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	c->symbol = xstrdup(sp->qualname);
 	c->lang = sp->lang;
 	c->kind = CHUNK_DEFINITION;
+	c->is_class = sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
 	c->file_id = sp->file_id;
 	c->parent = sp->parent_id;
 	c->bytes = sp->bytes;

@@ -25,7 +25,8 @@ typedef struct {
 
 typedef struct {
 	Where *w;
-	Pool *pools; /* one per root */
+	Pool *pools; /* one per root: enclosing spans */
+	Pool *kids;  /* one per root: members of the classes read */
 } Packer;
 
 /* ---------------------------------------------------------------------- *
@@ -61,10 +62,10 @@ static void fetch_root(Packer *pk, uint32_t i, int r)
 	Where *w = pk->w;
 	Index *ix = w->q->roots[r].ix;
 	IndexTextRange ranges[FETCH_WINDOW];
-	int64_t parents[FETCH_WINDOW];
+	int64_t parents[FETCH_WINDOW], classes[FETCH_WINDOW];
 	Cand *which[FETCH_WINDOW];
 	char *texts[FETCH_WINDOW];
-	uint32_t nr = 0, np = 0, seen = 0, n;
+	uint32_t nr = 0, np = 0, nc = 0, seen = 0, n;
 	uint64_t before = index_statements(ix);
 	IndexSpan *sp;
 
@@ -82,6 +83,8 @@ static void fetch_root(Packer *pk, uint32_t i, int r)
 		if (c->from == FROM_SPAN) {
 			which[nr] = c;
 			ranges[nr++] = raw_range(c);
+			if (c->is_class)
+				classes[nc++] = c->row;
 		}
 	}
 	if (index_file_texts(ix, ranges, nr, texts) == 0)
@@ -89,6 +92,9 @@ static void fetch_root(Packer *pk, uint32_t i, int r)
 			which[k]->raw = texts[k];
 	if (index_span_chains(ix, parents, np, &sp, &n) == 0)
 		pool_add(&pk->pools[r], sp, n);
+	if (index_span_children_many(ix, classes, nc, RANK_ITEM_LINES, &sp,
+				     &n) == 0)
+		pool_add(&pk->kids[r], sp, n);
 	w->statements += index_statements(ix) - before;
 }
 
@@ -192,6 +198,9 @@ static void clip(Cand *c, const Where *w)
 		starts[nl] = len;
 	if (nl > RANK_ITEM_LINES && !rank__is_def(c))
 		first = best_window(t, starts, nl, w);
+	c->last_line = c->lines.start + nl - 1;
+	if (c->from == FROM_SPAN || c->from == FROM_LIVE)
+		c->last_line = c->lines.end; /* the text read may be cut */
 	last = first + RANK_ITEM_LINES < nl ? first + RANK_ITEM_LINES : nl;
 	a = nl ? starts[first] : 0;
 	z = nl ? starts[last] : 0;
@@ -211,6 +220,111 @@ static void clip(Cand *c, const Where *w)
 		c->text = xrealloc(t, z - a + 2);
 		memcpy(c->text + (z - a), "\n", 2);
 	}
+}
+
+/* ---------------------------------------------------------------------- *
+ * Outlines of classes
+ * ---------------------------------------------------------------------- */
+
+/* A member of the class an outline shows: where it starts and its
+ * header (its signature, decorators included). */
+typedef struct {
+	LineRange lines;
+	const char *header;
+} Member;
+
+/* The members of class c, in order, into m (at most cap). */
+static uint32_t members_of(const Packer *pk, const Cand *c, Member *m,
+			   uint32_t cap)
+{
+	uint32_t n = 0;
+
+	if (c->from == FROM_LIVE) {
+		const Chunking *lc = &pk->w->live;
+
+		for (uint32_t i = 0; i < lc->nspans && n < cap; i++)
+			if (lc->spans[i].parent == (int32_t)c->row)
+				m[n++] = (Member){lc->spans[i].lines,
+						  lc->spans[i].header};
+		return n;
+	}
+	for (uint32_t i = 0; i < pk->kids[c->root].n && n < cap; i++) {
+		const IndexSpan *k = &pk->kids[c->root].sp[i];
+
+		if (k->parent_id == c->row)
+			m[n++] = (Member){k->lines, k->header};
+	}
+	return n;
+}
+
+/* The indentation of the first line of t after its first that holds
+ * more than white space: how the class's body is indented. */
+static size_t body_indent(const char *t, const char **at)
+{
+	const char *p = strchr(t, '\n');
+
+	while (p && *++p) {
+		size_t n = strspn(p, " \t");
+
+		if (p[n] != '\n' && p[n] != '\r' && p[n]) {
+			*at = p;
+			return n;
+		}
+		p = strchr(p, '\n');
+	}
+	*at = "";
+	return 0;
+}
+
+/* Replaces a class's clipped text by its outline: its first lines up to
+ * its first member (OUTLINE_LEAD at most), then each member's header, as
+ * many as RANK_ITEM_LINES allow. */
+static void outline(const Packer *pk, Cand *c)
+{
+	Member m[RANK_ITEM_LINES];
+	uint32_t n = members_of(pk, c, m, RANK_ITEM_LINES), lead, shown = 0;
+	uint32_t first = 0;
+	const char *t = c->text, *ind;
+	size_t indent = body_indent(t, &ind);
+	Buf b = {0};
+
+	if (n == 0)
+		return;
+	/* The lead: the class's first lines, through whole members while
+	 * they fit (a constructor says what the object holds). */
+	lead = m[0].lines.start > c->lines.start
+		       ? m[0].lines.start - c->lines.start
+		       : 1;
+	while (first < n && m[first].lines.end + 1 - c->lines.start <= OUTLINE_LEAD)
+		lead = m[first++].lines.end + 1 - c->lines.start;
+	if (lead > OUTLINE_LEAD)
+		lead = OUTLINE_LEAD;
+	for (const char *p = t; *p && shown < lead; shown++) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+
+		buf_append(&b, p, len);
+		p += len;
+	}
+	for (uint32_t i = first; i < n && shown < RANK_ITEM_LINES; i++) {
+		const char *h = m[i].header;
+		size_t len = strlen(h);
+
+		while (len && is_space_byte((unsigned char)h[len - 1]))
+			len--;
+		buf_append(&b, ind, indent);
+		buf_append(&b, h, len);
+		buf_puts(&b, "\n");
+		for (size_t k = 0; k < len; k++)
+			shown += h[k] == '\n';
+		shown++;
+	}
+	xfree(c->text);
+	c->text = buf_take(&b);
+	c->clipped = c->outlined = true;
+	/* The range is of the lines shown whole: the members' headers are
+	 * a summary of the rest. */
+	c->lines.end = c->lines.start + lead - 1;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -294,6 +408,33 @@ static void parents_of(Packer *pk, Cand *c, RankItem *it)
 	}
 }
 
+/* Ends a clipped text with a line that says it continues, in a comment
+ * of its language, indented as its last line. */
+static void mark_clipped(Cand *c)
+{
+	const char *com = lang_line_comment(c->lang), *t = c->text;
+	const char *last = t + strlen(t);
+	uint32_t more = c->last_line > c->lines.end ? c->last_line - c->lines.end
+						    : 0;
+	Buf b = {0};
+
+	while (last > t && last[-1] == '\n')
+		last--;
+	while (last > t && last[-1] != '\n')
+		last--;
+	buf_puts(&b, t);
+	buf_append(&b, last, strspn(last, " \t"));
+	buf_printf(&b, "%s%s... ", com, *com ? " " : "");
+	if (c->outlined)
+		buf_puts(&b, "an outline: the bodies are left out\n");
+	else if (more)
+		buf_printf(&b, "%u more line%s\n", more, more == 1 ? "" : "s");
+	else
+		buf_puts(&b, "clipped\n");
+	xfree(c->text);
+	c->text = buf_take(&b);
+}
+
 /* Moves what candidate c knows into item it. */
 static void item_of(Packer *pk, Cand *c, RankItem *it)
 {
@@ -301,6 +442,8 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	size_t cost = strlen(c->text);
 
 	memset(it, 0, sizeof(*it));
+	if (c->clipped)
+		mark_clipped(c);
 	parents_of(pk, c, it);
 	for (uint32_t i = 0; i < it->nparents; i++)
 		cost += strlen(it->parents[i].header) + 1;
@@ -405,7 +548,8 @@ void rank__pack(Where *w, RankResult *out)
 {
 	const RankCursor *q = w->q;
 	uint32_t limit = q->limit ? q->limit : RANK_DEFAULT_LIMIT;
-	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool))};
+	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool)),
+		     xcalloc(q->nroots + 1, sizeof(Pool))};
 	Cands *cs = &w->cs;
 
 	out->items = xcalloc(limit, sizeof(*out->items));
@@ -422,6 +566,8 @@ void rank__pack(Where *w, RankResult *out)
 		    shown_already(cs, i, c) || !load_text(&pk, i, c))
 			continue;
 		clip(c, w);
+		if (c->is_class && c->clipped)
+			outline(&pk, c);
 		if (overlaps_taken(cs, i, c) || shown_already(cs, i, c) ||
 		    rank_tokens(strlen(c->text)) > q->budget - out->used)
 			continue;
@@ -438,7 +584,10 @@ void rank__pack(Where *w, RankResult *out)
 		out->nitems++;
 		c->taken = true;
 	}
-	for (uint32_t r = 0; r < q->nroots; r++)
+	for (uint32_t r = 0; r < q->nroots; r++) {
 		index_spans_free(pk.pools[r].sp, pk.pools[r].n);
+		index_spans_free(pk.kids[r].sp, pk.kids[r].n);
+	}
 	xfree(pk.pools);
+	xfree(pk.kids);
 }

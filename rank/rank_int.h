@@ -41,6 +41,8 @@
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
 #define CHAIN_MAX 16        /* enclosing definitions shown */
 #define RECEIVERS_MAX 32    /* methods called on typed receivers */
+#define OUTLINE_LEAD 12     /* lines of a class shown whole, at most, before
+			     * its outline lists its other members */
 #define RECEIVER_DEFS 4     /* definitions of each looked up */
 
 /* ---------------------------------------------------------------------- *
@@ -134,6 +136,7 @@ typedef struct {
 	int32_t live_parent; /* FROM_LIVE: that span in Where.live, or -1 */
 	ByteRange bytes;   /* of the whole definition or chunk */
 	LineRange lines;   /* what the item shows, once clipped */
+	uint32_t last_line; /* the definition's or chunk's own last line */
 	char *symbol;      /* qualified name, or "" */
 	char *text;        /* chunk text; definitions' is read when packed */
 	char *raw;         /* FROM_SPAN: the text read for it, from the
@@ -147,6 +150,9 @@ typedef struct {
 	bool other_class;  /* a member of some other class */
 	bool receiver;     /* a method of the type of a receiver it is
 			    * called on near the cursor */
+	bool is_class;     /* a class-like definition: shown as an outline
+			    * when its body does not fit */
+	bool outlined;     /* it is */
 	bool imported, same_file, taken, clipped;
 	bool import_name;  /* a name the current file imports */
 	bool import_unused; /* and does not use yet */

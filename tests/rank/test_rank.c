@@ -399,7 +399,9 @@ TEST(budget_and_clipping)
 	EXPECT_TRUE(r.items[i].clipped);
 	for (const char *p = r.items[i].text; *p; p++)
 		lines += *p == '\n';
-	EXPECT_INT_EQ(lines, RANK_ITEM_LINES);
+	/* The lines shown, and a last one that says the rest is left out. */
+	EXPECT_INT_EQ(lines, RANK_ITEM_LINES + 1);
+	EXPECT_TRUE(strstr(r.items[i].text, "    # ... 43 more lines\n"));
 	EXPECT_INT_EQ(r.items[i].lines.end - r.items[i].lines.start + 1,
 		      RANK_ITEM_LINES);
 	EXPECT_TRUE(r.used <= r.budget);
@@ -820,5 +822,54 @@ TEST(duplicates_shown_once)
 		for (uint32_t k = 0; k < i; k++)
 			EXPECT_TRUE(strcmp(r.items[i].text, r.items[k].text) != 0);
 	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* A class whose body does not fit shows its first lines and the
+ * signatures of its other members: an outline, marked as one. */
+TEST(class_outline)
+{
+	Buf big = {0};
+	File files[] = {{"lib/store.py", NULL}, {NULL, NULL}};
+	Ws w;
+	RankResult r;
+	int i;
+	const char *t;
+
+	buf_puts(&big, "class Store:\n"
+		       "    \"\"\"Keys and values.\"\"\"\n\n"
+		       "    def __init__(self):\n"
+		       "        self.data = {}\n\n");
+	for (int k = 0; k < 12; k++) {
+		buf_printf(&big, "    def op_%d(self, key, value=None):\n", k);
+		for (int j = 0; j < 6; j++)
+			buf_printf(&big, "        key = key + %d\n", j);
+		buf_puts(&big, "        return self.data.get(key, value)\n\n");
+	}
+	files[0].text = big.data;
+	ws_open(&w, files);
+	rank_at(&w, "lib/use.py",
+		"from lib.store import Store\n\n\n"
+		"def use():\n"
+		"    s = Store()\n"
+		"    return " CURSOR "\n",
+		2000, &r);
+	i = find(&r, "lib/store.py", "Store");
+	ASSERT_TRUE(i >= 0);
+	t = r.items[i].text;
+	EXPECT_TRUE(r.items[i].clipped);
+	EXPECT_TRUE(strncmp(t, "class Store:\n    \"\"\"Keys and values.\"\"\"\n"
+			       "\n    def __init__(self):\n"
+			       "        self.data = {}\n", 78) == 0);
+	EXPECT_TRUE(strstr(t, "\n    def op_0(self, key, value=None):\n"
+			      "    def op_1(self, key, value=None):\n"));
+	EXPECT_TRUE(strstr(t, "    def op_11(self, key, value=None):\n"));
+	EXPECT_TRUE(strstr(t, "# ... an outline: the bodies are left out\n"));
+	EXPECT_TRUE(strstr(t, "key = key + 1") == NULL);
+	/* The range is of the lines shown whole. */
+	EXPECT_INT_EQ(r.items[i].lines.start, 0);
+	EXPECT_INT_EQ(r.items[i].lines.end, 4);
+	rank_result_free(&r);
+	buf_free(&big);
 	ws_close(&w);
 }
