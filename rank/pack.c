@@ -544,10 +544,47 @@ static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
 	return n;
 }
 
+/* Takes candidate i as the next item if it fits: not too many from its
+ * file, not shown already, within the budget. */
+static bool take(Packer *pk, uint32_t i, RankResult *out)
+{
+	const RankCursor *q = pk->w->q;
+	Cands *cs = &pk->w->cs;
+	Cand *c = &cs->c[i];
+	RankItem *it = &out->items[out->nitems];
+
+	if (taken_from(cs, cs->n, c) >=
+	    (c->same_file ? PER_SAME_FILE : PER_FILE))
+		return false;
+	if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
+	    shown_already(cs, cs->n, c) || !load_text(pk, i, c))
+		return false;
+	clip(c, pk->w);
+	if (c->is_class && c->clipped)
+		outline(pk, c);
+	if (overlaps_taken(cs, cs->n, c) || shown_already(cs, cs->n, c) ||
+	    rank_tokens(strlen(c->text)) > q->budget - out->used)
+		return false;
+	if (c->from != FROM_LIVE && !c->fetched)
+		fetch_root(pk, i, c->root);
+	item_of(pk, c, it);
+	/* A chunk's symbol is known only now. */
+	if (it->tokens > q->budget - out->used || shown_already(cs, cs->n, c)) {
+		rank__item_clear(it);
+		return false;
+	}
+	out->used += it->tokens;
+	out->nitems++;
+	c->taken = true;
+	return true;
+}
+
 void rank__pack(Where *w, RankResult *out)
 {
 	const RankCursor *q = w->q;
 	uint32_t limit = q->limit ? q->limit : RANK_DEFAULT_LIMIT;
+	uint32_t *later = xmalloc((w->cs.n + 1) * sizeof(*later));
+	uint32_t nlater = 0, same_top = 0;
 	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool)),
 		     xcalloc(q->nroots + 1, sizeof(Pool))};
 	Cands *cs = &w->cs;
@@ -555,39 +592,33 @@ void rank__pack(Where *w, RankResult *out)
 	out->items = xcalloc(limit, sizeof(*out->items));
 	for (uint32_t i = 0; i < cs->n && out->nitems < limit; i++) {
 		Cand *c = &cs->c[i];
-		RankItem *it = &out->items[out->nitems];
 
 		if (c->score < rank__weights.score_min)
 			break;
-		if (taken_from(cs, i, c) >=
-		    (c->same_file ? PER_SAME_FILE : PER_FILE))
-			continue;
-		if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
-		    shown_already(cs, i, c) || !load_text(&pk, i, c))
-			continue;
-		clip(c, w);
-		if (c->is_class && c->clipped)
-			outline(&pk, c);
-		if (overlaps_taken(cs, i, c) || shown_already(cs, i, c) ||
-		    rank_tokens(strlen(c->text)) > q->budget - out->used)
-			continue;
-		if (c->from != FROM_LIVE && !c->fetched)
-			fetch_root(&pk, i, c->root);
-		item_of(&pk, c, it);
-		/* A chunk's symbol is known only now. */
-		if (it->tokens > q->budget - out->used ||
-		    shown_already(cs, i, c)) {
-			rank__item_clear(it);
+		/* The first items leave room for other files: the editor's
+		 * prompt already holds much of this one. The rest wait. */
+		if (c->same_file && out->nitems < TOP_ITEMS &&
+		    same_top >= TOP_SAME_FILE) {
+			later[nlater++] = i;
 			continue;
 		}
-		out->used += it->tokens;
-		out->nitems++;
-		c->taken = true;
+		if (take(&pk, i, out) && c->same_file &&
+		    out->nitems <= TOP_ITEMS)
+			same_top++;
+		if (out->nitems == TOP_ITEMS)
+			for (uint32_t k = 0; k < nlater && out->nitems < limit;
+			     k++)
+				take(&pk, later[k], out);
+		if (out->nitems >= TOP_ITEMS)
+			nlater = 0;
 	}
+	for (uint32_t k = 0; k < nlater && out->nitems < limit; k++)
+		take(&pk, later[k], out);
 	for (uint32_t r = 0; r < q->nroots; r++) {
 		index_spans_free(pk.pools[r].sp, pk.pools[r].n);
 		index_spans_free(pk.kids[r].sp, pk.kids[r].n);
 	}
 	xfree(pk.pools);
 	xfree(pk.kids);
+	xfree(later);
 }

@@ -36,6 +36,8 @@
 #define BM25_HITS 40
 #define PER_FILE 3          /* items from one other file */
 #define PER_SAME_FILE 5     /* and from the current file */
+#define TOP_ITEMS 5         /* the first items ... */
+#define TOP_SAME_FILE 4     /* ... hold at most this many of the current file */
 #define JOIN_LINES 6        /* longest definition joined to a neighbour */
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */

@@ -873,3 +873,43 @@ TEST(class_outline)
 	buf_free(&big);
 	ws_close(&w);
 }
+
+/* The current file does not fill the first items: the editor's prompt
+ * holds much of it, so one of the first five is left to another file. */
+TEST(current_file_leaves_room)
+{
+	static const File files[] = {
+		{"lib/units.py",
+		 "def to_metres(feet):\n    return feet * 0.3048\n"},
+		{NULL, NULL},
+	};
+	Buf buf = {0};
+	Ws w;
+	RankResult r;
+	uint32_t same = 0;
+	int far;
+
+	ws_open(&w, files);
+	buf_puts(&buf, "\"\"\"Sums of lengths.\"\"\"\n\n\n");
+	for (int k = 0; k < 6; k++)
+		buf_printf(&buf, "def helper_%d(x):\n"
+				 "    return x + %d\n\n\n", k, k);
+	for (int k = 0; k < 20; k++)
+		buf_printf(&buf, "PAD_%d = %d\n", k, k);
+	buf_puts(&buf, "\n\ndef total(x):\n    y = to_metres(x)\n");
+	for (int k = 0; k < 6; k++)
+		buf_printf(&buf, "    y = helper_%d(y)\n", k);
+	buf_puts(&buf, "    return y + " CURSOR "\n");
+	rank_at(&w, "app/calc.py", buf.data, 2000, &r);
+	ASSERT_TRUE(r.nitems >= 5);
+	for (uint32_t i = 0; i < 5; i++)
+		same += r.items[i].in_buffer;
+	EXPECT_TRUE(same <= 4);
+	far = find(&r, "lib/units.py", "to_metres");
+	EXPECT_TRUE(far >= 0 && far < 5);
+	if (same > 4 || far < 0 || far >= 5)
+		explain(&r);
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
