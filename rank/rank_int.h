@@ -265,6 +265,8 @@ typedef struct {
 	double same_file;    /* a lexical hit of the current file */
 	double bm25_min;     /* raw score below which lexical is noise */
 	double score_min;    /* below this, nothing is shown */
+	double stop_score;   /* when the best scores below this, nothing is:
+			      * the stop signal */
 } Weights;
 
 extern const Weights rank__weights;

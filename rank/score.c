@@ -34,6 +34,7 @@ const Weights rank__weights = {
 	.same_file = 0.3,
 	.bm25_min = 12.0,
 	.score_min = 0.12,
+	.stop_score = 1.0,
 };
 
 /* Best first; ties by origin, then by place, so that the order does not
@@ -165,7 +166,9 @@ void rank__score(Where *w)
 	qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
 }
 
-/* Nothing is worth the space when no definition is named near the
+/* Nothing is worth the space when the best candidate scores under
+ * stop_score (a name near the cursor has a definition somewhere, but
+ * nothing more speaks for it), or when no definition is named near the
  * cursor, no import waits to be used, and the best lexical match is
  * weak. */
 bool rank__worth_it(const Where *w)
@@ -173,6 +176,8 @@ bool rank__worth_it(const Where *w)
 	double best_mention = 0;
 	bool unused_import = false;
 
+	if (!w->cs.n || w->cs.c[0].score < rank__weights.stop_score)
+		return false;
 	for (uint32_t i = 0; i < w->cs.n; i++)
 		if (w->cs.c[i].score >= 0) {
 			best_mention = fmax(best_mention, w->cs.c[i].mention);

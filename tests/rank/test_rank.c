@@ -913,3 +913,34 @@ TEST(current_file_leaves_room)
 	buf_free(&buf);
 	ws_close(&w);
 }
+
+/* A script whose only tie to the workspace is a name used once, well
+ * above the cursor, that three unrelated files define: nothing speaks for
+ * any of them, and the stop signal says so. */
+TEST(stop_signal_for_a_chance_name)
+{
+	static const File files[] = {
+		{"tools/net.py", "def fetch_rows(url):\n    return [url]\n"},
+		{"tools/db.py", "def fetch_rows(cur):\n    return list(cur)\n"},
+		{"tools/csv.py", "def fetch_rows(path):\n    return [path]\n"},
+		{NULL, NULL},
+	};
+	Buf buf = {0};
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, files);
+	buf_puts(&buf, "import sys\n\n\ndef main():\n"
+		       "    data = fetch_rows(sys.argv)\n");
+	for (int k = 0; k < 12; k++)
+		buf_printf(&buf, "    n%d = len(data) + %d\n", k, k);
+	buf_puts(&buf, "    " CURSOR "\n");
+	rank_at(&w, "scripts/hello.py", buf.data, 2000, &r);
+	EXPECT_TRUE(r.no_context);
+	EXPECT_INT_EQ(r.nitems, 0);
+	if (!r.no_context)
+		explain(&r);
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
