@@ -97,6 +97,11 @@ int index__bulk(Index *ix, bool on);
  * reports them). */
 void index__writeback(Index *ix);
 
+/* Runs a statement that returns no rows (or whose rows are ignored). */
+int index__step_done(Index *ix, sqlite3_stmt *s);
+/* Binds n bytes of text at p, which must outlive the statement's step. */
+void index__bind_text(sqlite3_stmt *s, int i, const char *p, size_t n);
+
 /* Reset a statement for reuse and hand it out. */
 sqlite3_stmt *index__stmt(Index *ix, int which);
 
