@@ -30,7 +30,10 @@
 	X(CORRUPT, "database is corrupt")                              \
 	X(BUSY, "database is locked by another process")               \
 	X(READONLY, "database is read-only")                           \
-	X(CANCELED, "operation canceled")
+	X(CANCELED, "operation canceled")                              \
+	X(NOTREG, "not a regular file")                                \
+	X(OUTSIDE, "outside the workspace root")                       \
+	X(CHANGING, "file kept changing while it was read")
 
 /* Positions in the table; the codes themselves are their negatives. */
 enum {
@@ -128,10 +131,45 @@ size_t castls_count_nonspace(const char *p, size_t n);
  * (tree-sitter row) of byte off. */
 uint32_t castls_count_newlines(const char *text, uint32_t off);
 
-/* Reads a whole file into a NUL-terminated heap buffer. Fails with
+/* ---------------------------------------------------------------------- *
+ * Files
+ * ---------------------------------------------------------------------- */
+
+/* True when path lies in directory dir or is dir itself, both absolute,
+ * compared by whole components ("/a/bc" is not in "/a/b"); "/" holds
+ * every absolute path. Neither is resolved: callers pass real paths. */
+bool castls_path_within(const char *dir, const char *path);
+
+/* A file's size and modification time as a read saw them. */
+typedef struct {
+	int64_t size;  /* bytes */
+	int64_t mtime; /* nanoseconds since the epoch */
+} DiskStamp;
+
+/*
+ * Reads a whole regular file into a NUL-terminated heap buffer. Anything
+ * else (a FIFO, a device, a directory, a socket) fails with
+ * CASTLS_ENOTREG without being opened, so no read can block. Fails with
  * CASTLS_ETOOBIG when the file is larger than limit bytes (0: no limit).
- * On success *out is the caller's to xfree. */
+ * On success *out is the caller's to xfree and *len its length.
+ *
+ * The bytes are a snapshot: the file's size and mtime are taken before
+ * and after the read, and a read that saw them change (a file rewritten
+ * meanwhile: truncated, or half written) is retried a few times, then
+ * fails with CASTLS_ECHANGING. stamp (may be NULL) gets the stamp the
+ * bytes belong to.
+ */
 int castls_read_file(const char *path, size_t limit, char **out,
 		     size_t *len);
+int castls_read_file_stamped(const char *path, size_t limit, char **out,
+			     size_t *len, DiskStamp *stamp);
+
+/* castls_read_file_stamped, only when the file opened lies inside the
+ * directory root (an absolute real path; borrowed): checked on the open
+ * file, after any symlink was followed, so neither a link nor a
+ * directory swapped in before the open can lead out of root. A file
+ * outside fails with CASTLS_EOUTSIDE. */
+int castls_read_file_in(const char *root, const char *path, size_t limit,
+			char **out, size_t *len, DiskStamp *stamp);
 
 #endif

@@ -92,13 +92,16 @@ static bool enter_once(Walk *w, const struct stat *st)
 	return true;
 }
 
-/* Adds the patterns of file abs (if it exists) for directory rel. */
+/* Adds the patterns of file abs (if it exists) for directory rel. Only a
+ * regular file inside the root counts: a FIFO would block the walk, and
+ * a link out of the root is not the workspace's. */
 static void add_ignore_file(Walk *w, const char *abs, const char *rel)
 {
 	char *text;
 	size_t len;
 
-	if (castls_read_file(abs, 1u << 20, &text, &len) == 0) {
+	if (castls_read_file_in(w->ix->root, abs, 1u << 20, &text, &len,
+				NULL) == 0) {
 		ignore_add(w->ig, rel, text, len);
 		xfree(text);
 	}
@@ -126,8 +129,7 @@ static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
 {
 	char real[PATH_MAX];
 
-	if (!realpath(abs, real) || strncmp(real, w->ix->root, w->root_len) ||
-	    (real[w->root_len] != '/' && real[w->root_len] != '\0'))
+	if (!realpath(abs, real) || !castls_path_within(w->ix->root, real))
 		return false;
 	return stat(real, st) == 0;
 }

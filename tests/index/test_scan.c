@@ -692,6 +692,81 @@ TEST(scan_files_vanish_during_scan)
 }
 
 /* ---------------------------------------------------------------------- *
+ * Hostile entries: FIFOs where ignore files belong
+ * ---------------------------------------------------------------------- */
+
+/* Waits up to ms for pid to end; its status, or -1 (killed) on timeout. */
+static int wait_or_kill(pid_t pid, int ms)
+{
+	int status;
+
+	for (int waited = 0; waited < ms; waited += 20) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status)
+						 : 128 + WTERMSIG(status);
+		usleep(20 * 1000);
+	}
+	kill(pid, SIGKILL);
+	ixt_wait(pid);
+	return -1;
+}
+
+static void do_mkfifo(const char *root, const char *rel)
+{
+	char *p = ixt_path(root, rel);
+
+	if (mkfifo(p, 0600) < 0)
+		ixt_die("mkfifo", p);
+	xfree(p);
+}
+
+/* A FIFO opened for reading waits for a writer: one named .gitignore,
+ * .castlsignore or .git/info/exclude, anywhere, stopped castls index
+ * for good. Each must read as no ignore file at all, and a FIFO named
+ * like a source file must be skipped. */
+TEST(scan_fifo_ignore_files_do_not_hang)
+{
+	Fixture f;
+	char *err, *info;
+	int status;
+
+	fixture_init(&f);
+	ixt_write(f.root, "a.py", "def alpha():\n    return 1\n");
+	ixt_write(f.root, "sub/b.py", "def beta():\n    return 2\n");
+	info = ixt_path(f.root, ".git/info");
+	ixt_mkdirs(info);
+	xfree(info);
+	do_mkfifo(f.root, ".gitignore");
+	do_mkfifo(f.root, ".git/info/exclude");
+	do_mkfifo(f.root, "sub/.castlsignore");
+	do_mkfifo(f.root, "sub/.gitignore");
+	do_mkfifo(f.root, "pipe.py");
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", f.db_path, "--quiet", NULL};
+		char *o = ixt_path(f.tmp, "fifo.out"),
+		     *e = ixt_path(f.tmp, "fifo.err");
+
+		status = wait_or_kill(ixt_spawn(argv, o, e), 20000);
+		if (castls_read_file(e, 0, &err, &(size_t){0}) == 0) {
+			if (status != 0)
+				fprintf(stderr, "castls index: %s\n", err);
+			xfree(err);
+		}
+		xfree(o);
+		xfree(e);
+	}
+	CHECK_(status != -1, (void)0,
+	       "castls index still ran after 20 s: blocked on a FIFO");
+	EXPECT_INT_EQ(status, 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "a.py\nsub/b.py\n");
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
  * SIGKILL during a cold index
  * ---------------------------------------------------------------------- */
 
