@@ -368,18 +368,25 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	size_t len;
 	uint64_t max = ix->opt.max_file_size ? ix->opt.max_file_size
 					     : INDEX_DEFAULT_MAX_FILE;
+	DiskStamp ds;
 	int err;
 
 	r->cand = c;
-	r->stamp.size = c->size;
-	r->stamp.mtime = c->mtime;
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
-	err = castls_read_file(abs.data, max, &r->text, &len);
+	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len,
+				  &ds);
 	buf_free(&abs);
-	r->kind = c->known ? RES_DROP : RES_NOTHING;
+	/* A file rewritten while it was read keeps its rows: its stamp on
+	 * disk differs from the stored one, so the next scan reads it. */
+	r->kind = c->known && err != CASTLS_ECHANGING ? RES_DROP : RES_NOTHING;
 	r->skipped = true;
-	if (err) /* vanished, unreadable or grew past the limit */
+	if (err) /* vanished, unreadable, not ours or past the limit */
 		return;
+	/* The stamp of the bytes read, not the walk's: the file may have
+	 * changed in between, and a stamp newer than its text would pass
+	 * that text for the file's truth until the next change. */
+	r->stamp.size = ds.size;
+	r->stamp.mtime = ds.mtime;
 	r->len = (uint32_t)len;
 	r->lang = lang_detect(c->rel, r->text, len);
 	if (r->lang == LANG_NONE || castls_is_binary(r->text, len) ||

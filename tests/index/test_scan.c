@@ -692,6 +692,69 @@ TEST(scan_files_vanish_during_scan)
 }
 
 /* ---------------------------------------------------------------------- *
+ * A file rewritten between the walk and the read
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	const char *root;
+	int calls;
+} Truncate;
+
+/* On the first report, before the smaller file is read (one job reads
+ * the largest first): victim.py is truncated, as an editor saving it
+ * does just before it writes. */
+static void truncate_progress(void *ctx, const ScanStats *s)
+{
+	Truncate *t = ctx;
+	char *p = ixt_path(t->root, "victim.py");
+
+	(void)s;
+	if (t->calls++ == 0 && truncate(p, 0) < 0)
+		ixt_die("truncate", p);
+	xfree(p);
+}
+
+/* The read that saw the file empty stored its text with the walk's
+ * stamp, of the whole file; once the writer was done, within the same
+ * mtime tick (a coarse clock), the stamps agreed and the empty rows
+ * stayed for good. The stored stamp must be that of the bytes read. */
+TEST(scan_stores_the_stamp_of_what_it_read)
+{
+	Fixture f;
+	ScanStats st;
+	Truncate t = {0};
+	Buf big = {0};
+	char *victim;
+	struct stat walked;
+	static const char text[] = "def victim_function(a):\n"
+				   "    return a + 1\n";
+
+	fixture_init(&f);
+	for (int i = 0; i < 200; i++)
+		buf_printf(&big, "def big_%d(x):\n    return x * %d\n", i, i);
+	ixt_write(f.root, "big.py", big.data);
+	ixt_write(f.root, "victim.py", text);
+	victim = ixt_path(f.root, "victim.py");
+	ASSERT_INT_EQ(stat(victim, &walked), 0);
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	t.root = f.root;
+	EXPECT_INT_EQ(index_scan(f.ix, 1, truncate_progress, &t, NULL, &st),
+		      0);
+	EXPECT_TRUE(t.calls >= 1);
+	/* The writer finishes: the same text, the mtime the walk saw. */
+	ixt_write(f.root, "victim.py", text);
+	set_mtime(f.root, "victim.py", &walked, 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(q_int(&f, "SELECT size FROM files"
+				" WHERE path='victim.py'"),
+		      (long long)strlen(text));
+	EXPECT_INT_EQ(fts_count(&f, "victim_function"), 1);
+	xfree(victim);
+	buf_free(&big);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
  * Hostile entries: FIFOs where ignore files belong
  * ---------------------------------------------------------------------- */
 
