@@ -32,4 +32,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
       ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/fixtures)
   set_tests_properties(fuzz.chunker PROPERTIES
     ENVIRONMENT "${SAN_ENV}" TIMEOUT 120)
+
+  # Inputs that once found a bug, each run once (-runs=0 executes a
+  # corpus and stops): a fix that regresses fails here at once.
+  add_test(NAME fuzz.chunker_regressions
+    COMMAND fuzz_chunker -runs=0
+      ${CMAKE_CURRENT_LIST_DIR}/regressions/chunker)
+  set_tests_properties(fuzz.chunker_regressions PROPERTIES
+    ENVIRONMENT "${SAN_ENV}" TIMEOUT 60)
 endif()
