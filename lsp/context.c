@@ -1582,15 +1582,9 @@ static cJSON *signals_of(const Cand *c)
 
 static char *uri_of(Server *s, const Cand *c, const Where *w)
 {
-	Buf b = {0};
-	char *uri;
-
 	if (c->from == FROM_LIVE)
 		return xstrdup(w->sn->uri);
-	buf_printf(&b, "%s/%s", s->roots[c->root]->path, c->path);
-	uri = path_to_uri(b.data);
-	buf_free(&b);
-	return uri;
+	return root_file_uri(s, c->root, c->path);
 }
 
 static cJSON *item_of(Server *s, const Where *w, Cand *c, Index *ix,

@@ -20,8 +20,11 @@
 #include "lsp_int.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------- *
  * URIs
@@ -51,8 +54,10 @@ char *uri_to_path(const char *uri)
 		    (lo = hexval((unsigned char)p[2])) >= 0) {
 			char c = (char)(hi * 16 + lo);
 
-			if (c == '\0')
-				break;
+			if (c == '\0') { /* no path holds one */
+				buf_free(&b);
+				return NULL;
+			}
 			buf_append(&b, &c, 1);
 			p += 2;
 		} else {
@@ -75,6 +80,78 @@ char *path_to_uri(const char *path)
 			buf_printf(&b, "%%%02X", *p);
 	}
 	return buf_take(&b);
+}
+
+char *root_file_uri(const Server *s, int root, const char *rel)
+{
+	const char *dir = s->roots[root]->path;
+	Buf b = {0};
+	char *uri;
+
+	/* A root of "/" ends in the slash that joins. */
+	buf_printf(&b, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", rel);
+	uri = path_to_uri(b.data);
+	buf_free(&b);
+	return uri;
+}
+
+char *path_real(const char *path)
+{
+	char real[PATH_MAX], *cut;
+	const char *p;
+	size_t n;
+	struct stat st;
+	Buf b = {0};
+
+	if (path[0] != '/')
+		return NULL;
+	/* The longest prefix (at a slash) that resolves. Only a missing
+	 * entry (ENOENT) lets the search go on: a loop, a denied directory
+	 * or a file used as one ends it. */
+	cut = xstrdup(path);
+	while (!realpath(cut[0] ? cut : "/", real)) {
+		char *slash = strrchr(cut, '/');
+
+		if (errno != ENOENT || !slash) {
+			xfree(cut);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+	p = path + strlen(cut);
+	xfree(cut);
+	buf_puts(&b, real);
+	/* The rest does not exist, unless its first entry is a symlink
+	 * whose target does not (realpath said ENOENT for it too): that
+	 * one must not pass for a new file inside the root. */
+	for (; *p; p += n) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			goto refuse;
+		if (b.len > 1)
+			buf_puts(&b, "/");
+		buf_append(&b, p, n);
+		if (lstat(b.data, &st) == 0 || errno != ENOENT)
+			goto refuse;
+	}
+	if (b.len < PATH_MAX)
+		return buf_take(&b);
+refuse:
+	buf_free(&b);
+	return NULL;
+}
+
+char *uri_path_real(const char *uri)
+{
+	char *named = uri ? uri_to_path(uri) : NULL;
+	char *real = named ? path_real(named) : NULL;
+
+	xfree(named);
+	return real;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -391,6 +468,7 @@ void doc_open(Server *s, const cJSON *params)
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const char *uri = text_of(td, "uri"), *text = text_of(td, "text");
 	const char *rel = NULL;
+	char *named;
 	Document *d;
 
 	if (!uri || !text) {
@@ -407,15 +485,22 @@ void doc_open(Server *s, const cJSON *params)
 	}
 	d = xcalloc(1, sizeof(*d));
 	d->uri = xstrdup(uri);
-	d->path = uri_to_path(uri);
+	named = uri_to_path(uri);
+	/* The rows of a file go under its one real name inside a root, so
+	 * "./", "//", "x/../" or a symlink neither adds a second copy nor
+	 * leads out of the root. Outside every root a document lives in
+	 * its buffer only: never written to the index, never read back
+	 * from disk. */
+	d->path = named ? path_real(named) : NULL;
 	d->root = d->path ? root_of_path(s, d->path, &rel) : -1;
 	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
 	d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
 	buf_puts(&d->text, text);
 	d->lang = lang_from_name(text_of(td, "languageId"));
 	if (d->lang == LANG_NONE)
-		d->lang = lang_detect(d->path ? d->path : uri, d->text.data,
+		d->lang = lang_detect(named ? named : uri, d->text.data,
 				      d->text.len);
+	xfree(named);
 	line_index_build(&d->lines, d->text.data, d->text.len);
 	/* No parse here: the first index write parses on a worker. */
 	d->serial = ++serials;
@@ -698,8 +783,12 @@ static void write_run(Job *j)
 		size_t len;
 		Lang was = w->lang; /* the buffer's, which w->tree parsed */
 
-		buf_printf(&abs, "%s/%s", r->path, w->rel);
-		if (castls_read_file(abs.data, w->max_file, &w->text, &len) == 0)
+		buf_printf(&abs, "%s/%s", strcmp(r->path, "/") ? r->path : "",
+			   w->rel);
+		/* Bounded by the root: had the file become a link out of
+		 * it since it was opened, its rows would go instead. */
+		if (castls_read_file_in(r->path, abs.data, w->max_file,
+					&w->text, &len, NULL) == 0)
 			w->len = (uint32_t)len;
 		buf_free(&abs);
 		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)

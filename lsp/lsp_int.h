@@ -210,6 +210,9 @@ Index *root_acquire(Server *s, Root *r, int *err);
 void root_release(Root *r, Index *ix);
 Chunker *chunker_acquire(Server *s);
 void chunker_release(Server *s, Chunker *ch);
+/* The root holding path (a canonical path, see path_real) strictly
+ * below it, the innermost when roots nest, with *rel (may be NULL) the
+ * rest of path after it; -1 when no root holds it. */
 int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
 
@@ -233,8 +236,26 @@ cJSON *doc_position(const Server *s, const Document *d, uint32_t off);
 void doc_schedule_write(Server *s, Document *d);
 
 /* uri helpers (documents.c) */
+/* The path of a "file:" URI with its escapes decoded, as it is (".",
+ * ".." and symlinks left for path_real); NULL for other schemes and for
+ * a URI that cannot name a path. The caller frees the result. */
 char *uri_to_path(const char *uri);
+/* The URI of an absolute path; the caller frees it. */
 char *path_to_uri(const char *path);
+/* The URI of rel (relative to root, as the index stores it), whatever
+ * the root, "/" included. The caller frees it. */
+char *root_file_uri(const Server *s, int root, const char *rel);
+/*
+ * The one canonical name of absolute path (borrowed): its real path,
+ * with ".", "..", duplicate slashes and symlinks resolved as the kernel
+ * would. A tail that does not exist yet (a new file) is kept, free of
+ * "." and duplicate slashes. NULL when no such name can be trusted: the
+ * missing tail climbs with "..", holds a dangling symlink, or an entry
+ * cannot be resolved (a loop, no permission). The caller frees it.
+ */
+char *path_real(const char *path);
+/* path_real of uri's path; NULL as either says, or for a NULL uri. */
+char *uri_path_real(const char *uri);
 
 /* A read-only copy of an open document for a worker thread. */
 typedef struct {

@@ -63,22 +63,11 @@ static cJSON *string_n(const char *p, size_t n)
 	return r;
 }
 
-static char *uri_in_root(const Server *s, int root, const char *rel)
-{
-	Buf b = {0};
-	char *uri;
-
-	buf_printf(&b, "%s/%s", s->roots[root]->path, rel);
-	uri = path_to_uri(b.data);
-	buf_free(&b);
-	return uri;
-}
-
 cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
 		     double score, cJSON *signals, uint32_t *tokens)
 {
 	cJSON *it = cJSON_CreateObject(), *parents = cJSON_CreateArray();
-	char *uri = uri_in_root(s, root, h->path);
+	char *uri = root_file_uri(s, root, h->path);
 	int64_t sid = h->span_id;
 	size_t cost = strlen(h->text);
 	const char *symbol = "";
@@ -458,7 +447,7 @@ static void workspace_symbol_run(Job *j)
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON *loc = cJSON_AddObjectToObject(o, "location");
-				char *uri = uri_in_root(s, r, sp[i].path);
+				char *uri = root_file_uri(s, r, sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
 				cJSON_AddStringToObject(o, "name", sp[i].name);

@@ -225,8 +225,9 @@ int root_of_path(Server *s, const char *path, const char **rel)
 		const char *rp = s->roots[i]->path;
 		size_t n = strlen(rp);
 
-		if (s->roots[i]->removed || strncmp(path, rp, n) ||
-		    (path[n] != '/' && n > 1) || n < best_len)
+		/* Whole components, and below the root, not the root. */
+		if (s->roots[i]->removed || !castls_path_within(rp, path) ||
+		    strcmp(rp, path) == 0 || n < best_len)
 			continue;
 		best = i;
 		best_len = n;
@@ -552,8 +553,6 @@ static const cJSON *get(const cJSON *o, const char *path)
 	return o;
 }
 
-static const char *str_or(const char *s) { return s ? s : ""; }
-
 static void add_folder_uri(Server *s, const char *uri)
 {
 	char *path = uri ? uri_to_path(uri) : NULL;
@@ -715,7 +714,7 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 	const cJSON *f;
 
 	cJSON_ArrayForEach(f, get(params, "event.removed")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(f, "uri"))));
+		char *path = uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
 		for (int i = 0; path && i < s->nroots; i++)
 			if (strcmp(s->roots[i]->path, path) == 0)
@@ -737,7 +736,7 @@ static void on_watched_files(Server *s, const cJSON *params)
 	bool hit[MAX_ROOTS] = {false};
 
 	cJSON_ArrayForEach(c, get(params, "changes")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(c, "uri"))));
+		char *path = uri_path_real(cJSON_GetStringValue(get(c, "uri")));
 		int r = path ? root_of_path(s, path, NULL) : -1;
 
 		if (r >= 0)

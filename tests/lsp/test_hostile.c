@@ -1,0 +1,460 @@
+/*
+ * test_hostile.c: the server against a client and a workspace that try
+ * to lead it out of its roots, block it or make it send what a strict
+ * client rejects, over pipes to the real binary.
+ *
+ * - Paths: a document named through "..", "%2e%2e" or a symlink out of
+ *   the root is served from its buffer only; its file outside is never
+ *   read, indexed or returned. "./", "//" and "x/../" name one file,
+ *   which the index holds once. A root of "/" gives "file:///" URIs.
+ * - Pipes: a FIFO opened and closed as a document blocks nothing.
+ *
+ * Writes to the index happen on workers, one after another; a test that
+ * must know the earlier ones are done opens and closes a file with a
+ * marker word and waits until castls/search finds it (settle()).
+ */
+#include "test.h"
+
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunker/base.h"
+#include "lsp_client.h"
+
+#define SETTLE_MS 20000
+
+typedef struct {
+	char *scratch; /* its real path: the server's paths are real */
+	char *root, *db;
+	LspClient *c;
+} Srv;
+
+static char *join(const char *dir, const char *rel)
+{
+	Buf b = {0};
+
+	buf_printf(&b, "%s/%s", dir, rel);
+	return buf_take(&b);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Writes text to root/rel, making its directory. */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *p = join(root, rel), *slash = strrchr(p, '/');
+
+	*slash = '\0';
+	mkdir(p, 0755);
+	*slash = '/';
+	if (lsp_write_file(p, text, strlen(text)) != 0)
+		test_fail(__FILE__, __LINE__, "cannot write %s", p);
+	xfree(p);
+}
+
+static bool wait_indexed(Srv *s)
+{
+	for (long long end = now_ms() + LSP_TIMEOUT_MS; now_ms() < end;) {
+		cJSON *r = lsp_client_call(s->c, "castls/status", NULL,
+					   LSP_TIMEOUT_MS);
+		bool idle = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(r, "result"), "indexing"));
+
+		cJSON_Delete(r);
+		if (idle)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/* A scratch directory with an empty root in it, for the files the test
+ * puts there before the server starts. */
+static bool srv_make(Srv *s, const char *tag)
+{
+	char real[PATH_MAX], *made = lsp_scratch_new(tag);
+
+	memset(s, 0, sizeof(*s));
+	if (!made || !realpath(made, real)) {
+		xfree(made);
+		return false;
+	}
+	xfree(made);
+	s->scratch = xstrdup(real);
+	s->root = join(s->scratch, "root");
+	s->db = join(s->scratch, "index.db");
+	return mkdir(s->root, 0755) == 0;
+}
+
+/* Starts a server with its database in the scratch directory, on root
+ * (a URI; NULL: s->root), with init_options (taken; may be NULL), and
+ * waits for its first scan. */
+static bool srv_start_at(Srv *s, const char *root_uri, cJSON *init_options)
+{
+	const char *args[] = {"serve", "--db", NULL, NULL};
+	cJSON *p, *r;
+	bool ok;
+
+	args[2] = s->db;
+	if (!(s->c = lsp_client_start(s->scratch, args))) {
+		cJSON_Delete(init_options);
+		return false;
+	}
+	p = cJSON_CreateObject();
+	if (root_uri) {
+		cJSON_AddStringToObject(p, "rootUri", root_uri);
+	} else {
+		char *u = lsp_path_uri(s->root);
+
+		cJSON_AddStringToObject(p, "rootUri", u);
+		xfree(u);
+	}
+	cJSON_AddObjectToObject(p, "capabilities");
+	if (init_options)
+		cJSON_AddItemToObject(p, "initializationOptions", init_options);
+	r = lsp_client_call(s->c, "initialize", p, LSP_TIMEOUT_MS);
+	ok = r && cJSON_HasObjectItem(r, "result");
+	cJSON_Delete(r);
+	return ok &&
+	       lsp_client_notify(s->c, "initialized", cJSON_CreateObject()) ==
+		   0 &&
+	       wait_indexed(s);
+}
+
+/* Ends the session as a client should; the server must exit 0 within
+ * the timeout, with clean output and no sanitizer report. */
+static void srv_stop(Srv *s)
+{
+	if (s->c) {
+		int code;
+		const char *oe;
+
+		lsp_client_request(s->c, "shutdown", NULL);
+		lsp_client_notify(s->c, "exit", NULL);
+		code = lsp_client_wait_exit(s->c, LSP_TIMEOUT_MS);
+		CHECK_(code == 0, (void)0,
+		       "the server did not exit after shutdown/exit (%d)",
+		       code);
+		oe = lsp_client_output_error(s->c);
+		CHECK_(!oe, (void)0, "malformed server output: %s", oe);
+		CHECK_(!lsp_client_sanitizer_report(s->c), (void)0,
+		       "sanitizer report:\n%s", lsp_client_stderr(s->c));
+		lsp_client_delete(s->c);
+	}
+	xfree(s->root);
+	xfree(s->db);
+	lsp_scratch_remove(s->scratch);
+	memset(s, 0, sizeof(*s));
+}
+
+static void open_doc(Srv *s, const char *uri, const char *text)
+{
+	cJSON *p = cJSON_CreateObject(), *td;
+
+	td = cJSON_AddObjectToObject(p, "textDocument");
+	cJSON_AddStringToObject(td, "uri", uri);
+	cJSON_AddStringToObject(td, "languageId", "python");
+	cJSON_AddNumberToObject(td, "version", 1);
+	cJSON_AddStringToObject(td, "text", text);
+	lsp_client_notify(s->c, "textDocument/didOpen", p);
+}
+
+static void close_doc(Srv *s, const char *uri)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"),
+				"uri", uri);
+	lsp_client_notify(s->c, "textDocument/didClose", p);
+}
+
+/* The result of castls/search for query (the caller deletes it). */
+static cJSON *search(Srv *s, const char *query)
+{
+	cJSON *p = cJSON_CreateObject(), *r, *res;
+
+	cJSON_AddStringToObject(p, "query", query);
+	cJSON_AddNumberToObject(p, "limit", 50);
+	r = lsp_client_call(s->c, "castls/search", p, LSP_TIMEOUT_MS);
+	res = cJSON_DetachItemFromObjectCaseSensitive(r, "result");
+	cJSON_Delete(r);
+	return res;
+}
+
+static cJSON *items_of(const cJSON *res)
+{
+	return cJSON_GetObjectItemCaseSensitive(res, "items");
+}
+
+/* Items of res whose text contains word. */
+static int items_with(const cJSON *res, const char *word)
+{
+	const cJSON *it;
+	int n = 0;
+
+	cJSON_ArrayForEach(it, items_of(res)) {
+		const char *t = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(it, "text"));
+
+		n += t && strstr(t, word) != NULL;
+	}
+	return n;
+}
+
+/* Waits until every index write the server was given so far is done:
+ * the writes run in order, so once a file opened and closed after them
+ * can be found, they are. word must be new to the index. */
+static bool settle(Srv *s, const char *word)
+{
+	Buf text = {0};
+	char *uri, *path = join(s->root, "settle.py");
+	bool found = false;
+
+	buf_printf(&text, "def %s():\n    return 1\n", word);
+	put(s->root, "settle.py", text.data);
+	uri = lsp_path_uri(path);
+	open_doc(s, uri, text.data);
+	close_doc(s, uri);
+	for (long long end = now_ms() + SETTLE_MS; !found && now_ms() < end;) {
+		cJSON *res = search(s, word);
+
+		found = items_with(res, word) > 0;
+		cJSON_Delete(res);
+		if (!found)
+			usleep(50 * 1000);
+	}
+	buf_free(&text);
+	xfree(uri);
+	xfree(path);
+	if (!found)
+		test_fail(__FILE__, __LINE__,
+			  "index writes did not finish: %s never found", word);
+	return found;
+}
+
+/* The files table of the server's database, one path a line. */
+static char *indexed_paths(Srv *s)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	Buf b = {0};
+
+	if (sqlite3_open_v2(s->db, &db, SQLITE_OPEN_READONLY, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT path FROM files ORDER BY path", -1,
+			       &st, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(db, 2000);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			buf_printf(&b, "%s\n", sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	if (!b.data)
+		buf_puts(&b, "");
+	return buf_take(&b);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Paths
+ * ---------------------------------------------------------------------- */
+
+/* didOpen then didClose of a file outside the root, named through "..",
+ * "%2e%2e" or an in-root symlink: on close the server read the real file
+ * and indexed it under that name, and search returned its secret. The
+ * last link dangles at the open; its target appears before the close. */
+TEST(hostile_outside_root_is_never_read_or_served)
+{
+	Srv s;
+	char *outside, *secret, *link, *later, *dangling, *uris[4], *rows;
+	Buf b = {0};
+	cJSON *res;
+
+	ASSERT_TRUE(srv_make(&s, "outside"));
+	outside = join(s.scratch, "outside");
+	put(s.scratch, "outside/secret.py", "API_KEY = \"sekrit123\"\n");
+	put(s.root, "pkg/app.py", "def app():\n    return API_KEY\n");
+	secret = join(outside, "secret.py");
+	link = join(s.root, "link.py");
+	later = join(outside, "later.py");
+	dangling = join(s.root, "dangling.py");
+	CHECK_(symlink(secret, link) == 0, (void)0, "symlink");
+	CHECK_(symlink(later, dangling) == 0, (void)0, "symlink");
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	buf_printf(&b, "file://%s/../outside/secret.py", s.root);
+	uris[0] = buf_take(&b);
+	buf_printf(&b, "file://%s/%%2e%%2e/outside/secret.py", s.root);
+	uris[1] = buf_take(&b);
+	uris[2] = lsp_path_uri(link);
+	uris[3] = lsp_path_uri(dangling);
+	for (int i = 0; i < 4; i++) {
+		cJSON *p = cJSON_CreateObject(), *r;
+
+		open_doc(&s, uris[i], "x = 1\n");
+		/* Served from the buffer while open. */
+		cJSON_AddStringToObject(
+		    cJSON_AddObjectToObject(p, "textDocument"), "uri", uris[i]);
+		r = lsp_client_call(s.c, "castls/chunks", p, LSP_TIMEOUT_MS);
+		CHECK_(r && cJSON_HasObjectItem(r, "result"), (void)0,
+		       "castls/chunks of %s failed", uris[i]);
+		cJSON_Delete(r);
+		if (i == 3)
+			put(outside, "later.py", "LATER = \"sekrit123\"\n");
+		close_doc(&s, uris[i]);
+	}
+	settle(&s, "settle_outside_marker");
+	res = search(&s, "API_KEY sekrit123");
+	EXPECT_INT_EQ(items_with(res, "sekrit123"), 0);
+	cJSON_Delete(res);
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "pkg/app.py\nsettle.py\n");
+	xfree(rows);
+	for (int i = 0; i < 4; i++)
+		xfree(uris[i]);
+out:
+	xfree(dangling);
+	xfree(later);
+	xfree(link);
+	xfree(secret);
+	xfree(outside);
+	srv_stop(&s);
+}
+
+/* "./", "//" and "x/../" are one file: each opening added its rows
+ * again, and search returned the file four times. */
+TEST(hostile_noncanonical_uris_make_one_row)
+{
+	static const char *const forms[] = {
+	    "%s/./pkg/report.py",
+	    "%s//pkg//report.py",
+	    "%s/pkg/../pkg/report.py",
+	    "%s/pkg/./../pkg/report.py",
+	};
+	Srv s;
+	char *rows, *canon, *path;
+	cJSON *res;
+	const cJSON *it;
+
+	ASSERT_TRUE(srv_make(&s, "canonical"));
+	put(s.root, "pkg/report.py",
+	    "def report_totals():\n    return 'quarterly'\n");
+	path = join(s.root, "pkg/report.py");
+	canon = lsp_path_uri(path);
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+		Buf path_form = {0}, uri = {0};
+
+		buf_printf(&path_form, forms[i], s.root);
+		buf_printf(&uri, "file://%s", path_form.data);
+		open_doc(&s, uri.data,
+			 "def report_totals():\n    return 'live'\n");
+		close_doc(&s, uri.data);
+		buf_free(&uri);
+		buf_free(&path_form);
+	}
+	settle(&s, "settle_canonical_marker");
+	res = search(&s, "report_totals quarterly");
+	EXPECT_INT_EQ(cJSON_GetArraySize(items_of(res)), 1);
+	cJSON_ArrayForEach(it, items_of(res))
+		EXPECT_STR_EQ(cJSON_GetStringValue(
+				  cJSON_GetObjectItemCaseSensitive(it, "uri")),
+			      canon);
+	cJSON_Delete(res);
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "pkg/report.py\nsettle.py\n");
+	xfree(rows);
+out:
+	xfree(canon);
+	xfree(path);
+	srv_stop(&s);
+}
+
+/* A root of "/" (its scan kept to nothing by an exclude): the URIs of
+ * results came back as "file:////tmp/...". */
+TEST(hostile_root_slash_gives_plain_uris)
+{
+	Srv s;
+	cJSON *opts = cJSON_CreateObject(), *res, *p, *r;
+	char *path, *uri;
+	const cJSON *it;
+	int n = 0;
+
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(opts, "exclude"),
+			     cJSON_CreateString("/*"));
+	ASSERT_TRUE(srv_make(&s, "rootslash"));
+	CHECK_(srv_start_at(&s, "file:///", opts), goto out, "no server");
+	path = join(s.root, "slash.py");
+	uri = lsp_path_uri(path);
+	put(s.root, "slash.py", "def slash_rooted_function():\n    pass\n");
+	open_doc(&s, uri, "def slash_rooted_function():\n    pass\n");
+	close_doc(&s, uri);
+	settle(&s, "settle_slash_marker");
+	res = search(&s, "slash_rooted_function");
+	cJSON_ArrayForEach(it, items_of(res)) {
+		const char *t = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(it, "text"));
+
+		if (!t || !strstr(t, "slash_rooted_function"))
+			continue;
+		EXPECT_STR_EQ(cJSON_GetStringValue(
+				  cJSON_GetObjectItemCaseSensitive(it, "uri")),
+			      uri);
+		n++;
+	}
+	EXPECT_INT_EQ(n, 1);
+	cJSON_Delete(res);
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "query", "slash_rooted_function");
+	r = lsp_client_call(s.c, "workspace/symbol", p, LSP_TIMEOUT_MS);
+	n = 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "result")) {
+		EXPECT_STR_EQ(cJSON_GetStringValue(
+				  cJSON_GetObjectItemCaseSensitive(
+				      cJSON_GetObjectItemCaseSensitive(
+					  it, "location"),
+				      "uri")),
+			      uri);
+		n++;
+	}
+	EXPECT_INT_EQ(n, 1);
+	cJSON_Delete(r);
+	xfree(uri);
+	xfree(path);
+out:
+	srv_stop(&s);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Pipes
+ * ---------------------------------------------------------------------- */
+
+/* A FIFO named like a source file, opened and closed: the close read it
+ * from disk and blocked a worker in open() for good, so no later buffer
+ * of the root was indexed and the server never exited. */
+TEST(hostile_fifo_document_blocks_nothing)
+{
+	Srv s;
+	char *fifo, *uri;
+
+	ASSERT_TRUE(srv_make(&s, "fifo"));
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	fifo = join(s.root, "pipe.py");
+	ASSERT_INT_EQ(mkfifo(fifo, 0600), 0);
+	uri = lsp_path_uri(fifo);
+	open_doc(&s, uri, "y = 2\n");
+	close_doc(&s, uri);
+	EXPECT_TRUE(settle(&s, "settle_after_fifo_marker"));
+	xfree(uri);
+	xfree(fifo);
+out:
+	srv_stop(&s);
+}
