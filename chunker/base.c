@@ -226,6 +226,38 @@ void buf_json_string(Buf *b, const char *s, size_t n)
 	buf_append(b, "\"", 1);
 }
 
+size_t utf8_valid_prefix(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!(len = utf8_valid_len(p + i, n - i)))
+			break;
+		i += len;
+	}
+	return i;
+}
+
+void buf_append_utf8(Buf *b, const char *s, size_t n)
+{
+	size_t ok;
+
+	while (n) {
+		ok = utf8_valid_prefix(s, n);
+		buf_append(b, s, ok);
+		if (ok == n)
+			break;
+		buf_append(b, "\xEF\xBF\xBD", 3);
+		s += ok + 1;
+		n -= ok + 1;
+	}
+}
+
 char *buf_take(Buf *b)
 {
 	char *p = b->data ? b->data : xstrdup("");

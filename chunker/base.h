@@ -89,6 +89,10 @@ void buf_printf(Buf *b, const char *fmt, ...)
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 is
  * replaced by U+FFFD so the output is always valid JSON. */
 void buf_json_string(Buf *b, const char *s, size_t n);
+/* Appends the n bytes at s with every byte that does not begin a
+ * well-formed UTF-8 sequence replaced by U+FFFD, one for one (the count
+ * of characters stays what lsp/position.c takes it to be). */
+void buf_append_utf8(Buf *b, const char *s, size_t n);
 /* Gives the buffer's memory to the caller (NUL-terminated, possibly an
  * empty string) and resets b. */
 char *buf_take(Buf *b);
@@ -112,6 +116,11 @@ bool castls_is_binary(const char *text, size_t n);
 #define MINIFIED_MIN_BYTES 2048
 #define MINIFIED_LINE_BYTES 300
 bool castls_is_minified(const char *text, uint32_t n);
+
+/* How many of the n bytes at s, from the start, are well-formed UTF-8
+ * (RFC 3629: no overlong forms, surrogates or code points past
+ * U+10FFFF); n when all are. */
+size_t utf8_valid_prefix(const char *s, size_t n);
 
 /* True when byte b starts a UTF-8 character (anything but 10xxxxxx). */
 static inline bool utf8_is_lead(unsigned char b) { return (b & 0xC0) != 0x80; }

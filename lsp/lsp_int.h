@@ -186,6 +186,11 @@ struct Server {
 /* transport.c */
 int transport_start(Server *s);
 void transport_stop(Server *s);
+/* j (borrowed) as unformatted JSON text, valid UTF-8 whatever bytes its
+ * strings hold: each byte that begins no well-formed sequence becomes
+ * U+FFFD. NULL when cJSON cannot print it; else the caller xfrees it,
+ * and *len is its length. */
+char *json_text_utf8(const cJSON *j, size_t *len);
 /* Sends a JSON value as one message; takes msg. */
 void lsp_send(Server *s, cJSON *msg);
 void lsp_reply(Server *s, const cJSON *id, cJSON *result);

@@ -1176,10 +1176,11 @@ int server_context_cli(const ContextCli *c)
 	res = context_run(s, &sn, &a, &err, NULL, 0);
 	snapshot_free(&sn);
 	if (c->json) {
-		char *out = cJSON_PrintUnformatted(res);
+		size_t n;
+		char *out = json_text_utf8(res, &n);
 
-		printf("%s\n", out);
-		cJSON_free(out);
+		printf("%s\n", out ? out : "null");
+		xfree(out);
 	} else {
 		print_context_text(res);
 	}

@@ -458,3 +458,175 @@ TEST(hostile_fifo_document_blocks_nothing)
 out:
 	srv_stop(&s);
 }
+
+/* ---------------------------------------------------------------------- *
+ * Bytes
+ * ---------------------------------------------------------------------- */
+
+/* True when every string (and key) in j is well-formed UTF-8; names the
+ * first that is not. */
+static bool all_utf8(const cJSON *j, const char *what)
+{
+	const cJSON *c;
+
+	if (j->string && utf8_valid_prefix(j->string, strlen(j->string)) !=
+			     strlen(j->string))
+		return test_fail(__FILE__, __LINE__, "%s: key %s not UTF-8",
+				 what, j->string);
+	if (cJSON_IsString(j) &&
+	    utf8_valid_prefix(j->valuestring, strlen(j->valuestring)) !=
+		strlen(j->valuestring))
+		return test_fail(__FILE__, __LINE__, "%s: \"%s\" not UTF-8",
+				 what, j->valuestring);
+	cJSON_ArrayForEach(c, j) if (!all_utf8(c, what)) return false;
+	return true;
+}
+
+/* Opens uri with text as raw bytes, as a sloppy client might send them
+ * (JSON allows no invalid UTF-8, but a parser may take it). text must
+ * need no escaping but for its line breaks. */
+static void open_raw(Srv *s, const char *uri, const char *text)
+{
+	Buf body = {0}, msg = {0};
+
+	buf_printf(&body, "{\"jsonrpc\":\"2.0\",\"method\":"
+			  "\"textDocument/didOpen\",\"params\":{"
+			  "\"textDocument\":{\"uri\":\"%s\",\"languageId\":"
+			  "\"python\",\"version\":1,\"text\":\"",
+		   uri);
+	for (const char *p = text; *p; p++)
+		buf_puts(&body, *p == '\n' ? "\\n" : (char[]){*p, '\0'});
+	buf_puts(&body, "\"}}}");
+	buf_printf(&msg, "Content-Length: %zu\r\n\r\n", body.len);
+	buf_append(&msg, body.data, body.len);
+	lsp_client_send_raw(s->c, msg.data, msg.len);
+	buf_free(&body);
+	buf_free(&msg);
+}
+
+/* A request whose reply must be valid UTF-8 throughout; returns its
+ * result (the caller deletes it). Takes params. */
+static cJSON *call_utf8(Srv *s, const char *method, cJSON *params)
+{
+	cJSON *r = lsp_client_call(s->c, method, params, LSP_TIMEOUT_MS);
+	cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(r, "result");
+
+	CHECK_(res != NULL, (void)0, "%s: no result", method);
+	if (r)
+		all_utf8(r, method);
+	if (res)
+		all_utf8(res, method);
+	cJSON_Delete(r);
+	return res;
+}
+
+static cJSON *doc_params(const char *uri)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"),
+				"uri", uri);
+	return p;
+}
+
+/* Files with invalid UTF-8 and with a NUL past the binary check: the
+ * replies copied the raw bytes into JSON strings ("def caf\xe9():") and
+ * cut text at the NUL. Every string must be valid UTF-8, each invalid
+ * byte and each NUL one U+FFFD, and positions counted as before. */
+TEST(hostile_invalid_utf8_and_nul_in_replies)
+{
+	Srv s;
+	Buf nul = {0};
+	char *live_path, *live, *use_path, *use;
+	cJSON *res, *p;
+	const cJSON *it;
+	int n = 0;
+
+	ASSERT_TRUE(srv_make(&s, "utf8"));
+	put(s.root, "latin1.py",
+	    "def caf\xe9():\n    return 'na\xefve'\n\n"
+	    "class B\xe4r:\n    \"\"\"Ein B\xe4r.\"\"\"\n    pass\n");
+	put(s.root, "notes.md", "# Caf\xe9 menu\n\nCoffee.\n");
+	/* Past the first 8 KiB, which the binary check looks at. */
+	for (int i = 0; i < 300; i++)
+		buf_printf(&nul, "# padding line %03d of the nul fixture\n", i);
+	buf_puts(&nul, "def after_nul_marker():\n    return '");
+	buf_append(&nul, "\0", 1);
+	buf_puts(&nul, "' + 'tail_after_nul'\n");
+	{
+		char *path = join(s.root, "nul.py");
+
+		lsp_write_file(path, nul.data, nul.len);
+		xfree(path);
+	}
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	live_path = join(s.root, "live.py");
+	live = lsp_path_uri(live_path);
+	use_path = join(s.root, "use.py");
+	use = lsp_path_uri(use_path);
+
+	/* documentSymbol of a buffer holding an invalid byte. */
+	open_raw(&s, live, "def caf\xe9(): return 1\n");
+	res = call_utf8(&s, "textDocument/documentSymbol", doc_params(live));
+	it = cJSON_GetArrayItem(res, 0);
+	EXPECT_STR_EQ(cJSON_GetStringValue(
+			  cJSON_GetObjectItemCaseSensitive(it, "detail")),
+		      "def caf\xEF\xBF\xBD():");
+	/* The body starts at "return": UTF-16 unit 12, the invalid byte
+	 * one unit, as its U+FFFD is. */
+	EXPECT_INT_EQ(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+			  cJSON_GetObjectItemCaseSensitive(
+			      cJSON_GetObjectItemCaseSensitive(
+				  it, "selectionRange"),
+			      "end"),
+			  "character")),
+		      12);
+	cJSON_Delete(res);
+
+	/* workspace/symbol and castls/search over the indexed files. */
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "query", "caf");
+	res = call_utf8(&s, "workspace/symbol", p);
+	cJSON_ArrayForEach(it, res) n += strcmp(cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(it, "name")),
+		"Caf\xEF\xBF\xBD menu") == 0;
+	EXPECT_INT_EQ(n, 1);
+	cJSON_Delete(res);
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "query", "caf naive return");
+	cJSON_Delete(call_utf8(&s, "castls/search", p));
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "query", "after_nul_marker tail_after_nul");
+	res = call_utf8(&s, "castls/search", p);
+	n = 0;
+	cJSON_ArrayForEach(it, items_of(res)) {
+		const char *t = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(it, "text"));
+
+		n += t && strstr(t, "return '\xEF\xBF\xBD' + 'tail_after_nul'");
+	}
+	EXPECT_INT_EQ(n, 1);
+	cJSON_Delete(res);
+
+	/* castls/context at a call of the function in latin1.py. */
+	open_doc(&s, use, "from latin1 import caf\n\n"
+			  "def use():\n    return caf()\n");
+	p = doc_params(use);
+	{
+		cJSON *pos = cJSON_AddObjectToObject(p, "position");
+
+		cJSON_AddNumberToObject(pos, "line", 3);
+		cJSON_AddNumberToObject(pos, "character", 14);
+	}
+	res = call_utf8(&s, "castls/context", p);
+	EXPECT_TRUE(cJSON_GetArraySize(items_of(res)) > 0);
+	cJSON_Delete(res);
+
+	xfree(use);
+	xfree(use_path);
+	xfree(live);
+	xfree(live_path);
+out:
+	buf_free(&nul);
+	srv_stop(&s);
+}
