@@ -804,7 +804,9 @@ static void write_run(Job *j)
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
-	if (!w->text || w->lang == LANG_NONE) {
+	/* A buffer over maxFileSize goes out of the index, as the scan
+	 * leaves out such a file. */
+	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
 		w->err = index_file_remove(ix, w->rel);
 		root_release(r, ix);
 		return;
@@ -930,8 +932,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->serial = d->serial;
 	w->root = d->root;
 	w->lang = d->lang;
-	w->max_file = s->settings.max_file_size ? s->settings.max_file_size
-						: INDEX_DEFAULT_MAX_FILE;
+	w->max_file = max_file_size(s);
 	atomic_init(&w->stop, false);
 	if (!from_disk) {
 		w->text = xstrndup(d->text.data ? d->text.data : "",

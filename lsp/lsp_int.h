@@ -271,11 +271,18 @@ typedef struct {
 	uint32_t len;
 	TSTree *tree; /* a copy; NULL without a grammar */
 	LineIndex lines;
+	PosMarks marks; /* built by snapshot_marks, on the worker */
 	PosEncoding encoding;
 } Snapshot;
 
 void snapshot_take(Snapshot *sn, const Server *s, const Document *d);
 void snapshot_free(Snapshot *sn);
+/* Builds sn->marks, for the many positions of a reply (on the worker:
+ * it reads the whole text). */
+void snapshot_marks(Snapshot *sn);
+
+/* The largest document the server chunks or indexes: maxFileSize. */
+uint64_t max_file_size(const Server *s);
 
 /* Token estimate for budgets: one token per 4 bytes, rounded up, the
  * usual rule of thumb for code with BPE tokenizers. */

@@ -36,7 +36,20 @@ void snapshot_free(Snapshot *sn)
 	if (sn->tree)
 		ts_tree_delete(sn->tree);
 	line_index_free(&sn->lines);
+	pos_marks_free(&sn->marks);
 	memset(sn, 0, sizeof(*sn));
+}
+
+void snapshot_marks(Snapshot *sn)
+{
+	pos_marks_build(&sn->marks, &sn->lines, sn->text, sn->len,
+			sn->encoding);
+}
+
+uint64_t max_file_size(const Server *s)
+{
+	return s->settings.max_file_size ? s->settings.max_file_size
+					 : INDEX_DEFAULT_MAX_FILE;
 }
 
 static cJSON *line_range(uint32_t first, uint32_t last)
@@ -158,6 +171,19 @@ static double elapsed_ms(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* False, after an error reply, when d is over maxFileSize: chunking it
+ * would keep a worker for seconds (a 16 MB minified file), and the index
+ * skips such a file too. */
+static bool chunkable(Server *s, const cJSON *id, const Document *d)
+{
+	if (d->text.len <= max_file_size(s))
+		return true;
+	lsp_error(s, id, RPC_REQUEST_FAILED,
+		  "%s: %zu bytes, over maxFileSize (%llu bytes): not chunked",
+		  d->uri, d->text.len, (unsigned long long)max_file_size(s));
+	return false;
+}
+
 /* The open document named by params.textDocument.uri, or an error reply
  * (and NULL). */
 static Document *param_doc(Server *s, const cJSON *id, const cJSON *params)
@@ -230,13 +256,13 @@ static cJSON *byte_range(const Snapshot *sn, uint32_t a, uint32_t b)
 	uint32_t line, col;
 	cJSON *p;
 
-	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, a,
-			   &line, &col);
+	position_from_byte_marked(&sn->lines, &sn->marks, sn->text, sn->len,
+				  sn->encoding, a, &line, &col);
 	p = cJSON_AddObjectToObject(r, "start");
 	cJSON_AddNumberToObject(p, "line", line);
 	cJSON_AddNumberToObject(p, "character", col);
-	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, b,
-			   &line, &col);
+	position_from_byte_marked(&sn->lines, &sn->marks, sn->text, sn->len,
+				  sn->encoding, b, &line, &col);
 	p = cJSON_AddObjectToObject(r, "end");
 	cJSON_AddNumberToObject(p, "line", line);
 	cJSON_AddNumberToObject(p, "character", col);
@@ -289,6 +315,7 @@ static void symbols_run(Job *j)
 		cJSON_Delete(top);
 		return;
 	}
+	snapshot_marks(&dj->sn);
 	made = xcalloc(c.nspans + 1, sizeof(*made));
 	for (uint32_t i = 0; i < c.nspans; i++) {
 		const Span *sp = &c.spans[i];
@@ -312,7 +339,7 @@ void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
 
 	if (d && d->lang == LANG_NONE)
 		lsp_reply(s, id, cJSON_CreateArray());
-	else if (d)
+	else if (d && chunkable(s, id, d))
 		server_queue(s, &docjob_new(s, id, d, symbols_run)->job);
 }
 
@@ -326,6 +353,7 @@ static void chunks_run(Job *j)
 		cJSON_Delete(arr);
 		return;
 	}
+	snapshot_marks(&dj->sn);
 	for (uint32_t i = 0; i < c.nchunks; i++) {
 		const Chunk *k = &c.chunks[i];
 		cJSON *o = cJSON_CreateObject(), *path = cJSON_CreateArray();
@@ -359,7 +387,7 @@ void req_chunks(Server *s, const cJSON *id, const cJSON *params)
 {
 	Document *d = param_doc(s, id, params);
 
-	if (d)
+	if (d && chunkable(s, id, d))
 		server_queue(s, &docjob_new(s, id, d, chunks_run)->job);
 }
 

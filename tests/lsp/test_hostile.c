@@ -157,16 +157,22 @@ static void srv_stop(Srv *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void open_doc(Srv *s, const char *uri, const char *text)
+static void open_lang(Srv *s, const char *uri, const char *lang,
+		      const char *text)
 {
 	cJSON *p = cJSON_CreateObject(), *td;
 
 	td = cJSON_AddObjectToObject(p, "textDocument");
 	cJSON_AddStringToObject(td, "uri", uri);
-	cJSON_AddStringToObject(td, "languageId", "python");
+	cJSON_AddStringToObject(td, "languageId", lang);
 	cJSON_AddNumberToObject(td, "version", 1);
 	cJSON_AddStringToObject(td, "text", text);
 	lsp_client_notify(s->c, "textDocument/didOpen", p);
+}
+
+static void open_doc(Srv *s, const char *uri, const char *text)
+{
+	open_lang(s, uri, "python", text);
 }
 
 static void close_doc(Srv *s, const char *uri)
@@ -628,5 +634,89 @@ TEST(hostile_invalid_utf8_and_nul_in_replies)
 	xfree(live_path);
 out:
 	buf_free(&nul);
+	srv_stop(&s);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Size
+ * ---------------------------------------------------------------------- */
+
+#define LONG_LINE_BYTES (2u << 20)
+#define LONG_LINE_LIMIT_MS 45000
+
+/* A text of one line of n bytes, "var a=1;" over and over. */
+static char *one_line(size_t n)
+{
+	char *t = xmalloc(n + 1);
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = "var a=1;"[i % 8];
+	t[n] = '\0';
+	return t;
+}
+
+static cJSON *call_doc(Srv *s, const char *method, const char *uri,
+		       int timeout_ms)
+{
+	return lsp_client_call(s->c, method, doc_params(uri), timeout_ms);
+}
+
+/* castls/chunks of a file of one long line converted each chunk's
+ * bounds by walking from the line's start: a 16 MB line kept a worker
+ * busy for over a minute. With 50-character chunks a 2 MB line has
+ * some 36,000 of them; the reply must come in linear time. A buffer
+ * over maxFileSize is refused at once, with the reason. */
+TEST(hostile_long_line_chunks_in_linear_time)
+{
+	Srv s;
+	cJSON *opts = cJSON_CreateObject(), *r;
+	const cJSON *chunks, *last, *err;
+	char *text = one_line(LONG_LINE_BYTES), *big;
+	long long t0;
+	const char *msg;
+
+	cJSON_AddNumberToObject(opts, "maxChunkSize", 50);
+	cJSON_AddNumberToObject(opts, "maxFileSize", LONG_LINE_BYTES + 1000);
+	ASSERT_TRUE(srv_make(&s, "longline"));
+	CHECK_(srv_start_at(&s, NULL, opts), goto out, "no server");
+	open_lang(&s, "untitled:long.js", "javascript", text);
+	t0 = now_ms();
+	r = call_doc(&s, "castls/chunks", "untitled:long.js",
+		     LONG_LINE_LIMIT_MS);
+	CHECK_(r != NULL, goto out,
+	       "castls/chunks of a %u-byte line took over %d ms",
+	       LONG_LINE_BYTES, LONG_LINE_LIMIT_MS);
+	fprintf(stderr, "castls/chunks of a %u-byte line: %lld ms\n",
+		LONG_LINE_BYTES, now_ms() - t0);
+	chunks = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(r, "result"), "chunks");
+	EXPECT_TRUE(cJSON_GetArraySize(chunks) > 30000);
+	last = cJSON_GetArrayItem(chunks, cJSON_GetArraySize(chunks) - 1);
+	EXPECT_INT_EQ(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+			  cJSON_GetObjectItemCaseSensitive(
+			      cJSON_GetObjectItemCaseSensitive(last, "range"),
+			      "end"),
+			  "character")),
+		      LONG_LINE_BYTES);
+	cJSON_Delete(r);
+
+	/* Over the limit: refused, saying why, for both requests. */
+	big = one_line(LONG_LINE_BYTES + 2000);
+	open_lang(&s, "untitled:big.js", "javascript", big);
+	xfree(big);
+	for (int i = 0; i < 2; i++) {
+		r = call_doc(&s, i ? "textDocument/documentSymbol"
+				   : "castls/chunks",
+			     "untitled:big.js", 2000);
+		err = cJSON_GetObjectItemCaseSensitive(r, "error");
+		msg = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(err, "message"));
+		CHECK_(msg && strstr(msg, "maxFileSize"), (void)0,
+		       "a buffer over maxFileSize was not refused with a "
+		       "reason (%s)", msg ? msg : "no error");
+		cJSON_Delete(r);
+	}
+out:
+	xfree(text);
 	srv_stop(&s);
 }
