@@ -212,6 +212,7 @@ typedef struct {
 	Snapshot sn;
 	ContextArgs args;
 	struct timespec t0;
+	uint32_t flattened; /* documentSymbol: symbols moved up */
 } DocJob;
 
 static void docjob_release(Job *j)
@@ -305,11 +306,20 @@ static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
 	return o;
 }
 
+/* documentSymbol nests symbols at most this deep; deeper ones are listed
+ * beside their ancestor at this depth, among its children. A symbol at
+ * depth d sits 2d + 1 brackets deep in the reply, its range's position
+ * 2 more: so the reply nests no deeper than the server accepts its own
+ * input (LSP_MAX_JSON_DEPTH), which a client may well do too. */
+#define SYMBOL_MAX_DEPTH ((LSP_MAX_JSON_DEPTH - 3) / 2)
+
 static void symbols_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
 	Chunking c;
 	cJSON **made, *top = cJSON_CreateArray();
+	uint32_t *depth;
+	int32_t *holder; /* the symbol each is listed under, or -1 */
 
 	if (!chunk_snapshot(j, &dj->sn, &c)) {
 		cJSON_Delete(top);
@@ -317,20 +327,42 @@ static void symbols_run(Job *j)
 	}
 	snapshot_marks(&dj->sn);
 	made = xcalloc(c.nspans + 1, sizeof(*made));
+	depth = xcalloc(c.nspans + 1, sizeof(*depth));
+	holder = xcalloc(c.nspans + 1, sizeof(*holder));
 	for (uint32_t i = 0; i < c.nspans; i++) {
 		const Span *sp = &c.spans[i];
+		int32_t h = sp->parent; /* parents come first: made */
 
+		if (h >= 0 && depth[h] == SYMBOL_MAX_DEPTH) {
+			h = holder[h]; /* beside its parent */
+			dj->flattened++;
+		}
+		holder[i] = h;
+		depth[i] = h >= 0 ? depth[h] + 1 : 1;
 		made[i] = document_symbol(&dj->sn, sp);
-		cJSON_AddItemToArray(sp->parent >= 0
-					     ? cJSON_GetObjectItemCaseSensitive(
-						       made[sp->parent],
-						       "children")
-					     : top,
+		cJSON_AddItemToArray(h >= 0 ? cJSON_GetObjectItemCaseSensitive(
+						      made[h], "children")
+					    : top,
 				     made[i]);
 	}
+	xfree(holder);
+	xfree(depth);
 	xfree(made);
 	chunking_close(&c);
 	j->result = top;
+}
+
+/* On the loop: says what the reply left out of the tree. */
+static void symbols_done(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+
+	if (dj->flattened)
+		lsp_log(j->s, 1,
+			"documentSymbol %s: %u symbols nest deeper than %d "
+			"levels; they are listed at level %d",
+			dj->sn.uri, dj->flattened, SYMBOL_MAX_DEPTH,
+			SYMBOL_MAX_DEPTH);
 }
 
 void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
@@ -339,8 +371,12 @@ void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
 
 	if (d && d->lang == LANG_NONE)
 		lsp_reply(s, id, cJSON_CreateArray());
-	else if (d && chunkable(s, id, d))
-		server_queue(s, &docjob_new(s, id, d, symbols_run)->job);
+	else if (d && chunkable(s, id, d)) {
+		DocJob *dj = docjob_new(s, id, d, symbols_run);
+
+		dj->job.done = symbols_done;
+		server_queue(s, &dj->job);
+	}
 }
 
 static void chunks_run(Job *j)

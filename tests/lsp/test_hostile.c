@@ -720,3 +720,89 @@ out:
 	xfree(text);
 	srv_stop(&s);
 }
+
+/* ---------------------------------------------------------------------- *
+ * Depth
+ * ---------------------------------------------------------------------- */
+
+#define NEST_LEVELS 5000
+
+/* Symbols in the tree under arr, and the deepest level among them. */
+static int count_symbols(const cJSON *arr, int level, int *deepest)
+{
+	const cJSON *sym;
+	int n = 0;
+
+	cJSON_ArrayForEach(sym, arr) {
+		n++;
+		if (level > *deepest)
+			*deepest = level;
+		n += count_symbols(cJSON_GetObjectItemCaseSensitive(sym,
+								    "children"),
+				   level + 1, deepest);
+	}
+	return n;
+}
+
+/* Nesting of j in brackets, as the server counts its input's. */
+static int json_depth(const cJSON *j)
+{
+	const cJSON *c;
+	int deepest = 0;
+
+	if (!cJSON_IsArray(j) && !cJSON_IsObject(j))
+		return 0;
+	cJSON_ArrayForEach(c, j) {
+		int d = json_depth(c);
+
+		if (d > deepest)
+			deepest = d;
+	}
+	return deepest + 1;
+}
+
+static bool is_log_about_depth(const cJSON *msg, void *ctx)
+{
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(msg, "params"), "message"));
+
+	(void)ctx;
+	return m && strstr(m, "documentSymbol") && strstr(m, "deeper than");
+}
+
+/* 5,000 nested functions: documentSymbol nested its reply 5,000 levels
+ * deep, past what the server accepts (64) and what cJSON parses (1000).
+ * Past a named depth the symbols are listed flat, all of them, and the
+ * server says so in a log message. */
+TEST(hostile_deep_nesting_document_symbol_is_bounded)
+{
+	Srv s;
+	Buf text = {0};
+	cJSON *r, *log;
+	int deepest = 0, n;
+
+	for (int i = 0; i < NEST_LEVELS; i++)
+		buf_printf(&text, "function f%d() {\n", i);
+	for (int i = 0; i < NEST_LEVELS; i++)
+		buf_puts(&text, "}\n");
+	ASSERT_TRUE(srv_make(&s, "nesting"));
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	open_lang(&s, "untitled:nest.js", "javascript", text.data);
+	r = call_doc(&s, "textDocument/documentSymbol", "untitled:nest.js",
+		     LSP_TIMEOUT_MS);
+	CHECK_(r != NULL, goto out, "no readable documentSymbol reply (%s)",
+	       lsp_client_output_error(s.c) ? lsp_client_output_error(s.c)
+					    : "timeout");
+	n = count_symbols(cJSON_GetObjectItemCaseSensitive(r, "result"), 1,
+			  &deepest);
+	EXPECT_INT_EQ(n, NEST_LEVELS);
+	EXPECT_TRUE(deepest >= 20 && deepest <= 30);
+	EXPECT_TRUE(json_depth(r) <= 64);
+	cJSON_Delete(r);
+	log = lsp_client_wait(s.c, is_log_about_depth, NULL, LSP_TIMEOUT_MS);
+	EXPECT_TRUE(log != NULL);
+	cJSON_Delete(log);
+out:
+	buf_free(&text);
+	srv_stop(&s);
+}
