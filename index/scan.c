@@ -254,6 +254,13 @@ static void walk_root(Walk *w)
 	if (stat(abs.data, &st) == 0)
 		enter_once(w, &st);
 	walk_dir(w, &abs, &rel, 0);
+	w->stats->ignore_partial = (uint32_t)ignore_partial(w->ig);
+	if (w->stats->ignore_partial && !w->ix->opt.quiet)
+		fprintf(stderr,
+			"castls: %s: ignore patterns too costly to match: %u "
+			"paths were matched against only part of them, and "
+			"may be indexed though ignored\n",
+			w->ix->root, w->stats->ignore_partial);
 	buf_free(&abs);
 	buf_free(&rel);
 	if (w->n)

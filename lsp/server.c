@@ -476,6 +476,12 @@ static void scan_done(Job *j)
 		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
 			r->path, sj->stats.seen, sj->stats.indexed,
 			sj->stats.removed);
+	if (sj->stats.ignore_partial)
+		lsp_log(s, 1,
+			"indexing %s: ignore patterns too costly to match: %u "
+			"paths were matched against only part of them, and "
+			"may be indexed though ignored",
+			r->path, sj->stats.ignore_partial);
 	/* The scan wrote disk contents; open buffers are the truth. */
 	for (Document *d = s->docs; d; d = d->next)
 		if (d->root == sj->root) {
