@@ -847,6 +847,23 @@ static void rows_adopt(Document *d, WriteJob *w)
 	w->rows = NULL;
 }
 
+/* An error of the index's storage, which lasts until the user acts (as
+ * opposed to one of the file: binary, unparsable). */
+static bool storage_error(int err)
+{
+	switch (err) {
+	case CASTLS_EIO:
+	case CASTLS_EACCES:
+	case CASTLS_ENOSPC:
+	case CASTLS_EDB:
+	case CASTLS_ECORRUPT:
+	case CASTLS_EREADONLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void write_done(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
@@ -865,8 +882,11 @@ static void write_done(Job *j)
 	server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
-	if (w->err)
+	if (w->err) {
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
+		if (storage_error(w->err))
+			root_failed(s, w->root, w->err);
+	}
 	/* A disk refresh after didClose, or a write for an earlier opening
 	 * of a document open again. */
 	if (w->generation == 0 && w->parsed && w->text)

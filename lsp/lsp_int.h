@@ -62,6 +62,8 @@ typedef struct {
 	bool verified;  /* the first connection ran quick_check */
 	bool checkpointing; /* a checkpoint job is in flight */
 	int busy;       /* connections handed out */
+	int error;      /* castls code of the last failed index write (a
+			 * scan's or a buffer's); 0 once a scan succeeds */
 } Root;
 
 /* One contentChange as tree-sitter sees it, and the generation it made. */
@@ -220,6 +222,10 @@ void chunker_release(Server *s, Chunker *ch);
  * rest of path after it; -1 when no root holds it. */
 int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
+/* Records that writing root's index failed with err (a castls code):
+ * castls/status shows it, and the user is told once, by
+ * window/showMessage, until the error changes or a scan succeeds. */
+void root_failed(Server *s, int root, int err);
 
 /* documents.c */
 /* The open document for uri, or NULL. Its tree is brought up to date with

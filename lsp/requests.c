@@ -706,6 +706,10 @@ cJSON *status_json(Server *s)
 
 		cJSON_AddStringToObject(r, "path", s->roots[i]->path);
 		cJSON_AddBoolToObject(r, "indexing", s->roots[i]->indexing);
+		if (s->roots[i]->error)
+			cJSON_AddStringToObject(
+			    r, "indexError",
+			    castls_strerror(s->roots[i]->error));
 		indexing |= s->roots[i]->indexing;
 		cJSON_AddItemToArray(roots, r);
 	}

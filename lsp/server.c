@@ -462,6 +462,26 @@ static void on_progress(uv_async_t *a)
 		      st.seen ? (int)(100.0 * st.done / st.seen) : 0);
 }
 
+void root_failed(Server *s, int root, int err)
+{
+	Root *r = s->roots[root];
+	cJSON *p;
+	char msg[512];
+
+	if (r->error == err || s->exiting)
+		return;
+	r->error = err;
+	/* A log line scrolls away; a full disk or a read-only cache
+	 * leaves the index stale until the user acts, so say it where
+	 * they look. */
+	snprintf(msg, sizeof(msg), "castls: cannot write the index of %s: %s",
+		 r->path, castls_strerror(err));
+	p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "type", 1); /* Error */
+	cJSON_AddStringToObject(p, "message", msg);
+	lsp_notify(s, "window/showMessage", p);
+}
+
 static void scan_done(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
@@ -469,10 +489,14 @@ static void scan_done(Job *j)
 	Root *r = s->roots[sj->root];
 
 	r->indexing = false;
-	if (sj->err && sj->err != CASTLS_ECANCELED)
+	if (sj->err && sj->err != CASTLS_ECANCELED) {
 		lsp_log(s, 0, "indexing %s: %s", r->path,
 			castls_strerror(sj->err));
-	else if (!sj->err)
+		root_failed(s, sj->root, sj->err);
+	} else if (!sj->err) {
+		r->error = 0;
+	}
+	if (!sj->err)
 		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
 			r->path, sj->stats.seen, sj->stats.indexed,
 			sj->stats.removed);
