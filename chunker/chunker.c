@@ -513,6 +513,11 @@ void chunker_delete(Chunker *ch)
 
 uint32_t chunker_max_size(const Chunker *ch) { return ch->max_size; }
 
+void chunker_set_max_size(Chunker *ch, uint32_t max_size)
+{
+	ch->max_size = max_size ? max_size : CHUNKER_DEFAULT_MAX_SIZE;
+}
+
 size_t chunker_scratch_peak(const Chunker *ch)
 {
 	return ch->scratch ? scratch_peak(ch->scratch) : 0;

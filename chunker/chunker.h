@@ -152,6 +152,9 @@ typedef struct Chunker Chunker;
 Chunker *chunker_new(uint32_t max_size);
 void chunker_delete(Chunker *ch);
 uint32_t chunker_max_size(const Chunker *ch);
+/* Changes the limit the next runs cut at (0: the default), keeping the
+ * parsers, tables and scratch heap a new Chunker would make again. */
+void chunker_set_max_size(Chunker *ch, uint32_t max_size);
 /* The most bytes of scratch heap one tree parsed here took (0 before
  * the first): what the scratch heap costs in memory. */
 size_t chunker_scratch_peak(const Chunker *ch);
