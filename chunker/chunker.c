@@ -681,14 +681,17 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return CASTLS_EBINARY;
 	if (len == 0)
 		return 0;
-	if (lang != LANG_MARKDOWN && !tree) {
+	if (lang != LANG_MARKDOWN && !tree && len <= CHUNKER_PARSE_MAX) {
 		own = parse_once(ch, lang, text, len);
 		if (!own)
 			return CASTLS_EPARSE;
 		tree = own;
 	}
 	build_tables(&r);
-	collect(ch, &r, tree, out);
+	if (lang == LANG_MARKDOWN || tree)
+		collect(ch, &r, tree, out);
+	else /* too long to parse (CHUNKER_PARSE_MAX): lines */
+		push_lines(&r, 0, len, 0);
 	spans_set_lines(out, r.line_starts, r.nlines);
 	if (r.natoms) {
 		r.cuts = NULL;
@@ -745,6 +748,8 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return lang == LANG_MARKDOWN ? 0 : CASTLS_ENOLANG;
 	if (len > CHUNKER_MAX_INPUT)
 		return CASTLS_ELIMIT;
+	if (!tree && len > CHUNKER_PARSE_MAX)
+		return 0; /* not parsed, so no spans */
 	if (!tree && !(tree = own = parse_once(ch, lang, text, len)))
 		return CASTLS_EPARSE;
 	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,

@@ -145,6 +145,13 @@ int chunking_edit(Chunking *c, const TSInputEdit *edits, uint32_t nedits,
 #define CHUNKER_DEFAULT_MAX_SIZE 2000u
 /* Input limit; longer text is refused with CASTLS_ELIMIT. */
 #define CHUNKER_MAX_INPUT (256u * 1024u * 1024u)
+/* Longer text is not parsed: a syntax tree takes some 50 bytes for each
+ * byte of code (a 50 MB file peaked at 2.7 GB, an 8 MB one at 436 MB).
+ * chunker_run cuts such text at line ends instead, with no spans, in
+ * memory a small multiple of the text; chunker_spans finds none. The
+ * server's and the scan's file limit (1 MiB by default) keeps most
+ * files far below. */
+#define CHUNKER_PARSE_MAX (4u * 1024u * 1024u)
 
 typedef struct Chunker Chunker;
 

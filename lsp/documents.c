@@ -814,7 +814,7 @@ static void write_run(Job *j)
 	write_carried(w, ix);
 	ch = chunker_acquire(s);
 	if ((w->generation || w->tree) && !w->parsed &&
-	    chunker_language(w->lang))
+	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
 	if (w->stopped) {
 		chunker_release(s, ch);

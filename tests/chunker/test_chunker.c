@@ -430,6 +430,40 @@ TEST(giant_single_line)
 	free(text);
 }
 
+/* Past CHUNKER_PARSE_MAX no tree is built (a 50 MB file's took 2.7 GB):
+ * the text is cut at line ends, tiled exactly, within the size, with no
+ * spans, and no scratch heap was used for a parse. */
+TEST(text_past_the_parse_limit_is_cut_at_lines)
+{
+	Buf b = {0};
+	Chunker *ch = chunker_new(300);
+	Chunking c;
+	uint32_t i;
+
+	for (i = 0; b.len <= CHUNKER_PARSE_MAX; i++)
+		buf_printf(&b, "def func_%u(alpha):\n    return alpha + %u\n\n",
+			   i, i);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, b.data, (uint32_t)b.len,
+				  NULL, &c),
+		      0);
+	EXPECT_TRUE(check_invariants("past the parse limit", b.data,
+				     (uint32_t)b.len, &c, 300));
+	EXPECT_INT_EQ(c.nspans, 0);
+	EXPECT_INT_EQ(chunker_scratch_peak(ch), 0);
+	for (i = 1; i < c.nchunks; i++) /* every chunk starts a line */
+		if (b.data[c.chunks[i].bytes.start - 1] != '\n')
+			break;
+	EXPECT_INT_EQ(i, c.nchunks);
+	chunking_close(&c);
+	ASSERT_INT_EQ(chunker_spans(ch, LANG_PYTHON, b.data, (uint32_t)b.len,
+				    NULL, &c),
+		      0);
+	EXPECT_INT_EQ(c.nspans, 0);
+	chunking_close(&c);
+	chunker_delete(ch);
+	buf_free(&b);
+}
+
 /* Nesting far deeper than any C stack would allow with recursion. */
 TEST(deeply_nested_code)
 {
