@@ -503,12 +503,6 @@ int castls_read_file_in(const char *root, const char *path, size_t limit,
 	return err;
 }
 
-int castls_read_file_stamped(const char *path, size_t limit, char **out,
-			     size_t *len, DiskStamp *stamp)
-{
-	return castls_read_file_in(NULL, path, limit, out, len, stamp);
-}
-
 int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
 {
 	return castls_read_file_in(NULL, path, limit, out, len, NULL);

@@ -165,19 +165,17 @@ typedef struct {
  * The bytes are a snapshot: the file's size and mtime are taken before
  * and after the read, and a read that saw them change (a file rewritten
  * meanwhile: truncated, or half written) is retried a few times, then
- * fails with CASTLS_ECHANGING. stamp (may be NULL) gets the stamp the
- * bytes belong to.
+ * fails with CASTLS_ECHANGING.
  */
 int castls_read_file(const char *path, size_t limit, char **out,
 		     size_t *len);
-int castls_read_file_stamped(const char *path, size_t limit, char **out,
-			     size_t *len, DiskStamp *stamp);
 
-/* castls_read_file_stamped, only when the file opened lies inside the
- * directory root (an absolute real path; borrowed): checked on the open
- * file, after any symlink was followed, so neither a link nor a
+/* castls_read_file, only when the file opened lies inside the directory
+ * root (an absolute real path; borrowed; NULL: anywhere): checked on the
+ * open file, after any symlink was followed, so neither a link nor a
  * directory swapped in before the open can lead out of root. A file
- * outside fails with CASTLS_EOUTSIDE. */
+ * outside fails with CASTLS_EOUTSIDE. stamp (may be NULL) gets the stamp
+ * the bytes belong to. */
 int castls_read_file_in(const char *root, const char *path, size_t limit,
 			char **out, size_t *len, DiskStamp *stamp);
 

@@ -98,7 +98,7 @@ TEST(read_file_reads_a_snapshot_with_its_stamp)
 	struct stat sb;
 
 	write_text(path, "x = 1\n");
-	ASSERT_INT_EQ(castls_read_file_stamped(path, 0, &text, &len, &st), 0);
+	ASSERT_INT_EQ(castls_read_file_in(NULL, path, 0, &text, &len, &st), 0);
 	EXPECT_STR_EQ(text, "x = 1\n");
 	EXPECT_INT_EQ(len, 6);
 	ASSERT_INT_EQ(stat(path, &sb), 0);
