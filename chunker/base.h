@@ -144,9 +144,10 @@ uint32_t castls_count_newlines(const char *text, uint32_t off);
  * Files
  * ---------------------------------------------------------------------- */
 
-/* True when path lies in directory dir or is dir itself, both absolute,
- * compared by whole components ("/a/bc" is not in "/a/b"); "/" holds
- * every absolute path. Neither is resolved: callers pass real paths. */
+/* True when path lies in directory dir or is dir itself, both absolute
+ * and borrowed, compared by whole components ("/a/bc" is not in
+ * "/a/b"); "/" holds every absolute path. Neither is resolved: callers
+ * pass real paths. */
 bool castls_path_within(const char *dir, const char *path);
 
 /* A file's size and modification time as a read saw them. */

@@ -251,10 +251,10 @@ void doc_schedule_write(Server *s, Document *d);
  * ".." and symlinks left for path_real); NULL for other schemes and for
  * a URI that cannot name a path. The caller frees the result. */
 char *uri_to_path(const char *uri);
-/* The URI of an absolute path; the caller frees it. */
+/* The URI of an absolute path (borrowed); the caller frees it. */
 char *path_to_uri(const char *path);
-/* The URI of rel (relative to root, as the index stores it), whatever
- * the root, "/" included. The caller frees it. */
+/* The URI of rel (borrowed; relative to root, as the index stores it),
+ * whatever the root, "/" included. The caller frees it. */
 char *root_file_uri(const Server *s, int root, const char *rel);
 /*
  * The one canonical name of absolute path (borrowed): its real path,
