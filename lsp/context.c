@@ -1584,7 +1584,7 @@ static char *uri_of(Server *s, const Cand *c, const Where *w)
 {
 	if (c->from == FROM_LIVE)
 		return xstrdup(w->sn->uri);
-	return root_file_uri(s, c->root, c->path);
+	return uri_in_root(s->roots[c->root]->path, c->path);
 }
 
 static cJSON *item_of(Server *s, const Where *w, Cand *c, Index *ix,

@@ -82,14 +82,13 @@ char *path_to_uri(const char *path)
 	return buf_take(&b);
 }
 
-char *root_file_uri(const Server *s, int root, const char *rel)
+char *uri_in_root(const char *root, const char *rel)
 {
-	const char *dir = s->roots[root]->path;
 	Buf b = {0};
 	char *uri;
 
 	/* A root of "/" ends in the slash that joins. */
-	buf_printf(&b, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", rel);
+	buf_printf(&b, "%s%s%s", root, strcmp(root, "/") ? "/" : "", rel);
 	uri = path_to_uri(b.data);
 	buf_free(&b);
 	return uri;

@@ -253,9 +253,9 @@ void doc_schedule_write(Server *s, Document *d);
 char *uri_to_path(const char *uri);
 /* The URI of an absolute path (borrowed); the caller frees it. */
 char *path_to_uri(const char *path);
-/* The URI of rel (borrowed; relative to root, as the index stores it),
- * whatever the root, "/" included. The caller frees it. */
-char *root_file_uri(const Server *s, int root, const char *rel);
+/* The URI of file rel under root (a path without trailing slash; both
+ * borrowed), whatever the root, "/" included. The caller frees it. */
+char *uri_in_root(const char *root, const char *rel);
 /*
  * The one canonical name of absolute path (borrowed): its real path,
  * with ".", "..", duplicate slashes and symlinks resolved as the kernel

@@ -80,7 +80,7 @@ cJSON *item_from_hit(Server *s, Index *ix, int root, const IndexHit *h,
 		     double score, cJSON *signals, uint32_t *tokens)
 {
 	cJSON *it = cJSON_CreateObject(), *parents = cJSON_CreateArray();
-	char *uri = root_file_uri(s, root, h->path);
+	char *uri = uri_in_root(s->roots[root]->path, h->path);
 	int64_t sid = h->span_id;
 	size_t cost = strlen(h->text);
 	const char *symbol = "";
@@ -511,7 +511,8 @@ static void workspace_symbol_run(Job *j)
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON *loc = cJSON_AddObjectToObject(o, "location");
-				char *uri = root_file_uri(s, r, sp[i].path);
+				char *uri = uri_in_root(s->roots[r]->path,
+							sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
 				cJSON_AddStringToObject(o, "name", sp[i].name);
