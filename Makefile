@@ -6,7 +6,7 @@ RELEASE := build/release
 TEST    := build/test
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps release test run bench fuzz eval clean
+.PHONY: all deps release test run bench fuzz fuzz-long eval clean
 
 all: release
 
@@ -43,7 +43,21 @@ fuzz: deps
 	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker
 	@mkdir -p build/fuzz-corpus
 	@./$(TEST)/tests/fuzz_chunker -max_total_time=$(FUZZ_SECONDS) \
-		-max_len=65536 build/fuzz-corpus tests/fixtures
+		-max_len=65536 build/fuzz-corpus tests/fixtures \
+		tests/fuzz/regressions/chunker
+
+# Every fuzz target, one after another, until FUZZ_LONG_RUNS executions
+# or FUZZ_LONG_SECONDS each, whichever comes first; prints executions,
+# exec/s and findings (tests/fuzz/long.sh). Hours, so not in `make test`.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long: deps
+	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
+		-DCASTLS_SANITIZE=ON >/dev/null
+	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker fuzz_framing \
+		fuzz_dispatch
+	@tests/fuzz/long.sh $(TEST) build/fuzz-long $(FUZZ_LONG_RUNS) \
+		$(FUZZ_LONG_SECONDS)
 
 # Retrieval quality on RepoEval (../shared/bench), beside two baselines.
 EVAL_TS ?= build/corpus/npm/node_modules/rxjs

@@ -513,6 +513,11 @@ void chunker_delete(Chunker *ch)
 
 uint32_t chunker_max_size(const Chunker *ch) { return ch->max_size; }
 
+void chunker_set_max_size(Chunker *ch, uint32_t max_size)
+{
+	ch->max_size = max_size ? max_size : CHUNKER_DEFAULT_MAX_SIZE;
+}
+
 size_t chunker_scratch_peak(const Chunker *ch)
 {
 	return ch->scratch ? scratch_peak(ch->scratch) : 0;
@@ -676,14 +681,17 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return CASTLS_EBINARY;
 	if (len == 0)
 		return 0;
-	if (lang != LANG_MARKDOWN && !tree) {
+	if (lang != LANG_MARKDOWN && !tree && len <= CHUNKER_PARSE_MAX) {
 		own = parse_once(ch, lang, text, len);
 		if (!own)
 			return CASTLS_EPARSE;
 		tree = own;
 	}
 	build_tables(&r);
-	collect(ch, &r, tree, out);
+	if (lang == LANG_MARKDOWN || tree)
+		collect(ch, &r, tree, out);
+	else /* too long to parse (CHUNKER_PARSE_MAX): lines */
+		push_lines(&r, 0, len, 0);
 	spans_set_lines(out, r.line_starts, r.nlines);
 	if (r.natoms) {
 		r.cuts = NULL;
@@ -740,6 +748,8 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return lang == LANG_MARKDOWN ? 0 : CASTLS_ENOLANG;
 	if (len > CHUNKER_MAX_INPUT)
 		return CASTLS_ELIMIT;
+	if (!tree && len > CHUNKER_PARSE_MAX)
+		return 0; /* not parsed, so no spans */
 	if (!tree && !(tree = own = parse_once(ch, lang, text, len)))
 		return CASTLS_EPARSE;
 	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,

@@ -150,6 +150,13 @@ void castls_init_allocators(void);
 #define CHUNKER_DEFAULT_MAX_SIZE 2000u
 /* Input limit; longer text is refused with CASTLS_ELIMIT. */
 #define CHUNKER_MAX_INPUT (256u * 1024u * 1024u)
+/* Longer text is not parsed: a syntax tree takes some 50 bytes for each
+ * byte of code (a 50 MB file peaked at 2.7 GB, an 8 MB one at 436 MB).
+ * chunker_run cuts such text at line ends instead, with no spans, in
+ * memory a small multiple of the text; chunker_spans finds none. The
+ * server's and the scan's file limit (1 MiB by default) keeps most
+ * files far below. */
+#define CHUNKER_PARSE_MAX (4u * 1024u * 1024u)
 
 typedef struct Chunker Chunker;
 
@@ -157,6 +164,9 @@ typedef struct Chunker Chunker;
 Chunker *chunker_new(uint32_t max_size);
 void chunker_delete(Chunker *ch);
 uint32_t chunker_max_size(const Chunker *ch);
+/* Changes the limit the next runs cut at (0: the default), keeping the
+ * parsers, tables and scratch heap a new Chunker would make again. */
+void chunker_set_max_size(Chunker *ch, uint32_t max_size);
 /* The most bytes of scratch heap one tree parsed here took (0 before
  * the first): what the scratch heap costs in memory. */
 size_t chunker_scratch_peak(const Chunker *ch);

@@ -357,8 +357,11 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		       : (TSNode){0};
 	body_start = ts_node_is_null(body) ? ts_node_end_byte(outer)
 					   : ts_node_start_byte(body);
-	/* A brace that opens the body belongs in the header. */
-	if (!ts_node_is_null(body) && text[body_start] == '{')
+	/* A brace that opens the body belongs in the header. Only a body
+	 * with bytes can start with one: an empty body (a missing one, at
+	 * the end of the input) starts where the text may already end. */
+	if (!ts_node_is_null(body) && ts_node_end_byte(body) > body_start &&
+	    text[body_start] == '{')
 		body_start++;
 	name = r->name_field[row]
 		       ? ts_node_child_by_field_id(n, r->name_field[row])

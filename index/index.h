@@ -83,6 +83,8 @@ typedef struct {
 	uint32_t unchanged; /* same stamp, or same content */
 	uint32_t skipped;   /* binary, too large, unreadable, no language */
 	uint32_t removed;   /* rows of files that vanished */
+	uint32_t ignore_partial; /* paths not matched against every ignore
+				  * pattern: too costly (ignore.h) */
 	uint64_t bytes;     /* bytes chunked */
 	bool walking;       /* the directory walk is still going */
 } ScanStats;

@@ -92,13 +92,16 @@ static bool enter_once(Walk *w, const struct stat *st)
 	return true;
 }
 
-/* Adds the patterns of file abs (if it exists) for directory rel. */
+/* Adds the patterns of file abs (if it exists) for directory rel. Only a
+ * regular file inside the root counts: a FIFO would block the walk, and
+ * a link out of the root is not the workspace's. */
 static void add_ignore_file(Walk *w, const char *abs, const char *rel)
 {
 	char *text;
 	size_t len;
 
-	if (castls_read_file(abs, 1u << 20, &text, &len) == 0) {
+	if (castls_read_file_in(w->ix->root, abs, 1u << 20, &text, &len,
+				NULL) == 0) {
 		ignore_add(w->ig, rel, text, len);
 		xfree(text);
 	}
@@ -126,8 +129,7 @@ static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
 {
 	char real[PATH_MAX];
 
-	if (!realpath(abs, real) || strncmp(real, w->ix->root, w->root_len) ||
-	    (real[w->root_len] != '/' && real[w->root_len] != '\0'))
+	if (!realpath(abs, real) || !castls_path_within(w->ix->root, real))
 		return false;
 	return stat(real, st) == 0;
 }
@@ -252,6 +254,13 @@ static void walk_root(Walk *w)
 	if (stat(abs.data, &st) == 0)
 		enter_once(w, &st);
 	walk_dir(w, &abs, &rel, 0);
+	w->stats->ignore_partial = (uint32_t)ignore_partial(w->ig);
+	if (w->stats->ignore_partial && !w->ix->opt.quiet)
+		fprintf(stderr,
+			"castls: %s: ignore patterns too costly to match: %u "
+			"paths were matched against only part of them, and "
+			"may be indexed though ignored\n",
+			w->ix->root, w->stats->ignore_partial);
 	buf_free(&abs);
 	buf_free(&rel);
 	if (w->n)
@@ -366,18 +375,25 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	size_t len;
 	uint64_t max = ix->opt.max_file_size ? ix->opt.max_file_size
 					     : INDEX_DEFAULT_MAX_FILE;
+	DiskStamp ds;
 	int err;
 
 	r->cand = c;
-	r->stamp.size = c->size;
-	r->stamp.mtime = c->mtime;
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
-	err = castls_read_file(abs.data, max, &r->text, &len);
+	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len,
+				  &ds);
 	buf_free(&abs);
-	r->kind = c->known ? RES_DROP : RES_NOTHING;
+	/* A file rewritten while it was read keeps its rows: its stamp on
+	 * disk differs from the stored one, so the next scan reads it. */
+	r->kind = c->known && err != CASTLS_ECHANGING ? RES_DROP : RES_NOTHING;
 	r->skipped = true;
-	if (err) /* vanished, unreadable or grew past the limit */
+	if (err) /* vanished, unreadable, not ours or past the limit */
 		return;
+	/* The stamp of the bytes read, not the walk's: the file may have
+	 * changed in between, and a stamp newer than its text would pass
+	 * that text for the file's truth until the next change. */
+	r->stamp.size = ds.size;
+	r->stamp.mtime = ds.mtime;
 	r->len = (uint32_t)len;
 	r->lang = lang_detect(c->rel, r->text, len);
 	if (r->lang == LANG_NONE || castls_is_binary(r->text, len) ||

@@ -148,9 +148,24 @@ static ChunkKind chunk_kind_of(const char *name)
 
 char *index__column_dup(sqlite3_stmt *s, int i)
 {
-	const char *p = (const char *)sqlite3_column_text(s, i);
+	const char *p = (const char *)sqlite3_column_text(s, i), *nul;
+	size_t n = p ? (size_t)sqlite3_column_bytes(s, i) : 0;
+	Buf b = {0};
 
-	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
+	if (!p || !(nul = memchr(p, '\0', n)))
+		return xstrndup(p ? p : "", n);
+	/* File text past the binary check's probe may hold a NUL, which a C
+	 * string (and so every caller) would take for its end: each
+	 * becomes U+FFFD, one character for one, as lsp/ does for invalid
+	 * UTF-8. */
+	do {
+		buf_append(&b, p, (size_t)(nul - p));
+		buf_append(&b, "\xEF\xBF\xBD", 3);
+		n -= (size_t)(nul - p) + 1;
+		p = nul + 1;
+	} while ((nul = memchr(p, '\0', n)));
+	buf_append(&b, p, n);
+	return buf_take(&b);
 }
 
 void index__hit_read(sqlite3_stmt *s, IndexHit *h)

@@ -20,8 +20,11 @@
 #include "lsp_int.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------- *
  * URIs
@@ -51,8 +54,10 @@ char *uri_to_path(const char *uri)
 		    (lo = hexval((unsigned char)p[2])) >= 0) {
 			char c = (char)(hi * 16 + lo);
 
-			if (c == '\0')
-				break;
+			if (c == '\0') { /* no path holds one */
+				buf_free(&b);
+				return NULL;
+			}
 			buf_append(&b, &c, 1);
 			p += 2;
 		} else {
@@ -82,10 +87,70 @@ char *uri_in_root(const char *root, const char *rel)
 	Buf b = {0};
 	char *uri;
 
-	buf_printf(&b, "%s/%s", root, rel);
+	/* A root of "/" ends in the slash that joins. */
+	buf_printf(&b, "%s%s%s", root, strcmp(root, "/") ? "/" : "", rel);
 	uri = path_to_uri(b.data);
 	buf_free(&b);
 	return uri;
+}
+
+char *path_real(const char *path)
+{
+	char real[PATH_MAX], *cut;
+	const char *p;
+	size_t n;
+	struct stat st;
+	Buf b = {0};
+
+	if (path[0] != '/')
+		return NULL;
+	/* The longest prefix (at a slash) that resolves. Only a missing
+	 * entry (ENOENT) lets the search go on: a loop, a denied directory
+	 * or a file used as one ends it. */
+	cut = xstrdup(path);
+	while (!realpath(cut[0] ? cut : "/", real)) {
+		char *slash = strrchr(cut, '/');
+
+		if (errno != ENOENT || !slash) {
+			xfree(cut);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+	p = path + strlen(cut);
+	xfree(cut);
+	buf_puts(&b, real);
+	/* The rest does not exist, unless its first entry is a symlink
+	 * whose target does not (realpath said ENOENT for it too): that
+	 * one must not pass for a new file inside the root. */
+	for (; *p; p += n) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			goto refuse;
+		if (b.len > 1)
+			buf_puts(&b, "/");
+		buf_append(&b, p, n);
+		if (lstat(b.data, &st) == 0 || errno != ENOENT)
+			goto refuse;
+	}
+	if (b.len < PATH_MAX)
+		return buf_take(&b);
+refuse:
+	buf_free(&b);
+	return NULL;
+}
+
+char *uri_path_real(const char *uri)
+{
+	char *named = uri ? uri_to_path(uri) : NULL;
+	char *real = named ? path_real(named) : NULL;
+
+	xfree(named);
+	return real;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -402,6 +467,7 @@ void doc_open(Server *s, const cJSON *params)
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const char *uri = text_of(td, "uri"), *text = text_of(td, "text");
 	const char *rel = NULL;
+	char *named;
 	Document *d;
 
 	if (!uri || !text) {
@@ -418,15 +484,22 @@ void doc_open(Server *s, const cJSON *params)
 	}
 	d = xcalloc(1, sizeof(*d));
 	d->uri = xstrdup(uri);
-	d->path = uri_to_path(uri);
+	named = uri_to_path(uri);
+	/* The rows of a file go under its one real name inside a root, so
+	 * "./", "//", "x/../" or a symlink neither adds a second copy nor
+	 * leads out of the root. Outside every root a document lives in
+	 * its buffer only: never written to the index, never read back
+	 * from disk. */
+	d->path = named ? path_real(named) : NULL;
 	d->root = d->path ? root_of_path(s, d->path, &rel) : -1;
 	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
 	d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
 	buf_puts(&d->text, text);
 	d->lang = lang_from_name(text_of(td, "languageId"));
 	if (d->lang == LANG_NONE)
-		d->lang = lang_detect(d->path ? d->path : uri, d->text.data,
+		d->lang = lang_detect(named ? named : uri, d->text.data,
 				      d->text.len);
+	xfree(named);
 	line_index_build(&d->lines, d->text.data, d->text.len);
 	/* No parse here: the first index write parses on a worker. */
 	d->serial = ++serials;
@@ -709,8 +782,12 @@ static void write_run(Job *j)
 		size_t len;
 		Lang was = w->lang; /* the buffer's, which w->tree parsed */
 
-		buf_printf(&abs, "%s/%s", r->path, w->rel);
-		if (castls_read_file(abs.data, w->max_file, &w->text, &len) == 0)
+		buf_printf(&abs, "%s/%s", strcmp(r->path, "/") ? r->path : "",
+			   w->rel);
+		/* Bounded by the root: had the file become a link out of
+		 * it since it was opened, its rows would go instead. */
+		if (castls_read_file_in(r->path, abs.data, w->max_file,
+					&w->text, &len, NULL) == 0)
 			w->len = (uint32_t)len;
 		buf_free(&abs);
 		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)
@@ -726,7 +803,9 @@ static void write_run(Job *j)
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
-	if (!w->text || w->lang == LANG_NONE) {
+	/* A buffer over maxFileSize goes out of the index, as the scan
+	 * leaves out such a file. */
+	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
 		w->err = index_file_remove(ix, w->rel);
 		root_release(r, ix);
 		return;
@@ -734,7 +813,7 @@ static void write_run(Job *j)
 	write_carried(w, ix);
 	ch = chunker_acquire(s);
 	if ((w->generation || w->tree) && !w->parsed &&
-	    chunker_language(w->lang))
+	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
 	if (w->stopped) {
 		chunker_release(s, ch);
@@ -767,6 +846,23 @@ static void rows_adopt(Document *d, WriteJob *w)
 	w->rows = NULL;
 }
 
+/* An error of the index's storage, which lasts until the user acts (as
+ * opposed to one of the file: binary, unparsable). */
+static bool storage_error(int err)
+{
+	switch (err) {
+	case CASTLS_EIO:
+	case CASTLS_EACCES:
+	case CASTLS_ENOSPC:
+	case CASTLS_EDB:
+	case CASTLS_ECORRUPT:
+	case CASTLS_EREADONLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void write_done(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
@@ -785,8 +881,11 @@ static void write_done(Job *j)
 	server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
-	if (w->err)
+	if (w->err) {
 		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
+		if (storage_error(w->err))
+			root_failed(s, w->root, w->err);
+	}
 	/* A disk refresh after didClose, or a write for an earlier opening
 	 * of a document open again. */
 	if (w->generation == 0 && w->parsed && w->text)
@@ -852,8 +951,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->serial = d->serial;
 	w->root = d->root;
 	w->lang = d->lang;
-	w->max_file = s->settings.max_file_size ? s->settings.max_file_size
-						: INDEX_DEFAULT_MAX_FILE;
+	w->max_file = max_file_size(s);
 	atomic_init(&w->stop, false);
 	if (!from_disk) {
 		w->text = xstrndup(d->text.data ? d->text.data : "",

@@ -61,6 +61,8 @@ typedef struct {
 	bool verified;  /* the first connection ran quick_check */
 	bool checkpointing; /* a checkpoint job is in flight */
 	int busy;       /* connections handed out */
+	int error;      /* castls code of the last failed index write (a
+			 * scan's or a buffer's); 0 once a scan succeeds */
 } Root;
 
 /* One contentChange as tree-sitter sees it, and the generation it made. */
@@ -185,6 +187,11 @@ struct Server {
 /* transport.c */
 int transport_start(Server *s);
 void transport_stop(Server *s);
+/* j (borrowed) as unformatted JSON text, valid UTF-8 whatever bytes its
+ * strings hold: each byte that begins no well-formed sequence becomes
+ * U+FFFD. NULL when cJSON cannot print it; else the caller xfrees it,
+ * and *len is its length. */
+char *json_text_utf8(const cJSON *j, size_t *len);
 /* Sends a JSON value as one message; takes msg. */
 void lsp_send(Server *s, cJSON *msg);
 void lsp_reply(Server *s, const cJSON *id, cJSON *result);
@@ -209,8 +216,15 @@ Index *root_acquire(Server *s, Root *r, int *err);
 void root_release(Root *r, Index *ix);
 Chunker *chunker_acquire(Server *s);
 void chunker_release(Server *s, Chunker *ch);
+/* The root holding path (a canonical path, see path_real) strictly
+ * below it, the innermost when roots nest, with *rel (may be NULL) the
+ * rest of path after it; -1 when no root holds it. */
 int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
+/* Records that writing root's index failed with err (a castls code):
+ * castls/status shows it, and the user is told once, by
+ * window/showMessage, until the error changes or a scan succeeds. */
+void root_failed(Server *s, int root, int err);
 
 /* documents.c */
 /* The open document for uri, or NULL. Its tree is brought up to date with
@@ -232,10 +246,26 @@ cJSON *doc_position(const Server *s, const Document *d, uint32_t off);
 void doc_schedule_write(Server *s, Document *d);
 
 /* uri helpers (documents.c) */
+/* The path of a "file:" URI with its escapes decoded, as it is (".",
+ * ".." and symlinks left for path_real); NULL for other schemes and for
+ * a URI that cannot name a path. The caller frees the result. */
 char *uri_to_path(const char *uri);
+/* The URI of an absolute path (borrowed); the caller frees it. */
 char *path_to_uri(const char *path);
-/* The uri of file rel under root (a path without trailing slash). */
+/* The URI of file rel under root (a path without trailing slash; both
+ * borrowed), whatever the root, "/" included. The caller frees it. */
 char *uri_in_root(const char *root, const char *rel);
+/*
+ * The one canonical name of absolute path (borrowed): its real path,
+ * with ".", "..", duplicate slashes and symlinks resolved as the kernel
+ * would. A tail that does not exist yet (a new file) is kept, free of
+ * "." and duplicate slashes. NULL when no such name can be trusted: the
+ * missing tail climbs with "..", holds a dangling symlink, or an entry
+ * cannot be resolved (a loop, no permission). The caller frees it.
+ */
+char *path_real(const char *path);
+/* path_real of uri's path; NULL as either says, or for a NULL uri. */
+char *uri_path_real(const char *uri);
 
 /* A read-only copy of an open document for a worker thread. */
 typedef struct {
@@ -246,11 +276,18 @@ typedef struct {
 	uint32_t len;
 	TSTree *tree; /* a copy; NULL without a grammar */
 	LineIndex lines;
+	PosMarks marks; /* built by snapshot_marks, on the worker */
 	PosEncoding encoding;
 } Snapshot;
 
 void snapshot_take(Snapshot *sn, const Server *s, const Document *d);
 void snapshot_free(Snapshot *sn);
+/* Builds sn->marks, for the many positions of a reply (on the worker:
+ * it reads the whole text). */
+void snapshot_marks(Snapshot *sn);
+
+/* The largest document the server chunks or indexes: maxFileSize. */
+uint64_t max_file_size(const Server *s);
 
 /* context.c: castls/context for a snapshot, and castls/search, on a
  * worker thread. */

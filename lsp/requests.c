@@ -36,7 +36,20 @@ void snapshot_free(Snapshot *sn)
 	if (sn->tree)
 		ts_tree_delete(sn->tree);
 	line_index_free(&sn->lines);
+	pos_marks_free(&sn->marks);
 	memset(sn, 0, sizeof(*sn));
+}
+
+void snapshot_marks(Snapshot *sn)
+{
+	pos_marks_build(&sn->marks, &sn->lines, sn->text, sn->len,
+			sn->encoding);
+}
+
+uint64_t max_file_size(const Server *s)
+{
+	return s->settings.max_file_size ? s->settings.max_file_size
+					 : INDEX_DEFAULT_MAX_FILE;
 }
 
 static cJSON *string_n(const char *p, size_t n)
@@ -85,6 +98,19 @@ static double elapsed_ms(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* False, after an error reply, when d is over maxFileSize: chunking it
+ * would keep a worker for seconds (a 16 MB minified file), and the index
+ * skips such a file too. */
+static bool chunkable(Server *s, const cJSON *id, const Document *d)
+{
+	if (d->text.len <= max_file_size(s))
+		return true;
+	lsp_error(s, id, RPC_REQUEST_FAILED,
+		  "%s: %zu bytes, over maxFileSize (%llu bytes): not chunked",
+		  d->uri, d->text.len, (unsigned long long)max_file_size(s));
+	return false;
+}
+
 /* The open document named by params.textDocument.uri, or an error reply
  * (and NULL). */
 static Document *param_doc(Server *s, const cJSON *id, const cJSON *params)
@@ -113,6 +139,7 @@ typedef struct {
 	Snapshot sn;
 	ContextArgs args;
 	struct timespec t0;
+	uint32_t flattened; /* documentSymbol: symbols moved up */
 } DocJob;
 
 static void docjob_release(Job *j)
@@ -157,13 +184,13 @@ static cJSON *byte_range(const Snapshot *sn, uint32_t a, uint32_t b)
 	uint32_t line, col;
 	cJSON *p;
 
-	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, a,
-			   &line, &col);
+	position_from_byte_marked(&sn->lines, &sn->marks, sn->text, sn->len,
+				  sn->encoding, a, &line, &col);
 	p = cJSON_AddObjectToObject(r, "start");
 	cJSON_AddNumberToObject(p, "line", line);
 	cJSON_AddNumberToObject(p, "character", col);
-	position_from_byte(&sn->lines, sn->text, sn->len, sn->encoding, b,
-			   &line, &col);
+	position_from_byte_marked(&sn->lines, &sn->marks, sn->text, sn->len,
+				  sn->encoding, b, &line, &col);
 	p = cJSON_AddObjectToObject(r, "end");
 	cJSON_AddNumberToObject(p, "line", line);
 	cJSON_AddNumberToObject(p, "character", col);
@@ -206,31 +233,63 @@ static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
 	return o;
 }
 
+/* documentSymbol nests symbols at most this deep; deeper ones are listed
+ * beside their ancestor at this depth, among its children. A symbol at
+ * depth d sits 2d + 1 brackets deep in the reply, its range's position
+ * 2 more: so the reply nests no deeper than the server accepts its own
+ * input (LSP_MAX_JSON_DEPTH), which a client may well do too. */
+#define SYMBOL_MAX_DEPTH ((LSP_MAX_JSON_DEPTH - 3) / 2)
+
 static void symbols_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
 	Chunking c;
 	cJSON **made, *top = cJSON_CreateArray();
+	uint32_t *depth;
+	int32_t *holder; /* the symbol each is listed under, or -1 */
 
 	if (!chunk_snapshot(j, &dj->sn, &c)) {
 		cJSON_Delete(top);
 		return;
 	}
+	snapshot_marks(&dj->sn);
 	made = xcalloc(c.nspans + 1, sizeof(*made));
+	depth = xcalloc(c.nspans + 1, sizeof(*depth));
+	holder = xcalloc(c.nspans + 1, sizeof(*holder));
 	for (uint32_t i = 0; i < c.nspans; i++) {
 		const Span *sp = &c.spans[i];
+		int32_t h = sp->parent; /* parents come first: made */
 
+		if (h >= 0 && depth[h] == SYMBOL_MAX_DEPTH) {
+			h = holder[h]; /* beside its parent */
+			dj->flattened++;
+		}
+		holder[i] = h;
+		depth[i] = h >= 0 ? depth[h] + 1 : 1;
 		made[i] = document_symbol(&dj->sn, sp);
-		cJSON_AddItemToArray(sp->parent >= 0
-					     ? cJSON_GetObjectItemCaseSensitive(
-						       made[sp->parent],
-						       "children")
-					     : top,
+		cJSON_AddItemToArray(h >= 0 ? cJSON_GetObjectItemCaseSensitive(
+						      made[h], "children")
+					    : top,
 				     made[i]);
 	}
+	xfree(holder);
+	xfree(depth);
 	xfree(made);
 	chunking_close(&c);
 	j->result = top;
+}
+
+/* On the loop: says what the reply left out of the tree. */
+static void symbols_done(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+
+	if (dj->flattened)
+		lsp_log(j->s, 1,
+			"documentSymbol %s: %u symbols nest deeper than %d "
+			"levels; they are listed at level %d",
+			dj->sn.uri, dj->flattened, SYMBOL_MAX_DEPTH,
+			SYMBOL_MAX_DEPTH);
 }
 
 void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
@@ -239,8 +298,12 @@ void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
 
 	if (d && d->lang == LANG_NONE)
 		lsp_reply(s, id, cJSON_CreateArray());
-	else if (d)
-		server_queue(s, &docjob_new(s, id, d, symbols_run)->job);
+	else if (d && chunkable(s, id, d)) {
+		DocJob *dj = docjob_new(s, id, d, symbols_run);
+
+		dj->job.done = symbols_done;
+		server_queue(s, &dj->job);
+	}
 }
 
 static void chunks_run(Job *j)
@@ -253,6 +316,7 @@ static void chunks_run(Job *j)
 		cJSON_Delete(arr);
 		return;
 	}
+	snapshot_marks(&dj->sn);
 	for (uint32_t i = 0; i < c.nchunks; i++) {
 		const Chunk *k = &c.chunks[i];
 		cJSON *o = cJSON_CreateObject(), *path = cJSON_CreateArray();
@@ -286,7 +350,7 @@ void req_chunks(Server *s, const cJSON *id, const cJSON *params)
 {
 	Document *d = param_doc(s, id, params);
 
-	if (d)
+	if (d && chunkable(s, id, d))
 		server_queue(s, &docjob_new(s, id, d, chunks_run)->job);
 }
 
@@ -502,6 +566,10 @@ cJSON *status_json(Server *s)
 
 		cJSON_AddStringToObject(r, "path", s->roots[i]->path);
 		cJSON_AddBoolToObject(r, "indexing", s->roots[i]->indexing);
+		if (s->roots[i]->error)
+			cJSON_AddStringToObject(
+			    r, "indexError",
+			    castls_strerror(s->roots[i]->error));
 		indexing |= s->roots[i]->indexing;
 		cJSON_AddItemToArray(roots, r);
 	}

@@ -225,8 +225,9 @@ int root_of_path(Server *s, const char *path, const char **rel)
 		const char *rp = s->roots[i]->path;
 		size_t n = strlen(rp);
 
-		if (s->roots[i]->removed || strncmp(path, rp, n) ||
-		    (path[n] != '/' && n > 1) || n < best_len)
+		/* Whole components, and below the root, not the root. */
+		if (s->roots[i]->removed || !castls_path_within(rp, path) ||
+		    strcmp(rp, path) == 0 || n < best_len)
 			continue;
 		best = i;
 		best_len = n;
@@ -461,6 +462,26 @@ static void on_progress(uv_async_t *a)
 		      st.seen ? (int)(100.0 * st.done / st.seen) : 0);
 }
 
+void root_failed(Server *s, int root, int err)
+{
+	Root *r = s->roots[root];
+	cJSON *p;
+	char msg[512];
+
+	if (r->error == err || s->exiting)
+		return;
+	r->error = err;
+	/* A log line scrolls away; a full disk or a read-only cache
+	 * leaves the index stale until the user acts, so say it where
+	 * they look. */
+	snprintf(msg, sizeof(msg), "castls: cannot write the index of %s: %s",
+		 r->path, castls_strerror(err));
+	p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "type", 1); /* Error */
+	cJSON_AddStringToObject(p, "message", msg);
+	lsp_notify(s, "window/showMessage", p);
+}
+
 static void scan_done(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
@@ -468,13 +489,23 @@ static void scan_done(Job *j)
 	Root *r = s->roots[sj->root];
 
 	r->indexing = false;
-	if (sj->err && sj->err != CASTLS_ECANCELED)
+	if (sj->err && sj->err != CASTLS_ECANCELED) {
 		lsp_log(s, 0, "indexing %s: %s", r->path,
 			castls_strerror(sj->err));
-	else if (!sj->err)
+		root_failed(s, sj->root, sj->err);
+	} else if (!sj->err) {
+		r->error = 0;
+	}
+	if (!sj->err)
 		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
 			r->path, sj->stats.seen, sj->stats.indexed,
 			sj->stats.removed);
+	if (sj->stats.ignore_partial)
+		lsp_log(s, 1,
+			"indexing %s: ignore patterns too costly to match: %u "
+			"paths were matched against only part of them, and "
+			"may be indexed though ignored",
+			r->path, sj->stats.ignore_partial);
 	/* The scan wrote disk contents; open buffers are the truth. */
 	for (Document *d = s->docs; d; d = d->next)
 		if (d->root == sj->root) {
@@ -551,8 +582,6 @@ static const cJSON *get(const cJSON *o, const char *path)
 	}
 	return o;
 }
-
-static const char *str_or(const char *s) { return s ? s : ""; }
 
 static void add_folder_uri(Server *s, const char *uri)
 {
@@ -715,7 +744,7 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 	const cJSON *f;
 
 	cJSON_ArrayForEach(f, get(params, "event.removed")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(f, "uri"))));
+		char *path = uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
 		for (int i = 0; path && i < s->nroots; i++)
 			if (strcmp(s->roots[i]->path, path) == 0)
@@ -737,7 +766,7 @@ static void on_watched_files(Server *s, const cJSON *params)
 	bool hit[MAX_ROOTS] = {false};
 
 	cJSON_ArrayForEach(c, get(params, "changes")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(c, "uri"))));
+		char *path = uri_path_real(cJSON_GetStringValue(get(c, "uri")));
 		int r = path ? root_of_path(s, path, NULL) : -1;
 
 		if (r >= 0)
@@ -1099,11 +1128,13 @@ void server_result_json(const RankResult *r, const char *const *roots,
 {
 	char *uri = path_to_uri(buffer_path), *text;
 	cJSON *res;
+	size_t n;
 
 	json_init();
 	res = render_result(r, roots, uri);
-	text = cJSON_PrintUnformatted(res);
-	buf_puts(out, text);
+	/* Valid UTF-8 whatever the files hold, as the server sends it. */
+	text = json_text_utf8(res, &n);
+	buf_puts(out, text ? text : "null");
 	xfree(text);
 	xfree(uri);
 	cJSON_Delete(res);

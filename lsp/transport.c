@@ -228,17 +228,43 @@ static void send_raw(Server *s, const char *body, size_t len)
 		write_cb(&w->req, -1);
 }
 
+/* JSON leaves the server through here (every message, and castls
+ * context --format json), so this is where it is made valid UTF-8, as
+ * LSP requires: a strict client rejects a whole message otherwise, and
+ * file text with invalid bytes reaches documentSymbol, workspace/symbol,
+ * castls/search and castls/context. cJSON copies bytes at or above 0x80
+ * as they are and escapes the rest, so such a byte can only be inside a
+ * string, where U+FFFD may replace it. One for one, so a position
+ * counted in characters stays exact. */
+char *json_text_utf8(const cJSON *j, size_t *len)
+{
+	char *text = cJSON_PrintUnformatted(j);
+	size_t n, ok;
+	Buf b = {0};
+
+	if (!text)
+		return NULL;
+	n = strlen(text);
+	ok = utf8_valid_prefix(text, n);
+	buf_append(&b, text, ok);
+	buf_append_utf8(&b, text + ok, n - ok);
+	cJSON_free(text);
+	*len = b.len;
+	return buf_take(&b);
+}
+
 void lsp_send(Server *s, cJSON *msg)
 {
 	char *text;
+	size_t n;
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	text = cJSON_PrintUnformatted(msg);
+	text = json_text_utf8(msg, &n);
 	cJSON_Delete(msg);
 	if (!text)
 		return;
-	send_raw(s, text, strlen(text));
-	cJSON_free(text);
+	send_raw(s, text, n);
+	xfree(text);
 }
 
 static cJSON *copy_id(const cJSON *id)

@@ -6,7 +6,7 @@ set_tests_properties(cli.tools PROPERTIES ENVIRONMENT "${SAN_ENV}"
 # The index under file-system faults: a read-only cache directory, a full
 # disk, unreadable files (tests/cli/faults_test.sh; 77 when this machine
 # cannot make the fault).
-foreach(fault readonly full unreadable)
+foreach(fault readonly full full_server unreadable)
   add_test(NAME cli.fault_${fault}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/faults_test.sh ${fault})
   set_tests_properties(cli.fault_${fault} PROPERTIES
