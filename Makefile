@@ -59,14 +59,21 @@ fuzz-long: deps
 	@tests/fuzz/long.sh $(TEST) build/fuzz-long $(FUZZ_LONG_RUNS) \
 		$(FUZZ_LONG_SECONDS)
 
-# Retrieval quality on RepoEval (../shared/bench), beside two baselines.
-EVAL_TS ?= build/corpus/npm/node_modules/rxjs
+# Retrieval quality beside two baselines (tests/eval/README.md): RepoEval's
+# dev split (../shared/bench), then the development set of Python projects
+# (Debian packages, installed by `.ci/deps --eval`; a project whose package
+# is missing is left out with a note) and of npm TypeScript packages, each
+# in a tuning and a check half. EVAL_ARGS adds options to run.py, e.g.
+# EVAL_ARGS="--sets python --methods castls".
+EVAL_ARGS ?=
 eval: release
+	@.ci/deps --eval || echo "eval: .ci/deps --eval failed;" \
+		"projects whose packages are missing are left out" >&2
 	@tests/corpus/fetch build/corpus
 	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
 		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \
-		--json build/eval/results.json \
-		$(if $(wildcard $(EVAL_TS)),--ts-package $(EVAL_TS))
+		--ts-root build/corpus/npm/node_modules \
+		--json build/eval/results.json $(EVAL_ARGS)
 
 clean:
 	rm -rf build
