@@ -17,7 +17,7 @@
  * worker edits and parses its own copy, and the loop adopts the worker's
  * result; a TSParser never leaves the Chunker of the thread using it.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -315,10 +315,10 @@ static void tree_refresh(Server *s, Document *d)
 	}
 	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
 		ts_tree_edit(d->tree, &d->edits[i].edit);
-	ch = chunker_acquire(s);
+	ch = pools_chunker(&s->pools);
 	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
 			  (uint32_t)d->text.len, d->tree);
-	chunker_release(s, ch);
+	pools_chunker_return(&s->pools, ch);
 	if (d->tree)
 		ts_tree_delete(d->tree);
 	d->tree = t;
@@ -640,23 +640,23 @@ typedef struct {
 static void checkpoint_run(Job *j)
 {
 	CheckpointJob *c = (CheckpointJob *)j;
-	Root *r = j->s->roots[c->root];
-	Index *ix = root_acquire(j->s, r, &c->err);
+	Root *r = j->pools->roots[c->root];
+	Index *ix = pools_index(j->pools, r, &c->err);
 
 	if (!ix)
 		return;
 	c->err = index_checkpoint(ix);
-	root_release(r, ix);
+	pools_index_return(r, ix);
 }
 
 static void checkpoint_done(Job *j)
 {
 	CheckpointJob *c = (CheckpointJob *)j;
 
-	j->s->roots[c->root]->checkpointing = false;
+	j->pools->roots[c->root]->checkpointing = false;
 	if (c->err)
 		lsp_log(j->s, 1, "checkpoint of %s: %s",
-			j->s->roots[c->root]->path, castls_strerror(c->err));
+			j->pools->roots[c->root]->path, castls_strerror(c->err));
 }
 
 static void checkpoint_release(Job *j) { xfree(j); }
@@ -665,14 +665,14 @@ static void checkpoint_queue(Server *s, int root)
 {
 	CheckpointJob *c;
 
-	if (s->roots[root]->checkpointing || s->exiting)
+	if (s->pools.roots[root]->checkpointing || s->exiting)
 		return;
 	c = xcalloc(1, sizeof(*c));
 	c->root = root;
 	c->job.run = checkpoint_run;
 	c->job.done = checkpoint_done;
 	c->job.release = checkpoint_release;
-	s->roots[root]->checkpointing = true;
+	s->pools.roots[root]->checkpointing = true;
 	server_queue(s, &c->job);
 }
 
@@ -771,8 +771,8 @@ static void edit_to_disk(WriteJob *w)
 static void write_run(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
-	Server *s = j->s;
-	Root *r = s->roots[w->root];
+	Pools *p = j->pools;
+	Root *r = p->roots[w->root];
 	Chunking c;
 	Chunker *ch;
 	Index *ix;
@@ -799,7 +799,7 @@ static void write_run(Job *j)
 		if (w->tree)
 			edit_to_disk(w);
 	}
-	if (!(ix = root_acquire(s, r, &w->err)))
+	if (!(ix = pools_index(p, r, &w->err)))
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
@@ -807,21 +807,21 @@ static void write_run(Job *j)
 	 * leaves out such a file. */
 	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
 		w->err = index_file_remove(ix, w->rel);
-		root_release(r, ix);
+		pools_index_return(r, ix);
 		return;
 	}
 	write_carried(w, ix);
-	ch = chunker_acquire(s);
+	ch = pools_chunker(p);
 	if ((w->generation || w->tree) && !w->parsed &&
 	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
 	if (w->stopped) {
-		chunker_release(s, ch);
-		root_release(r, ix);
+		pools_chunker_return(p, ch);
+		pools_index_return(r, ix);
 		return;
 	}
 	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
-	chunker_release(s, ch);
+	pools_chunker_return(p, ch);
 	if (w->err == 0) {
 		write_chunking(w, ix, &c);
 	} else {
@@ -829,7 +829,7 @@ static void write_run(Job *j)
 		w->err = index_file_remove(ix, w->rel);
 	}
 	w->checkpoint = index_checkpoint_due(ix);
-	root_release(r, ix);
+	pools_index_return(r, ix);
 }
 
 /* On the loop: d keeps what w left in the index, to carry across the

@@ -1,6 +1,7 @@
 /*
  * lsp_int.h: shared between the files of lsp/ only. The loop thread owns
- * Server and every Document; worker threads get snapshots.
+ * the Server (server_int.h) and every Document; a worker thread gets its
+ * job's snapshot and what the job's Pools lend it, nothing else.
  */
 #ifndef CASTLS_LSP_INT_H
 #define CASTLS_LSP_INT_H
@@ -65,6 +66,38 @@ typedef struct {
 			 * scan's or a buffer's); 0 once a scan succeeds */
 } Root;
 
+/*
+ * What worker threads may use of the server, each part safe from any
+ * thread: the roots with their connection pools, a copy of the settings
+ * a new connection opens with, and the pooled chunkers. The loop owns the
+ * rest of Server; a worker gets this, its job's snapshot, and what it
+ * borrows here.
+ */
+typedef struct {
+	/* Roots are only appended, on the loop: roots[n] is set before
+	 * nroots counts it, and workers read nroots while a folder may be
+	 * added, hence atomic. */
+	Root *roots[MAX_ROOTS];
+	atomic_int nroots;
+	pthread_mutex_t mu;       /* guards the rest */
+	char *db_path;            /* the first root's database (--db, then
+				   * dbPath); NULL: the default */
+	uint32_t max_chunk_size;
+	uint64_t max_file_size;
+	char *exclude;
+	Chunker *chunkers[16];
+	int nchunkers;
+} Pools;
+
+/* Indexing progress: scan threads report into it, the loop sends it. */
+typedef struct {
+	uv_async_t async;         /* wakes the loop */
+	pthread_mutex_t mu;       /* guards the rest */
+	ScanStats stats;          /* the last report */
+	int root;                 /* of this root */
+	bool dirty;               /* not sent yet */
+} Progress;
+
 /* One contentChange as tree-sitter sees it, and the generation it made. */
 typedef struct {
 	TSInputEdit edit;
@@ -120,7 +153,8 @@ typedef struct Document {
 typedef struct Job Job;
 struct Job {
 	uv_work_t req;
-	Server *s;
+	Server *s;               /* the loop's: done() and release() only */
+	Pools *pools;            /* what run() may use besides the job */
 	void (*run)(Job *j);
 	void (*done)(Job *j);    /* optional */
 	void (*release)(Job *j); /* frees the job */
@@ -132,57 +166,6 @@ struct Job {
 	struct Job *next;        /* in Server.requests while in flight */
 };
 
-struct Server {
-	uv_loop_t *loop;
-	ServerOptions opt;
-	/* transport */
-	uv_stream_t *in_stream;  /* pipe or TTY; NULL when reading a file */
-	uv_fs_t in_req;
-	char in_buf[65536];
-	uv_stream_t *out_stream; /* pipe or TTY; NULL: blocking writes */
-	Framer *framer;
-	uv_signal_t sigpipe;
-	/* protocol state */
-	bool initialized, shutdown, exiting;
-	int exit_code;
-	PosEncoding encoding;
-	bool cap_work_progress, cap_configuration, cap_watch_dynamic;
-	int64_t next_request_id;
-	/* workspace */
-	/* Roots are only appended, on the loop: roots[n] is set before
-	 * nroots counts it, and workers read nroots while a folder may be
-	 * added, hence atomic. */
-	Root *roots[MAX_ROOTS];
-	atomic_int nroots;
-	Settings settings;
-	Document *docs;
-	Document *closed;        /* recently closed: disk text and tree */
-	Job *requests;           /* in flight, for $/cancelRequest */
-	int jobs_in_flight;
-	/* Requests that read the index wait for the buffers' writes in
-	 * flight, at most PARK_MS: they must see the text the client sent
-	 * before them. */
-	Job *parked, **parked_tail;
-	uint32_t doc_writes;     /* document index writes queued or running */
-	Job *writes, **writes_tail; /* queued behind the running one: one at
-				     * a time, in order, so a reopened file's
-				     * rows never lose to its disk refresh */
-	uv_timer_t park_timer;
-	volatile int cancel_scans; /* set on shutdown and exit */
-	/* indexing progress from scan threads */
-	uv_async_t progress_async;
-	pthread_mutex_t progress_mu;
-	ScanStats progress;
-	int progress_root;
-	bool progress_dirty;
-	char progress_token[48];
-	bool progress_begun;
-	/* chunkers for worker threads */
-	pthread_mutex_t pool_mu;
-	Chunker *chunkers[16];
-	int nchunkers;
-	uint32_t chunker_size;
-};
 
 /* transport.c */
 int transport_start(Server *s);
@@ -212,10 +195,23 @@ void server_queue(Server *s, Job *j);
 void server_queue_fresh(Server *s, Job *j);
 /* A document write finished (documents.c). */
 void server_doc_written(Server *s);
-Index *root_acquire(Server *s, Root *r, int *err);
-void root_release(Root *r, Index *ix);
-Chunker *chunker_acquire(Server *s);
-void chunker_release(Server *s, Chunker *ch);
+/* A connection to root r's database, from its pool or opened with the
+ * settings of p; NULL with *err set when none can be had. Safe from any
+ * thread; give it back with pools_index_return. */
+Index *pools_index(Pools *p, Root *r, int *err);
+void pools_index_return(Root *r, Index *ix);
+/* A chunker of the current maximum size; give it back with
+ * pools_chunker_return. Safe from any thread. */
+Chunker *pools_chunker(Pools *p);
+void pools_chunker_return(Pools *p, Chunker *ch);
+/* On the loop, after the settings change: what new connections and
+ * chunkers are made with. cli_db (--db) takes the place of dbPath. */
+void pools_configure(Pools *p, const Settings *st, const char *cli_db);
+/* Closes the idle connections, so new ones pick up changed settings. */
+void pools_flush(Pools *p);
+void pools_init(Pools *p);
+/* Frees what p holds; the roots are the server's to free. */
+void pools_close(Pools *p);
 /* The root holding path (a canonical path, see path_real) strictly
  * below it, the innermost when roots nest, with *rel (may be NULL) the
  * rest of path after it; -1 when no root holds it. */
@@ -296,8 +292,8 @@ typedef struct {
 	uint32_t budget;       /* tokens */
 	uint32_t limit;        /* items at most */
 } ContextArgs;
-cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a);
-cJSON *search_run(Server *s, const char *query, uint32_t budget,
+cJSON *context_run(Pools *p, const Snapshot *sn, const ContextArgs *a);
+cJSON *search_run(Pools *p, const char *query, uint32_t budget,
 		  uint32_t limit);
 
 /* render.c: the result of rank_context or rank_search as JSON; roots[i]

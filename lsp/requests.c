@@ -3,7 +3,7 @@
  * Anything that touches the database or chunks a document runs as a job
  * on a worker thread from a snapshot, so the loop stays responsive.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,10 +166,10 @@ static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 /* Chunks the snapshot; false (with the job's error set) on failure. */
 static bool chunk_snapshot(Job *j, const Snapshot *sn, Chunking *c)
 {
-	Chunker *ch = chunker_acquire(j->s);
+	Chunker *ch = pools_chunker(j->pools);
 	int err = chunker_run(ch, sn->lang, sn->text, sn->len, sn->tree, c);
 
-	chunker_release(j->s, ch);
+	pools_chunker_return(j->pools, ch);
 	if (err == 0)
 		return true;
 	j->err = RPC_REQUEST_FAILED;
@@ -357,7 +357,7 @@ void req_chunks(Server *s, const cJSON *id, const cJSON *params)
 static void context_job_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
-	cJSON *r = context_run(j->s, &dj->sn, &dj->args);
+	cJSON *r = context_run(j->pools, &dj->sn, &dj->args);
 
 	if (r)
 		cJSON_AddNumberToObject(r, "elapsedMs",
@@ -421,15 +421,15 @@ static QueryJob *queryjob_new(const cJSON *id, const char *query,
 static void workspace_symbol_run(Job *j)
 {
 	QueryJob *q = (QueryJob *)j;
-	Server *s = j->s;
+	Pools *p = j->pools;
 	cJSON *arr = cJSON_CreateArray();
 
-	for (int r = 0; r < s->nroots; r++) {
+	for (int r = 0; r < p->nroots; r++) {
 		IndexSpan *sp;
 		uint32_t n;
 		int err;
-		Index *ix = s->roots[r]->removed ? NULL
-						 : root_acquire(s, s->roots[r], &err);
+		Index *ix = p->roots[r]->removed ? NULL
+						 : pools_index(p, p->roots[r], &err);
 
 		if (!ix)
 			continue;
@@ -437,7 +437,7 @@ static void workspace_symbol_run(Job *j)
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON *loc = cJSON_AddObjectToObject(o, "location");
-				char *uri = uri_in_root(s->roots[r]->path,
+				char *uri = uri_in_root(p->roots[r]->path,
 							sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
@@ -458,7 +458,7 @@ static void workspace_symbol_run(Job *j)
 			}
 			index_spans_free(sp, n);
 		}
-		root_release(s->roots[r], ix);
+		pools_index_return(p->roots[r], ix);
 	}
 	j->result = arr;
 }
@@ -481,7 +481,7 @@ static void search_job_run(Job *j)
 {
 	QueryJob *q = (QueryJob *)j;
 
-	j->result = search_run(j->s, q->query, q->budget, q->limit);
+	j->result = search_run(j->pools, q->query, q->budget, q->limit);
 	cJSON_AddNumberToObject(j->result, "elapsedMs",
 				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
 					100);
@@ -508,7 +508,7 @@ void req_search(Server *s, const cJSON *id, const cJSON *params)
 
 static void status_run(Job *j)
 {
-	Server *s = j->s;
+	Pools *p = j->pools;
 	cJSON *res = j->result, *roots = cJSON_GetObjectItemCaseSensitive(res,
 									  "roots");
 	cJSON *rj;
@@ -518,7 +518,7 @@ static void status_run(Job *j)
 	cJSON_ArrayForEach(rj, roots) {
 		IndexStatus st;
 		int err;
-		Index *ix = root_acquire(s, s->roots[r], &err);
+		Index *ix = pools_index(p, p->roots[r], &err);
 
 		if (ix && index_counts(ix, &st) == 0) {
 			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
@@ -545,7 +545,7 @@ static void status_run(Job *j)
 								   : err));
 		}
 		if (ix)
-			root_release(s->roots[r], ix);
+			pools_index_return(p->roots[r], ix);
 		r++;
 	}
 	cJSON_AddNumberToObject(res, "files", (double)files);
@@ -561,16 +561,16 @@ cJSON *status_json(Server *s)
 	bool indexing = false;
 
 	roots = cJSON_AddArrayToObject(res, "roots");
-	for (int i = 0; i < s->nroots; i++) {
+	for (int i = 0; i < s->pools.nroots; i++) {
 		cJSON *r = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(r, "path", s->roots[i]->path);
-		cJSON_AddBoolToObject(r, "indexing", s->roots[i]->indexing);
-		if (s->roots[i]->error)
+		cJSON_AddStringToObject(r, "path", s->pools.roots[i]->path);
+		cJSON_AddBoolToObject(r, "indexing", s->pools.roots[i]->indexing);
+		if (s->pools.roots[i]->error)
 			cJSON_AddStringToObject(
 			    r, "indexError",
-			    castls_strerror(s->roots[i]->error));
-		indexing |= s->roots[i]->indexing;
+			    castls_strerror(s->pools.roots[i]->error));
+		indexing |= s->pools.roots[i]->indexing;
 		cJSON_AddItemToArray(roots, r);
 	}
 	for (Document *d = s->docs; d; d = d->next)
@@ -578,10 +578,10 @@ cJSON *status_json(Server *s)
 	cJSON_AddBoolToObject(res, "indexing", indexing);
 	cJSON_AddNumberToObject(res, "openDocuments", open);
 	if (indexing) {
-		pthread_mutex_lock(&s->progress_mu);
-		cJSON_AddNumberToObject(res, "filesDone", s->progress.done);
-		cJSON_AddNumberToObject(res, "filesSeen", s->progress.seen);
-		pthread_mutex_unlock(&s->progress_mu);
+		pthread_mutex_lock(&s->progress.mu);
+		cJSON_AddNumberToObject(res, "filesDone", s->progress.stats.done);
+		cJSON_AddNumberToObject(res, "filesSeen", s->progress.stats.seen);
+		pthread_mutex_unlock(&s->progress.mu);
 	}
 	return res;
 }

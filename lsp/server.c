@@ -2,7 +2,7 @@
  * server.c: JSON-RPC dispatch, the LSP lifecycle, workspace roots and
  * background indexing.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -112,18 +112,18 @@ static int add_root(Server *s, const char *path)
 	char real[PATH_MAX];
 	Root *r;
 
-	if (s->nroots == MAX_ROOTS || !realpath(path, real))
+	if (s->pools.nroots == MAX_ROOTS || !realpath(path, real))
 		return -1;
-	for (int i = 0; i < s->nroots; i++)
-		if (strcmp(s->roots[i]->path, real) == 0 && !s->roots[i]->removed)
+	for (int i = 0; i < s->pools.nroots; i++)
+		if (strcmp(s->pools.roots[i]->path, real) == 0 && !s->pools.roots[i]->removed)
 			return i;
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(real);
 	r->uri = path_to_uri(real);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_mutex_init(&r->open_mu, NULL);
-	s->roots[s->nroots] = r;
-	return s->nroots++;
+	s->pools.roots[s->pools.nroots] = r;
+	return s->pools.nroots++;
 }
 
 static void root_free(Root *r)
@@ -137,96 +137,17 @@ static void root_free(Root *r)
 	xfree(r);
 }
 
-/* Safe from any thread: the settings read here change only on the loop
- * while no connection is being opened (settings changes close the idle
- * connections first and open ones keep their options). */
-Index *root_acquire(Server *s, Root *r, int *err)
-{
-	IndexOptions io = {0};
-	Index *ix = NULL;
-	const char *db;
-	char *db_copy = NULL, *exclude;
-
-	pthread_mutex_lock(&r->mu);
-	if (r->nidle)
-		ix = r->idle[--r->nidle];
-	r->busy++;
-	pthread_mutex_unlock(&r->mu);
-	if (ix)
-		return ix;
-	/* Settings change on the loop under pool_mu: copy them, then open
-	 * (which may take a while: quick_check) without the lock. */
-	pthread_mutex_lock(&s->pool_mu);
-	io.root = r->path;
-	/* An explicit database (--db, dbPath) belongs to the first root
-	 * only; the others keep their own default files, or two roots would
-	 * share rows (and one's scan delete the other's). */
-	db = r != s->roots[0]	? NULL
-	     : s->opt.db_path	? s->opt.db_path
-				: s->settings.db_path;
-	io.db_path = db ? (db_copy = xstrdup(db)) : NULL;
-	io.max_chunk_size = s->settings.max_chunk_size;
-	io.max_file_size = s->settings.max_file_size;
-	io.exclude = exclude = s->settings.exclude ? xstrdup(s->settings.exclude)
-						   : NULL;
-	/* The first connection to a root checks the file once; later ones
-	 * trust it (quick_check reads the whole database). */
-	io.verify = !r->verified;
-	r->verified = true;
-	/* A database that cannot be written still answers requests; the
-	 * scans and buffer writes fail and say so in the log. */
-	io.reader = true;
-	pthread_mutex_unlock(&s->pool_mu);
-	pthread_mutex_lock(&r->open_mu);
-	*err = index_open(&io, &ix);
-	pthread_mutex_unlock(&r->open_mu);
-	xfree(db_copy);
-	xfree(exclude);
-	if (*err) {
-		pthread_mutex_lock(&r->mu);
-		r->busy--;
-		pthread_mutex_unlock(&r->mu);
-		return NULL;
-	}
-	return ix;
-}
-
-void root_release(Root *r, Index *ix)
-{
-	pthread_mutex_lock(&r->mu);
-	r->busy--;
-	if (r->nidle < (int)(sizeof(r->idle) / sizeof(*r->idle))) {
-		r->idle[r->nidle++] = ix;
-		ix = NULL;
-	}
-	pthread_mutex_unlock(&r->mu);
-	index_close(ix);
-}
-
-/* Closes idle connections so new ones pick up changed settings. */
-static void roots_flush(Server *s)
-{
-	for (int i = 0; i < s->nroots; i++) {
-		Root *r = s->roots[i];
-
-		pthread_mutex_lock(&r->mu);
-		while (r->nidle)
-			index_close(r->idle[--r->nidle]);
-		pthread_mutex_unlock(&r->mu);
-	}
-}
-
 int root_of_path(Server *s, const char *path, const char **rel)
 {
 	int best = -1;
 	size_t best_len = 0;
 
-	for (int i = 0; i < s->nroots; i++) {
-		const char *rp = s->roots[i]->path;
+	for (int i = 0; i < s->pools.nroots; i++) {
+		const char *rp = s->pools.roots[i]->path;
 		size_t n = strlen(rp);
 
 		/* Whole components, and below the root, not the root. */
-		if (s->roots[i]->removed || !castls_path_within(rp, path) ||
+		if (s->pools.roots[i]->removed || !castls_path_within(rp, path) ||
 		    strcmp(rp, path) == 0 || n < best_len)
 			continue;
 		best = i;
@@ -235,35 +156,6 @@ int root_of_path(Server *s, const char *path, const char **rel)
 	if (best >= 0 && rel)
 		*rel = path + best_len + (best_len > 1);
 	return best;
-}
-
-/* ---------------------------------------------------------------------- *
- * Chunkers for worker threads
- * ---------------------------------------------------------------------- */
-
-Chunker *chunker_acquire(Server *s)
-{
-	Chunker *ch = NULL;
-
-	pthread_mutex_lock(&s->pool_mu);
-	if (s->nchunkers)
-		ch = s->chunkers[--s->nchunkers];
-	pthread_mutex_unlock(&s->pool_mu);
-	return ch ? ch : chunker_new(s->chunker_size);
-}
-
-void chunker_release(Server *s, Chunker *ch)
-{
-	chunker_trim(ch); /* pooled chunkers keep no scratch heap */
-	pthread_mutex_lock(&s->pool_mu);
-	if (chunker_max_size(ch) == (s->chunker_size ? s->chunker_size
-						      : CHUNKER_DEFAULT_MAX_SIZE) &&
-	    s->nchunkers < (int)(sizeof(s->chunkers) / sizeof(*s->chunkers))) {
-		s->chunkers[s->nchunkers++] = ch;
-		ch = NULL;
-	}
-	pthread_mutex_unlock(&s->pool_mu);
-	chunker_delete(ch);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -310,6 +202,7 @@ static void job_after(uv_work_t *req, int status)
 void server_queue(Server *s, Job *j)
 {
 	j->s = s;
+	j->pools = &s->pools;
 	if (j->id) {
 		j->next = s->requests;
 		s->requests = j;
@@ -372,50 +265,46 @@ static void cancel_request(Server *s, const cJSON *params)
  * Indexing
  * ---------------------------------------------------------------------- */
 
+/* A scan of one root on a worker: it reports into progress and stops
+ * when *cancel is set, both the loop's, lent to it. */
 typedef struct {
 	Job job;
 	int root;
 	int err;
 	ScanStats stats;
+	Progress *progress;
+	const volatile int *cancel;
 } ScanJob;
-
-typedef struct {
-	Server *s;
-	int root;
-} ScanCtx;
 
 static void scan_progress(void *ctx, const ScanStats *st)
 {
-	ScanCtx *c = ctx;
-	Server *s = c->s;
+	ScanJob *sj = ctx;
+	Progress *p = sj->progress;
 
-	pthread_mutex_lock(&s->progress_mu);
-	s->progress = *st;
-	s->progress_root = c->root;
-	s->progress_dirty = true;
-	pthread_mutex_unlock(&s->progress_mu);
-	uv_async_send(&s->progress_async);
+	pthread_mutex_lock(&p->mu);
+	p->stats = *st;
+	p->root = sj->root;
+	p->dirty = true;
+	pthread_mutex_unlock(&p->mu);
+	uv_async_send(&p->async);
 }
 
 static void scan_run(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
-	Server *s = j->s;
-	Root *r = s->roots[sj->root];
-	ScanCtx ctx = {s, sj->root};
-	Index *ix = root_acquire(s, r, &sj->err);
+	Root *r = j->pools->roots[sj->root];
+	Index *ix = pools_index(j->pools, r, &sj->err);
 
 	if (!ix)
 		return;
-	sj->err = index_scan(ix, 0, scan_progress, &ctx, &s->cancel_scans,
-			     &sj->stats);
-	root_release(r, ix);
+	sj->err = index_scan(ix, 0, scan_progress, sj, sj->cancel, &sj->stats);
+	pools_index_return(r, ix);
 }
 
 static bool any_indexing(Server *s)
 {
-	for (int i = 0; i < s->nroots; i++)
-		if (s->roots[i]->indexing)
+	for (int i = 0; i < s->pools.nroots; i++)
+		if (s->pools.roots[i]->indexing)
 			return true;
 	return false;
 }
@@ -450,11 +339,11 @@ static void on_progress(uv_async_t *a)
 	char msg[128];
 	bool dirty;
 
-	pthread_mutex_lock(&s->progress_mu);
-	st = s->progress;
-	dirty = s->progress_dirty;
-	s->progress_dirty = false;
-	pthread_mutex_unlock(&s->progress_mu);
+	pthread_mutex_lock(&s->progress.mu);
+	st = s->progress.stats;
+	dirty = s->progress.dirty;
+	s->progress.dirty = false;
+	pthread_mutex_unlock(&s->progress.mu);
 	if (!dirty || !s->progress_begun)
 		return;
 	snprintf(msg, sizeof(msg), "%u/%u files", st.done, st.seen);
@@ -464,7 +353,7 @@ static void on_progress(uv_async_t *a)
 
 void root_failed(Server *s, int root, int err)
 {
-	Root *r = s->roots[root];
+	Root *r = s->pools.roots[root];
 	cJSON *p;
 	char msg[512];
 
@@ -486,7 +375,7 @@ static void scan_done(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
 	Server *s = j->s;
-	Root *r = s->roots[sj->root];
+	Root *r = s->pools.roots[sj->root];
 
 	r->indexing = false;
 	if (sj->err && sj->err != CASTLS_ECANCELED) {
@@ -528,7 +417,7 @@ static void scan_release(Job *j) { xfree(j); }
 void server_reindex(Server *s, int root)
 {
 	ScanJob *sj;
-	Root *r = s->roots[root];
+	Root *r = s->pools.roots[root];
 
 	if (r->removed || s->shutdown || s->exiting)
 		return;
@@ -549,6 +438,8 @@ void server_reindex(Server *s, int root)
 	}
 	sj = xcalloc(1, sizeof(*sj));
 	sj->root = root;
+	sj->progress = &s->progress;
+	sj->cancel = &s->cancel_scans;
 	sj->job.run = scan_run;
 	sj->job.done = scan_done;
 	sj->job.release = scan_release;
@@ -557,7 +448,7 @@ void server_reindex(Server *s, int root)
 
 static void reindex_all(Server *s)
 {
-	for (int i = 0; i < s->nroots; i++)
+	for (int i = 0; i < s->pools.nroots; i++)
 		server_reindex(s, i);
 }
 
@@ -647,13 +538,13 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 	s->cap_watch_dynamic = cJSON_IsTrue(
 		get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
 	settings_apply(s, get(params, "initializationOptions"));
-	s->chunker_size = s->settings.max_chunk_size;
+	pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	folders = get(params, "workspaceFolders");
 	cJSON_ArrayForEach(f, folders)
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
-	if (!s->nroots && cJSON_IsString(get(params, "rootUri")))
+	if (!s->pools.nroots && cJSON_IsString(get(params, "rootUri")))
 		add_folder_uri(s, get(params, "rootUri")->valuestring);
-	if (!s->nroots && cJSON_IsString(get(params, "rootPath")) &&
+	if (!s->pools.nroots && cJSON_IsString(get(params, "rootPath")) &&
 	    add_root(s, get(params, "rootPath")->valuestring) < 0)
 		lsp_log(s, 1, "rootPath is not a directory");
 	s->initialized = true;
@@ -716,13 +607,11 @@ static void apply_settings_change(Server *s, const cJSON *settings)
 {
 	bool changed;
 
-	pthread_mutex_lock(&s->pool_mu);
 	changed = settings_apply(s, settings);
-	s->chunker_size = s->settings.max_chunk_size;
-	pthread_mutex_unlock(&s->pool_mu);
+	pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	if (!changed)
 		return;
-	roots_flush(s);
+	pools_flush(&s->pools);
 	reindex_all(s);
 }
 
@@ -746,17 +635,17 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 	cJSON_ArrayForEach(f, get(params, "event.removed")) {
 		char *path = uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
-		for (int i = 0; path && i < s->nroots; i++)
-			if (strcmp(s->roots[i]->path, path) == 0)
-				s->roots[i]->removed = true;
+		for (int i = 0; path && i < s->pools.nroots; i++)
+			if (strcmp(s->pools.roots[i]->path, path) == 0)
+				s->pools.roots[i]->removed = true;
 		xfree(path);
 	}
 	cJSON_ArrayForEach(f, get(params, "event.added")) {
-		int before = s->nroots;
+		int before = s->pools.nroots;
 
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
-		if (s->nroots > before)
-			server_reindex(s, s->nroots - 1);
+		if (s->pools.nroots > before)
+			server_reindex(s, s->pools.nroots - 1);
 	}
 }
 
@@ -775,7 +664,7 @@ static void on_watched_files(Server *s, const cJSON *params)
 	}
 	/* An incremental scan reads only what changed (stamps), and it
 	 * applies ignore rules and deletions the same way a full one does. */
-	for (int i = 0; i < s->nroots; i++)
+	for (int i = 0; i < s->pools.nroots; i++)
 		if (hit[i])
 			server_reindex(s, i);
 }
@@ -1051,8 +940,9 @@ static Server *server_new(const ServerOptions *opt)
 	json_init();
 	s->opt = *opt;
 	settings_defaults(&s->settings);
-	pthread_mutex_init(&s->progress_mu, NULL);
-	pthread_mutex_init(&s->pool_mu, NULL);
+	pthread_mutex_init(&s->progress.mu, NULL);
+	pools_init(&s->pools);
+	pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	s->parked_tail = &s->parked;
 	s->writes_tail = &s->writes;
 	return s;
@@ -1076,14 +966,12 @@ static void server_delete(Server *s)
 		doc_free(d);
 	}
 	doc_closed_free(s);
-	for (int i = 0; i < s->nroots; i++)
-		root_free(s->roots[i]);
-	while (s->nchunkers)
-		chunker_delete(s->chunkers[--s->nchunkers]);
+	for (int i = 0; i < s->pools.nroots; i++)
+		root_free(s->pools.roots[i]);
+	pools_close(&s->pools);
 	framer_delete(s->framer);
 	settings_free(&s->settings);
-	pthread_mutex_destroy(&s->progress_mu);
-	pthread_mutex_destroy(&s->pool_mu);
+	pthread_mutex_destroy(&s->progress.mu);
 	xfree(s);
 }
 
@@ -1096,9 +984,9 @@ int server_run(const ServerOptions *opt)
 	signal(SIGPIPE, SIG_IGN);
 	uv_loop_init(&loop);
 	s->loop = &loop;
-	uv_async_init(&loop, &s->progress_async, on_progress);
-	s->progress_async.data = s;
-	uv_unref((uv_handle_t *)&s->progress_async);
+	uv_async_init(&loop, &s->progress.async, on_progress);
+	s->progress.async.data = s;
+	uv_unref((uv_handle_t *)&s->progress.async);
 	/* Unreferenced: parked jobs wait on writes, which keep the loop. */
 	uv_timer_init(&loop, &s->park_timer);
 	s->park_timer.data = s;

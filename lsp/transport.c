@@ -5,7 +5,7 @@
  * is out before a client that kills us right after `exit` does so), and
  * queued on the loop otherwise.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
