@@ -301,7 +301,7 @@ static void scan_run(Job *j)
 	pools_index_return(r, ix);
 }
 
-static bool any_indexing(Server *s)
+bool server_indexing(Server *s)
 {
 	for (int i = 0; i < s->pools.nroots; i++)
 		if (s->pools.roots[i]->indexing)
@@ -406,7 +406,7 @@ static void scan_done(Job *j)
 		server_reindex(s, sj->root);
 		return;
 	}
-	if (!any_indexing(s) && s->progress_begun) {
+	if (!server_indexing(s) && s->progress_begun) {
 		progress_send(s, "end", "done", -1);
 		s->progress_begun = false;
 	}
