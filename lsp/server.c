@@ -440,7 +440,8 @@ void root_failed(Server *s, int root, int err)
 {
 	Root *r = s->pools.roots[root];
 	cJSON *p;
-	char msg[512];
+	char msg[1024];
+	Buf db = {0};
 
 	if (r->error == err || s->exiting)
 		return;
@@ -448,8 +449,16 @@ void root_failed(Server *s, int root, int err)
 	/* A log line scrolls away; a full disk or a read-only cache
 	 * leaves the index stale until the user acts, so say it where
 	 * they look. */
-	snprintf(msg, sizeof(msg), "castls: cannot write the index of %s: %s",
-		 r->path, castls_strerror(err));
+	if (root == 0 && s->pools.db_path)
+		buf_puts(&db, s->pools.db_path);
+	else
+		index_default_db_path(r->path, &db);
+	snprintf(msg, sizeof(msg),
+		 "castls: cannot write the index of %s (%s): %s; context "
+		 "comes from what it holds. The dbPath setting (or castls "
+		 "serve --db) names another file",
+		 r->path, db.data, castls_strerror(err));
+	buf_free(&db);
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "type", 1); /* Error */
 	cJSON_AddStringToObject(p, "message", msg);
