@@ -35,5 +35,7 @@ int cli_open_index(const Opts *o, const char *root, Index **ix, bool scan);
 
 /* context.c: castls context FILE:LINE[:COL]. */
 int cli_context(int argc, char **argv);
+/* mcp.c: castls mcp [ROOT...], the MCP server. */
+int cli_mcp(int argc, char **argv);
 
 #endif

@@ -23,7 +23,9 @@
 	"       castls search [ROOT] QUERY [--limit N] [--format json|text]\n" \
 	"       castls status [ROOT] [--db PATH] [--format json|text]\n"     \
 	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
-	"                      [--limit N] [--format json|text]\n"
+	"                      [--limit N] [--format json|text|prompt] [--stdin]\n" \
+	"       castls mcp [ROOT...] [--db PATH] [--budget TOKENS] [--quiet]\n" \
+	"                  [--max-file-size BYTES] [--exclude PATTERN]\n"
 
 int cli_usage_error(const char *what)
 {
@@ -525,6 +527,7 @@ static const struct {
 } commands[] = {
 	{"serve", cmd_serve},
 	{"context", cli_context},
+	{"mcp", cli_mcp},
 	{"chunk", cmd_chunk},
 	{"spans", cmd_spans},
 	{"index", cmd_index},
