@@ -580,9 +580,13 @@ static void on_roots(McpServer *s, const cJSON *msg)
 
 	s->roots_request = 0;
 	if (!cJSON_IsArray(list)) {
+		/* The first time, the command line's roots; later, the
+		 * roots as they are. */
 		mcp__log(s, 0, "roots/list failed; serving %s",
-			s->ninitial ? s->initial[0] : "nothing");
-		roots_set(s, NULL, 0);
+			 s->roots_pending ? "the command line's roots"
+					  : "the roots as they were");
+		if (s->roots_pending)
+			roots_set(s, NULL, 0);
 		return;
 	}
 	cJSON_ArrayForEach(e, list) {
@@ -709,6 +713,15 @@ static void park(McpServer *s, Call *c, uint64_t deadline)
 		uv_timer_again(&s->wait_timer);
 }
 
+static int active_roots(McpServer *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nroots; i++)
+		n += !atomic_load(&s->roots[i]->removed);
+	return n;
+}
+
 /* Runs c now, or parks it until what it needs is there. */
 static void call_admit(McpServer *s, Call *c)
 {
@@ -716,6 +729,14 @@ static void call_admit(McpServer *s, Call *c)
 
 	if (s->roots_pending) {
 		park(s, c, UINT64_MAX); /* roots_timer bounds the wait */
+		return;
+	}
+	if (!active_roots(s)) {
+		mcp__tool_error(&c->tc, "castls has no workspace root: start "
+					"castls mcp with ROOT arguments or inside "
+					"a git repository, or list roots in the "
+					"client");
+		call_finish(s, c);
 		return;
 	}
 	if (!c->tool->uses_index) {
@@ -744,6 +765,8 @@ static void send_progress(McpServer *s)
 {
 	uint32_t done, seen;
 
+	if (!any_indexing(s))
+		return; /* waiting for roots: nothing to count yet */
 	scan_totals(s, &done, &seen);
 	for (Call *c = s->waiting; c; c = c->next) {
 		cJSON *p;
@@ -841,14 +864,14 @@ static void on_initialize(McpServer *s, Batch *b, const cJSON *id,
 	const cJSON *caps = get(p, "capabilities");
 	cJSON *res, *o;
 
-	if (s->initialized) {
-		reply_error(s, b, id, JSONRPC_INVALID_REQUEST,
-			    "initialize was already sent");
-		return;
-	}
 	if (b) {
 		reply_error(s, b, id, JSONRPC_INVALID_REQUEST,
 			    "initialize must not be part of a batch");
+		return;
+	}
+	if (s->initialized) {
+		reply_error(s, b, id, JSONRPC_INVALID_REQUEST,
+			    "initialize was already sent");
 		return;
 	}
 	if (!cJSON_IsString(v)) {
@@ -1204,11 +1227,24 @@ static int initial_roots(McpServer *s)
 	}
 	if (!s->ninitial) {
 		char *git = mcp__path_git_root(".");
+		const char *home = getenv("HOME");
+		char real_home[PATH_MAX];
 
 		if (!git) {
 			fprintf(stderr, "castls: mcp: the working directory "
 					"does not resolve\n");
 			return 2;
+		}
+		/* Outside a repository, the working directory, unless it is
+		 * / or the home directory (where some clients start their
+		 * servers): indexing those would read the whole disk. */
+		if (strcmp(git, "/") == 0 ||
+		    (home && realpath(home, real_home) &&
+		     strcmp(git, real_home) == 0)) {
+			mcp__log(s, 1, "no root: %s is no workspace; waiting "
+				       "for the client's roots", git);
+			xfree(git);
+			return 0;
 		}
 		s->initial[s->ninitial++] = git;
 	}

@@ -415,13 +415,13 @@ static bool context_buffer(ToolCall *c, const ResolvedPath *rp,
 	long end;
 
 	memset(b, 0, sizeof(*b));
-	if (!line && !code) {
-		mcp__tool_error(c, "give line (1-based) or code to say where in %s",
-			   path);
-		return false;
-	}
 	if (column && !line) {
 		mcp__tool_error(c, "column needs line");
+		return false;
+	}
+	if (!line && !code) {
+		mcp__tool_error(c, "give line (1-based) or code to say where "
+				   "in %s", path);
 		return false;
 	}
 	if (!read_text(c, rp, path, code != NULL, &disk, &len))
@@ -1079,7 +1079,12 @@ static void outline_run(ToolCall *c)
 		goto out;
 	lang = lang_detect(rp.real, text, len);
 	chunker = mcp__server_chunker_acquire(c->s);
-	err = chunker_spans(chunker, lang, text, (uint32_t)len, NULL, &ch);
+	/* chunker_spans finds no Markdown sections (they come from the
+	 * chunking, not a grammar): Markdown is chunked whole. */
+	err = lang == LANG_MARKDOWN
+		      ? chunker_run(chunker, lang, text, (uint32_t)len, NULL, &ch)
+		      : chunker_spans(chunker, lang, text, (uint32_t)len, NULL,
+				      &ch);
 	mcp__server_chunker_release(c->s, chunker);
 	if (err) {
 		mcp__tool_error(c, "no outline for %s: %s (castls reads Python, "
