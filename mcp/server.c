@@ -1025,10 +1025,14 @@ static const struct {
  * Dispatch
  * ---------------------------------------------------------------------- */
 
+/* A string, or a number that is a whole one a double holds exactly. */
 static bool valid_id(const cJSON *id)
 {
+	double v = cJSON_IsNumber(id) ? id->valuedouble : 0.5;
+
 	return cJSON_IsString(id) ||
-	       (cJSON_IsNumber(id) && id->valuedouble == (double)(int64_t)id->valuedouble);
+	       (v > -9007199254740992.0 && v < 9007199254740992.0 &&
+		v == (double)(int64_t)v);
 }
 
 /* A reply from the client to one of our requests. */
@@ -1037,7 +1041,7 @@ static void on_response(McpServer *s, const cJSON *msg)
 	const cJSON *id = get(msg, "id");
 
 	if (s->roots_request && cJSON_IsNumber(id) &&
-	    (int64_t)id->valuedouble == s->roots_request)
+	    id->valuedouble == (double)s->roots_request)
 		on_roots(s, msg);
 }
 

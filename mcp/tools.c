@@ -75,10 +75,12 @@ static const char context_in[] =
 	"\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
 	"\"description\":\"The file, relative to the workspace root or "
 	"absolute.\"},"
-	"\"line\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"1-based "
+	"\"line\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000000,"
+	"\"description\":\"1-based "
 	"line of the cursor; without column, the cursor is at the end of "
 	"the line.\"},"
-	"\"column\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+	"\"column\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000000,"
+	"\"description\":"
 	"\"1-based column, in characters.\"},"
 	"\"code\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000000,"
 	"\"description\":\"Instead of line (or with it): code you are reading "
@@ -195,7 +197,11 @@ static uint32_t arg_u32(const ToolCall *c, const char *name, uint32_t dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->args, name);
 
-	return cJSON_IsNumber(v) ? (uint32_t)v->valuedouble : dflt;
+	if (!cJSON_IsNumber(v))
+		return dflt;
+	return v->valuedouble <= 0 ? 0
+	       : v->valuedouble >= UINT32_MAX ? UINT32_MAX
+					       : (uint32_t)v->valuedouble;
 }
 
 static uint32_t budget_of(const ToolCall *c)
