@@ -258,7 +258,7 @@ void mcp__workspace_borrow(McpServer *s, Workspace *w)
 	memset(w, 0, sizeof(*w));
 	for (int i = 0; i < n; i++) {
 		McpRoot *r = s->roots[i];
-		int err;
+		int err = 0;
 
 		if (atomic_load(&r->removed))
 			continue;
