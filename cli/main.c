@@ -25,7 +25,8 @@
 	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
 	"                      [--limit N] [--format json|text|prompt] [--stdin]\n" \
 	"       castls mcp [ROOT...] [--db PATH] [--budget TOKENS] [--quiet]\n" \
-	"                  [--max-file-size BYTES] [--exclude PATTERN]\n"
+	"                  [--max-size N] [--max-file-size BYTES]\n" \
+	"                  [--exclude PATTERN]\n"
 
 int cli_usage_error(const char *what)
 {
