@@ -37,6 +37,11 @@ enum {
 #define MCP_RESCAN_MS 1000       /* a call rescans (stamps only) roots
 				  * whose last scan ended this long ago */
 #define MCP_REFRESH_WAIT_MS 500  /* and waits this long for that scan */
+#define MCP_CONTEXT_RESCAN_MS 5000 /* context, which reads its own file,
+				    * rescans this seldom, without waiting */
+#define MCP_TREES 8              /* parse trees kept of files asked about */
+#define MCP_PARSE_MAX (4u << 20) /* larger texts are not parsed here (rank/
+				  * draws the same line) */
 #define MCP_TICK_MS 100          /* progress of waiting calls */
 
 /* ---------------------------------------------------------------------- *
@@ -125,8 +130,11 @@ typedef struct {
 	const char *name, *title, *description;
 	const char *input_schema, *output_schema; /* JSON text */
 	void (*run)(ToolCall *c);
-	bool uses_index; /* waits for the roots' scans (else only for the
-			  * roots themselves) */
+	bool uses_index; /* answers from the index: waits for a first scan
+			  * (with a progress token) and starts rescans */
+	bool fresh;      /* answers from the index alone: also waits for
+			  * the rescan of files changed since the last one
+			  * (context reads its own file from disk) */
 } Tool;
 
 typedef struct Batch Batch;
@@ -166,10 +174,20 @@ struct McpServer {
 	/* scan progress, from scan threads */
 	uv_async_t progress_async;
 	pthread_mutex_t progress_mu;
-	/* chunkers for worker threads, under pool_mu */
+	/* chunkers for worker threads, and the trees of the last files
+	 * context was asked about, under pool_mu */
 	pthread_mutex_t pool_mu;
 	Chunker *chunkers[16];
 	int nchunkers;
+	struct {
+		char *path;      /* canonical; NULL: a free slot */
+		uint64_t hash;   /* castls_hash of the text parsed */
+		uint32_t len;
+		Lang lang;
+		TSTree *tree;
+		uint64_t used;   /* for the least recently used */
+	} trees[MCP_TREES];
+	uint64_t tree_clock;
 };
 
 /* transport.c */
@@ -192,6 +210,13 @@ void mcp__workspace_borrow(McpServer *s, Workspace *w);
 void mcp__workspace_return(McpServer *s, Workspace *w);
 Chunker *mcp__server_chunker_acquire(McpServer *s);
 void mcp__server_chunker_release(McpServer *s, Chunker *ch);
+/* A parse of text, the file at path in lang, from the trees kept (a
+ * copy, the caller's to ts_tree_delete) or by ch (then kept too); NULL
+ * for a language without a grammar or a text over MCP_PARSE_MAX. As the language server keeps its
+ * open documents' trees, so that asking about one file again does not
+ * parse it again. */
+TSTree *mcp__server_tree(McpServer *s, Chunker *ch, const char *path,
+			 Lang lang, const char *text, uint32_t len);
 /* Logs a line on stderr ("castls: mcp: ..."); level 0 errors always,
  * 1 notes unless quiet. Any thread. */
 void mcp__log(McpServer *s, int level, const char *fmt, ...)

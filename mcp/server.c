@@ -8,8 +8,8 @@
  * A call may wait before it runs: for the client's roots, for a first
  * scan (when it carries a progress token, with progress notifications;
  * without one it answers at once and says the index is incomplete), or
- * briefly for a rescan that brings the index up to date with files the
- * agent may have just edited.
+ * briefly (definition, search) for a rescan that brings the index up to
+ * date with files the agent may have just edited.
  */
 #include "mcp_int.h"
 
@@ -315,6 +315,45 @@ void mcp__server_chunker_release(McpServer *s, Chunker *ch)
 	chunker_delete(ch);
 }
 
+TSTree *mcp__server_tree(McpServer *s, Chunker *ch, const char *path,
+			 Lang lang, const char *text, uint32_t len)
+{
+	uint64_t hash;
+	TSTree *tree = NULL, *old = NULL;
+	int slot = 0;
+
+	if (len > MCP_PARSE_MAX || !chunker_language(lang))
+		return NULL;
+	hash = castls_hash(text, len, 0);
+	pthread_mutex_lock(&s->pool_mu);
+	for (int i = 0; i < MCP_TREES && !tree; i++)
+		if (s->trees[i].path && s->trees[i].hash == hash &&
+		    s->trees[i].len == len && s->trees[i].lang == lang &&
+		    strcmp(s->trees[i].path, path) == 0) {
+			s->trees[i].used = ++s->tree_clock;
+			tree = ts_tree_copy(s->trees[i].tree);
+		}
+	pthread_mutex_unlock(&s->pool_mu);
+	if (tree || !(tree = chunker_parse(ch, lang, text, len, NULL)))
+		return tree;
+	pthread_mutex_lock(&s->pool_mu);
+	for (int i = 1; i < MCP_TREES; i++)
+		if (s->trees[i].used < s->trees[slot].used)
+			slot = i;
+	old = s->trees[slot].tree;
+	xfree(s->trees[slot].path);
+	s->trees[slot].path = xstrdup(path);
+	s->trees[slot].hash = hash;
+	s->trees[slot].len = len;
+	s->trees[slot].lang = lang;
+	s->trees[slot].tree = ts_tree_copy(tree);
+	s->trees[slot].used = ++s->tree_clock;
+	pthread_mutex_unlock(&s->pool_mu);
+	if (old)
+		ts_tree_delete(old);
+	return tree;
+}
+
 /* ---------------------------------------------------------------------- *
  * Work on the thread pool
  * ---------------------------------------------------------------------- */
@@ -453,9 +492,9 @@ static void scan_start(McpServer *s, McpRoot *r)
 	work_queue(s, &sc->work);
 }
 
-/* Rescans the roots whose last scan ended MCP_RESCAN_MS ago or more;
- * true when a scan runs on some root now. */
-static bool refresh(McpServer *s)
+/* Rescans the roots whose last scan ended `after` ms ago or more; true
+ * when a scan runs on some root now. */
+static bool refresh(McpServer *s, uint64_t after)
 {
 	uint64_t now = uv_now(s->loop);
 	bool busy = false;
@@ -465,7 +504,7 @@ static bool refresh(McpServer *s)
 
 		if (atomic_load(&r->removed))
 			continue;
-		if (!r->indexing && now - r->scan_ended >= MCP_RESCAN_MS)
+		if (!r->indexing && now - r->scan_ended >= after)
 			scan_start(s, r);
 		busy |= r->indexing;
 	}
@@ -751,9 +790,13 @@ static void call_admit(McpServer *s, Call *c)
 		return;
 	}
 	/* Files may have changed since the last scan (an agent edits
-	 * them): a rescan reads only what did, and the call waits briefly
-	 * for it. */
-	if (refresh(s))
+	 * them): a rescan reads only what did. A call that answers from
+	 * the index alone waits briefly for it. Context reads its own file
+	 * from disk: it rescans less often, and does not wait (a walk of
+	 * a large tree would cost it more than the ranking). */
+	if (refresh(s, c->tool->fresh ? MCP_RESCAN_MS
+				       : MCP_CONTEXT_RESCAN_MS) &&
+	    c->tool->fresh)
 		park(s, c, now + MCP_REFRESH_WAIT_MS);
 	else
 		call_start(s, c);
@@ -1263,6 +1306,11 @@ static void server_free(McpServer *s)
 		xfree(s->initial[i]);
 	while (s->nchunkers)
 		chunker_delete(s->chunkers[--s->nchunkers]);
+	for (int i = 0; i < MCP_TREES; i++) {
+		xfree(s->trees[i].path);
+		if (s->trees[i].tree)
+			ts_tree_delete(s->trees[i].tree);
+	}
 	mcp__line_reader_close(&s->lines);
 	pthread_mutex_destroy(&s->progress_mu);
 	pthread_mutex_destroy(&s->pool_mu);

@@ -544,6 +544,7 @@ static void context_run(ToolCall *c)
 	RankCursor q = {0};
 	RankResult res = {0};
 	McpNames names;
+	TSTree *tree;
 	char why[512];
 	Buf about = {0};
 
@@ -563,10 +564,14 @@ static void context_run(ToolCall *c)
 	q.lang = lang_detect(rp.real, b.text, b.len);
 	q.text = b.text;
 	q.len = (uint32_t)b.len;
+	q.tree = tree = mcp__server_tree(c->s, q.chunker, rp.real, q.lang,
+					 b.text, q.len);
 	q.cursor = b.cursor;
 	q.budget = budget_of(c);
 	q.limit = arg_u32(c, "limit", 0);
 	rank_context(&q, &res);
+	if (tree)
+		ts_tree_delete(tree);
 	mcp__server_chunker_release(c->s, q.chunker);
 	names.roots = (const char *const *)w.prefix;
 	names.buffer = shown_path(&w, &rp);
@@ -1069,6 +1074,7 @@ static void outline_run(ToolCall *c)
 	ResolvedPath rp;
 	Chunking ch;
 	Chunker *chunker;
+	TSTree *tree;
 	cJSON *syms;
 	char why[512], *text = NULL;
 	uint32_t shown = 0, *depth = NULL;
@@ -1085,12 +1091,16 @@ static void outline_run(ToolCall *c)
 		goto out;
 	lang = lang_detect(rp.real, text, len);
 	chunker = mcp__server_chunker_acquire(c->s);
+	tree = mcp__server_tree(c->s, chunker, rp.real, lang, text,
+				(uint32_t)len);
 	/* chunker_spans finds no Markdown sections (they come from the
 	 * chunking, not a grammar): Markdown is chunked whole. */
 	err = lang == LANG_MARKDOWN
 		      ? chunker_run(chunker, lang, text, (uint32_t)len, NULL, &ch)
-		      : chunker_spans(chunker, lang, text, (uint32_t)len, NULL,
+		      : chunker_spans(chunker, lang, text, (uint32_t)len, tree,
 				      &ch);
+	if (tree)
+		ts_tree_delete(tree);
 	mcp__server_chunker_release(c->s, chunker);
 	if (err) {
 		mcp__tool_error(c, "no outline for %s: %s (castls reads Python, "
@@ -1166,22 +1176,23 @@ static const Tool tools[] = {
 	 "written, similar code, each with why it ranked. Use it before "
 	 "editing or writing code at a known spot (a file and line, or the "
 	 "code you are about to write) instead of searching for each name.",
-	 context_in, context_out, context_run, true},
+	 context_in, context_out, context_run, true, false},
 	{"search", "Search code",
 	 "Ranked code chunks for free text or identifiers across the "
 	 "workspace, with their enclosing definitions. Use it to find where "
 	 "something is done when you do not know the file.",
-	 search_in, search_out, search_run, true},
+	 search_in, search_out, search_run, true, true},
 	{"definition", "Find a definition",
 	 "Where a symbol is defined: its definitions with their code and the "
 	 "headers of the classes around them. Use it when you know the name "
 	 "(grand_total, Cart.grand_total), instead of grep.",
-	 definition_in, definition_out, definition_run, true},
+	 definition_in, definition_out, definition_run, true,
+	 true},
 	{"outline", "Outline a file",
 	 "The definitions in one file as a tree (classes, functions, methods, "
 	 "sections) with line ranges and signatures. Use it to see a file's "
 	 "shape before reading parts of it.",
-	 outline_in, outline_out, outline_run, false},
+	 outline_in, outline_out, outline_run, false, false},
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(*tools))
