@@ -16,10 +16,7 @@ void mcp__line_reader_init(LineReader *r, size_t max, LineFn fn, void *ctx)
 	r->ctx = ctx;
 }
 
-void mcp__line_reader_close(LineReader *r)
-{
-	buf_free(&r->buf);
-}
+void mcp__line_reader_close(LineReader *r) { buf_free(&r->buf); }
 
 static bool blank(const char *p, size_t n)
 {

@@ -19,21 +19,21 @@
 #define MCP_MAX_BUDGET 200000
 
 typedef struct {
-	int in_fd, out_fd;        /* normally 0 and 1 */
+	int in_fd, out_fd;	  /* normally 0 and 1 */
 	const char *const *roots; /* workspace roots (borrowed; need not be
 				   * canonical); none: the git root of the
 				   * working directory, else the directory
 				   * itself. Roots the client lists
 				   * (roots/list) replace them. */
 	uint32_t nroots;
-	const char *db_path;      /* the database of the first root given;
-				   * NULL: the default per-root path */
-	uint32_t max_chunk_size;  /* 0: CHUNKER_DEFAULT_MAX_SIZE */
-	uint64_t max_file_size;   /* 0: INDEX_DEFAULT_MAX_FILE */
-	const char *exclude;      /* ignore patterns, one per line; NULL */
-	uint32_t budget;          /* tokens when a call names none; 0:
-				   * MCP_DEFAULT_BUDGET */
-	bool quiet;               /* nothing on stderr but errors */
+	const char *db_path;	 /* the database of the first root given;
+				  * NULL: the default per-root path */
+	uint32_t max_chunk_size; /* 0: CHUNKER_DEFAULT_MAX_SIZE */
+	uint64_t max_file_size;	 /* 0: INDEX_DEFAULT_MAX_FILE */
+	const char *exclude;	 /* ignore patterns, one per line; NULL */
+	uint32_t budget;	 /* tokens when a call names none; 0:
+				  * MCP_DEFAULT_BUDGET */
+	bool quiet;		 /* nothing on stderr but errors */
 } McpOptions;
 
 /*
@@ -52,7 +52,7 @@ int mcp_run(const McpOptions *opt);
 typedef struct {
 	const char *const *roots; /* prefix of root i's paths ("" for none,
 				   * else ending in '/'); borrowed */
-	const char *buffer;       /* the name of the buffer's own items */
+	const char *buffer;	  /* the name of the buffer's own items */
 } McpNames;
 
 /*

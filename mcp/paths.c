@@ -27,7 +27,7 @@ bool mcp__path_within(const char *path, const char *dir)
 }
 
 static void say(char *why, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void say(char *why, size_t cap, const char *fmt, ...)
 {
@@ -63,7 +63,8 @@ static char *uri_or_path(const char *path)
 	for (; *p; p++) {
 		int hi, lo;
 
-		if (*p == '%' && (hi = hex(p[1])) >= 0 && (lo = hex(p[2])) >= 0) {
+		if (*p == '%' && (hi = hex(p[1])) >= 0 &&
+		    (lo = hex(p[2])) >= 0) {
 			char c = (char)(hi * 16 + lo);
 
 			if (c == '\0')
@@ -144,8 +145,8 @@ static int root_holding(const Workspace *w, const char *real)
 	return best;
 }
 
-static int resolve_one(const Workspace *w, const char *path,
-		       ResolvedPath *out, char *why, size_t cap)
+static int resolve_one(const Workspace *w, const char *path, ResolvedPath *out,
+		       char *why, size_t cap)
 {
 	struct stat st;
 	size_t n;
@@ -153,8 +154,8 @@ static int resolve_one(const Workspace *w, const char *path,
 
 	out->real = canonical(path, &out->exists);
 	if (!out->real || (r = root_holding(w, out->real)) < 0) {
-		say(why, cap, "%s is outside the workspace root%s (%s%s)",
-		    path, w->n > 1 ? "s" : "", w->n ? w->rank[0].path : "none",
+		say(why, cap, "%s is outside the workspace root%s (%s%s)", path,
+		    w->n > 1 ? "s" : "", w->n ? w->rank[0].path : "none",
 		    w->n > 1 ? ", ..." : "");
 		return CASTLS_EACCES;
 	}
@@ -172,7 +173,7 @@ static int resolve_one(const Workspace *w, const char *path,
 }
 
 int mcp__path_resolve(const Workspace *w, const char *path, ResolvedPath *out,
-		 char *why, size_t cap)
+		      char *why, size_t cap)
 {
 	char *p = uri_or_path(path);
 	int err = 0;
@@ -180,8 +181,10 @@ int mcp__path_resolve(const Workspace *w, const char *path, ResolvedPath *out,
 	memset(out, 0, sizeof(*out));
 	out->root = -1;
 	if (!p || !*p || strlen(p) >= PATH_MAX) {
-		say(why, cap, "path must be a file path (or a file:// URI), "
-			      "got \"%.200s\"", path);
+		say(why, cap,
+		    "path must be a file path (or a file:// URI), "
+		    "got \"%.200s\"",
+		    path);
 		xfree(p);
 		return CASTLS_EINVAL;
 	}

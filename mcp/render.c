@@ -51,10 +51,7 @@ void mcp_prompt_fence(const char *text, char fence[16])
 }
 
 /* The leading blanks of text's first line. */
-static size_t indent_of(const char *text)
-{
-	return strspn(text, " \t");
-}
+static size_t indent_of(const char *text) { return strspn(text, " \t"); }
 
 static uint32_t line_count(const char *s)
 {
@@ -72,12 +69,11 @@ static void parent_headers(Buf *b, const RankItem *it)
 {
 	for (uint32_t i = 0; i < it->nparents; i++) {
 		const RankParent *p = &it->parents[i];
-		const char *next = i + 1 < it->nparents
-					   ? it->parents[i + 1].header
-					   : it->text;
+		const char *next =
+		    i + 1 < it->nparents ? it->parents[i + 1].header : it->text;
 		uint32_t next_start = i + 1 < it->nparents
-					      ? it->parents[i + 1].lines.start
-					      : it->lines.start;
+					  ? it->parents[i + 1].lines.start
+					  : it->lines.start;
 		size_t hl = strlen(p->header);
 
 		/* The item shows this header itself. */
@@ -94,8 +90,8 @@ static void parent_headers(Buf *b, const RankItem *it)
 }
 
 void mcp__render_block(Buf *b, const char *label, LineRange lines,
-		  const char *title, const char *lang, const char *note,
-		  const char *headers, const char *text)
+		       const char *title, const char *lang, const char *note,
+		       const char *headers, const char *text)
 {
 	char fence[16];
 	Buf all = {0};
@@ -144,8 +140,8 @@ static void item_block(Buf *b, const RankItem *it, const McpNames *names)
 			   why.len ? "; " : "", RANK_ITEM_LINES);
 	parent_headers(&headers, it);
 	mcp__render_block(b, path.data ? path.data : "", it->lines, it->symbol,
-		     lang_name(it->lang), why.data, headers.data,
-		     it->text ? it->text : "");
+			  lang_name(it->lang), why.data, headers.data,
+			  it->text ? it->text : "");
 	buf_free(&path);
 	buf_free(&why);
 	buf_free(&headers);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static bool fail(char *why, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static bool fail(char *why, size_t cap, const char *fmt, ...)
 {
@@ -43,7 +43,7 @@ static const char *type_of(const cJSON *v)
 		return "string";
 	if (cJSON_IsNumber(v))
 		return v->valuedouble == floor(v->valuedouble) ? "integer"
-							      : "number";
+							       : "number";
 	if (cJSON_IsBool(v))
 		return "boolean";
 	if (cJSON_IsObject(v))
@@ -82,8 +82,8 @@ static double num(const cJSON *schema, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-static bool check_string(const cJSON *schema, const cJSON *v,
-			 const char *where, char *why, size_t cap)
+static bool check_string(const cJSON *schema, const cJSON *v, const char *where,
+			 char *why, size_t cap)
 {
 	const cJSON *e, *en = cJSON_GetObjectItemCaseSensitive(schema, "enum");
 	size_t n = chars(v->valuestring);
@@ -97,15 +97,17 @@ static bool check_string(const cJSON *schema, const cJSON *v,
 			    where, n, hi);
 	if (!en)
 		return true;
-	cJSON_ArrayForEach(e, en)
-		if (cJSON_IsString(e) && strcmp(e->valuestring, v->valuestring) == 0)
-			return true;
-	return fail(why, cap, "%s is \"%.60s\"; it must be one of the values "
-			      "its schema lists", where, v->valuestring);
+	cJSON_ArrayForEach(e, en) if (cJSON_IsString(e) &&
+				      strcmp(e->valuestring, v->valuestring) ==
+					  0) return true;
+	return fail(why, cap,
+		    "%s is \"%.60s\"; it must be one of the values "
+		    "its schema lists",
+		    where, v->valuestring);
 }
 
-static bool check_number(const cJSON *schema, const cJSON *v,
-			 const char *where, char *why, size_t cap)
+static bool check_number(const cJSON *schema, const cJSON *v, const char *where,
+			 char *why, size_t cap)
 {
 	double lo = num(schema, "minimum", -INFINITY),
 	       hi = num(schema, "maximum", INFINITY);
@@ -125,41 +127,44 @@ static void accepted(const cJSON *props, Buf *b)
 	const cJSON *p;
 
 	cJSON_ArrayForEach(p, props)
-		buf_printf(b, "%s%s", b->len ? ", " : "", p->string);
+	    buf_printf(b, "%s%s", b->len ? ", " : "", p->string);
 }
 
-static bool check_object(const cJSON *schema, const cJSON *v,
-			 const char *where, char *why, size_t cap)
+static bool check_object(const cJSON *schema, const cJSON *v, const char *where,
+			 char *why, size_t cap)
 {
-	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema,
-							      "properties");
+	const cJSON *props =
+	    cJSON_GetObjectItemCaseSensitive(schema, "properties");
 	const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
-	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(
-		schema, "additionalProperties");
+	const cJSON *extra =
+	    cJSON_GetObjectItemCaseSensitive(schema, "additionalProperties");
 	const cJSON *e;
 	char sub[128];
 
-	cJSON_ArrayForEach(e, req)
-		if (cJSON_IsString(e) && !cJSON_GetObjectItemCaseSensitive(
-					      v, e->valuestring))
-			return fail(why, cap, "missing argument \"%s\"%s%s",
-				    e->valuestring, *where ? " in " : "",
-				    where);
-	cJSON_ArrayForEach(e, v) {
-		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(props,
-								   e->string);
+	cJSON_ArrayForEach(e, req) if (
+	    cJSON_IsString(e) &&
+	    !cJSON_GetObjectItemCaseSensitive(
+		v, e->valuestring)) return fail(why, cap,
+						"missing argument \"%s\"%s%s",
+						e->valuestring,
+						*where ? " in " : "", where);
+	cJSON_ArrayForEach(e, v)
+	{
+		const cJSON *ps =
+		    cJSON_GetObjectItemCaseSensitive(props, e->string);
 
 		if (!ps && cJSON_IsFalse(extra)) {
 			Buf names = {0};
 
 			accepted(props, &names);
-			fail(why, cap, "unknown argument \"%.60s\" (accepted: %s)",
+			fail(why, cap,
+			     "unknown argument \"%.60s\" (accepted: %s)",
 			     e->string, names.data ? names.data : "none");
 			buf_free(&names);
 			return false;
 		}
-		snprintf(sub, sizeof(sub), "%s%s%.60s", where, *where ? "." : "",
-			 e->string);
+		snprintf(sub, sizeof(sub), "%s%s%.60s", where,
+			 *where ? "." : "", e->string);
 		if (ps && !mcp__schema_check(ps, e, sub, why, cap))
 			return false;
 	}
@@ -167,7 +172,7 @@ static bool check_object(const cJSON *schema, const cJSON *v,
 }
 
 bool mcp__schema_check(const cJSON *schema, const cJSON *v, const char *where,
-		  char *why, size_t cap)
+		       char *why, size_t cap)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(schema, "type");
 	const cJSON *items, *e;
@@ -189,7 +194,8 @@ bool mcp__schema_check(const cJSON *schema, const cJSON *v, const char *where,
 	items = cJSON_GetObjectItemCaseSensitive(schema, "items");
 	if (!cJSON_IsArray(v) || !items)
 		return true;
-	cJSON_ArrayForEach(e, v) {
+	cJSON_ArrayForEach(e, v)
+	{
 		snprintf(sub, sizeof(sub), "%s[%d]", where, i++);
 		if (!mcp__schema_check(items, e, sub, why, cap))
 			return false;

@@ -26,25 +26,25 @@
  * a client asking for one not listed. */
 static const struct {
 	const char *name;
-	bool batches;    /* JSON-RPC batches must be accepted */
+	bool batches;	 /* JSON-RPC batches must be accepted */
 	bool structured; /* titles, outputSchema, structuredContent */
-	bool annotated;  /* tool annotations, progress messages */
+	bool annotated;	 /* tool annotations, progress messages */
 } versions[] = {
-	{"2025-11-25", false, true, true},
-	{"2025-06-18", false, true, true},
-	{"2025-03-26", true, false, true},
-	{"2024-11-05", false, false, false},
+    {"2025-11-25", false, true, true},
+    {"2025-06-18", false, true, true},
+    {"2025-03-26", true, false, true},
+    {"2024-11-05", false, false, false},
 };
 
 #define NVERSIONS (sizeof(versions) / sizeof(*versions))
 
 static const char instructions[] =
-	"castls indexes this workspace's Python, TypeScript, JavaScript, "
-	"shell and Markdown files. Before changing code at a known place, "
-	"call context with the file and line (or the code you are about to "
-	"write) to get the definitions it depends on, ranked and within a "
-	"token budget. Use definition for a name, search for words, outline "
-	"for a file's structure. Paths are relative to the workspace root.";
+    "castls indexes this workspace's Python, TypeScript, JavaScript, "
+    "shell and Markdown files. Before changing code at a known place, "
+    "call context with the file and line (or the code you are about to "
+    "write) to get the definitions it depends on, ranked and within a "
+    "token budget. Use definition for a name, search for words, outline "
+    "for a file's structure. Paths are relative to the workspace root.";
 
 /* A batch (2025-03-26): the replies of its requests, sent as one array
  * once the last of them is known. */
@@ -58,21 +58,21 @@ typedef struct Work Work;
 struct Work {
 	uv_work_t req;
 	McpServer *s;
-	void (*run)(Work *w);               /* on a worker thread */
+	void (*run)(Work *w);		       /* on a worker thread */
 	void (*done)(Work *w, bool cancelled); /* on the loop; frees w */
 };
 
 struct Call {
 	Work work;
-	Call *next;             /* in McpServer.running or McpServer.waiting */
-	cJSON *id;              /* owned */
-	cJSON *token;           /* progressToken (owned), or NULL */
-	double progress;        /* the last progress sent, -1 none */
+	Call *next;	 /* in McpServer.running or McpServer.waiting */
+	cJSON *id;	 /* owned */
+	cJSON *token;	 /* progressToken (owned), or NULL */
+	double progress; /* the last progress sent, -1 none */
 	const Tool *tool;
-	cJSON *args;            /* owned */
-	uint64_t deadline;      /* uv_now when a waiting call runs anyway */
+	cJSON *args;	   /* owned */
+	uint64_t deadline; /* uv_now when a waiting call runs anyway */
 	bool cancelled;
-	Batch *batch;           /* NULL: not in one */
+	Batch *batch; /* NULL: not in one */
 	ToolCall tc;
 };
 
@@ -135,7 +135,8 @@ static void reply(McpServer *s, Batch *b, const cJSON *id, cJSON *result)
 }
 
 static void reply_error(McpServer *s, Batch *b, const cJSON *id, int code,
-			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+			const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 static void reply_error(McpServer *s, Batch *b, const cJSON *id, int code,
 			const char *fmt, ...)
@@ -149,8 +150,8 @@ static void reply_error(McpServer *s, Batch *b, const cJSON *id, int code,
 	va_end(ap);
 	cJSON_AddNumberToObject(e, "code", code);
 	cJSON_AddStringToObject(e, "message", text);
-	cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1)
-					  : cJSON_CreateNull());
+	cJSON_AddItemToObject(m, "id",
+			      id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
 	cJSON_AddItemToObject(m, "error", e);
 	send_msg(s, b, m);
 }
@@ -217,8 +218,8 @@ static Index *root_acquire(McpServer *s, McpRoot *r, int *err)
 	/* --db names the database of the first root given, as for serve;
 	 * other roots keep their own default files. */
 	io.db_path = s->ninitial && strcmp(r->path, s->initial[0]) == 0
-			     ? s->opt.db_path
-			     : NULL;
+			 ? s->opt.db_path
+			 : NULL;
 	io.max_chunk_size = s->opt.max_chunk_size;
 	io.max_file_size = s->opt.max_file_size;
 	io.exclude = s->opt.exclude;
@@ -267,16 +268,17 @@ void mcp__workspace_borrow(McpServer *s, Workspace *w)
 		w->rank[w->n].ix = root_acquire(s, r, &err);
 		if (!w->rank[w->n].ix)
 			mcp__log(s, 0, "index of %s: %s", r->path,
-				castls_strerror(err));
+				 castls_strerror(err));
 		w->n++;
 	}
 	for (uint32_t i = 0; i < w->n; i++) {
 		Buf b = {0};
 
 		if (w->n > 1)
-			buf_printf(&b, "%s/", strcmp(w->rank[i].path, "/") == 0
-						      ? ""
-						      : w->rank[i].path);
+			buf_printf(&b, "%s/",
+				   strcmp(w->rank[i].path, "/") == 0
+				       ? ""
+				       : w->rank[i].path);
 		w->prefix[i] = buf_take(&b);
 	}
 }
@@ -315,8 +317,8 @@ void mcp__server_chunker_release(McpServer *s, Chunker *ch)
 	chunker_delete(ch);
 }
 
-TSTree *mcp__server_tree(McpServer *s, Chunker *ch, const char *path,
-			 Lang lang, const char *text, uint32_t len)
+TSTree *mcp__server_tree(McpServer *s, Chunker *ch, const char *path, Lang lang,
+			 const char *text, uint32_t len)
 {
 	uint64_t hash;
 	TSTree *tree = NULL, *old = NULL;
@@ -438,8 +440,8 @@ static void scan_run(Work *w)
 
 	if (!ix)
 		return;
-	sc->err = index_scan(ix, sc->jobs, scan_progress, sc,
-			     &sc->root->cancel, &sc->stats);
+	sc->err = index_scan(ix, sc->jobs, scan_progress, sc, &sc->root->cancel,
+			     &sc->stats);
 	root_release(sc->root, ix);
 }
 
@@ -455,15 +457,16 @@ static void scan_done(Work *w, bool cancelled)
 		/* Left for the next call to finish, or the session ended. */
 	} else if (sc->err) {
 		if (!r->failed)
-			mcp__log(s, 0, "indexing %s: %s; answering from the "
-				      "index as it is", r->path,
-				castls_strerror(sc->err));
+			mcp__log(s, 0,
+				 "indexing %s: %s; answering from the "
+				 "index as it is",
+				 r->path, castls_strerror(sc->err));
 		r->failed = true;
 		r->scanned = true;
 	} else {
 		if (!r->scanned)
 			mcp__log(s, 1, "indexed %s: %u files, %u changed",
-				r->path, sc->stats.seen, sc->stats.indexed);
+				 r->path, sc->stats.seen, sc->stats.indexed);
 		r->failed = false;
 		r->scanned = true;
 	}
@@ -533,7 +536,7 @@ static void root_use(McpServer *s, const char *path)
 	}
 	if (s->nroots == MCP_MAX_ROOTS) {
 		mcp__log(s, 0, "more than %d roots: %s left out", MCP_MAX_ROOTS,
-			path);
+			 path);
 		return;
 	}
 	r = xcalloc(1, sizeof(*r));
@@ -612,7 +615,7 @@ static char *root_path(const char *uri)
 static void on_roots(McpServer *s, const cJSON *msg)
 {
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(msg, "result"), "roots");
+	    cJSON_GetObjectItemCaseSensitive(msg, "result"), "roots");
 	const cJSON *e;
 	char *paths[MCP_MAX_ROOTS];
 	uint32_t n = 0;
@@ -628,14 +631,16 @@ static void on_roots(McpServer *s, const cJSON *msg)
 			roots_set(s, NULL, 0);
 		return;
 	}
-	cJSON_ArrayForEach(e, list) {
+	cJSON_ArrayForEach(e, list)
+	{
 		const char *uri = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(e, "uri"));
+		    cJSON_GetObjectItemCaseSensitive(e, "uri"));
 		char *p = root_path(uri);
 
 		if (!p) {
-			mcp__log(s, 0, "root %s: not a local directory; left out",
-				uri ? uri : "(no uri)");
+			mcp__log(s, 0,
+				 "root %s: not a local directory; left out",
+				 uri ? uri : "(no uri)");
 			continue;
 		}
 		if (n < MCP_MAX_ROOTS)
@@ -658,7 +663,8 @@ static void on_roots_timeout(uv_timer_t *t)
 	McpServer *s = t->data;
 
 	mcp__log(s, 0, "no answer to roots/list in %d ms; serving %s",
-		MCP_ROOTS_WAIT_MS, s->ninitial ? s->initial[0] : "nothing");
+		 MCP_ROOTS_WAIT_MS, s->ninitial ? s->initial[0] : "nothing");
+	s->roots_request = 0; /* a later list_changed asks again */
 	roots_set(s, NULL, 0);
 }
 
@@ -771,10 +777,11 @@ static void call_admit(McpServer *s, Call *c)
 		return;
 	}
 	if (!active_roots(s)) {
-		mcp__tool_error(&c->tc, "castls has no workspace root: start "
-					"castls mcp with ROOT arguments or inside "
-					"a git repository, or list roots in the "
-					"client");
+		mcp__tool_error(&c->tc,
+				"castls has no workspace root: start "
+				"castls mcp with ROOT arguments or inside "
+				"a git repository, or list roots in the "
+				"client");
 		call_finish(s, c);
 		return;
 	}
@@ -794,8 +801,8 @@ static void call_admit(McpServer *s, Call *c)
 	 * the index alone waits briefly for it. Context reads its own file
 	 * from disk: it rescans less often, and does not wait (a walk of
 	 * a large tree would cost it more than the ranking). */
-	if (refresh(s, c->tool->fresh ? MCP_RESCAN_MS
-				       : MCP_CONTEXT_RESCAN_MS) &&
+	if (refresh(s,
+		    c->tool->fresh ? MCP_RESCAN_MS : MCP_CONTEXT_RESCAN_MS) &&
 	    c->tool->fresh)
 		park(s, c, now + MCP_REFRESH_WAIT_MS);
 	else
@@ -863,10 +870,7 @@ static void on_wait_tick(uv_timer_t *t)
 	check_waiting(s);
 }
 
-static void on_progress(uv_async_t *a)
-{
-	send_progress(a->data);
-}
+static void on_progress(uv_async_t *a) { send_progress(a->data); }
 
 /* Drops call id, waiting or running; its reply is never sent. */
 static void cancel_call(McpServer *s, const cJSON *id)
@@ -981,9 +985,10 @@ static void on_tools_list(McpServer *s, Batch *b, const cJSON *id,
 	cJSON *res = cJSON_CreateObject();
 
 	(void)p;
-	cJSON_AddItemToObject(res, "tools",
-			      mcp__tools_list_json(versions[s->version].structured,
-					      versions[s->version].annotated));
+	cJSON_AddItemToObject(
+	    res, "tools",
+	    mcp__tools_list_json(versions[s->version].structured,
+				 versions[s->version].annotated));
 	reply(s, b, id, res);
 }
 
@@ -1004,7 +1009,8 @@ static void on_tools_call(McpServer *s, Batch *b, const cJSON *id,
 	if (!tool) {
 		reply_error(s, b, id, JSONRPC_INVALID_PARAMS,
 			    "unknown tool: %.100s (castls has context, search, "
-			    "definition, outline)", name->valuestring);
+			    "definition, outline)",
+			    name->valuestring);
 		return;
 	}
 	if (args && !cJSON_IsObject(args) && !cJSON_IsNull(args)) {
@@ -1018,8 +1024,8 @@ static void on_tools_call(McpServer *s, Batch *b, const cJSON *id,
 	c->args = cJSON_IsObject(args) ? cJSON_Duplicate(args, 1)
 				       : cJSON_CreateObject();
 	c->token = cJSON_IsString(token) || cJSON_IsNumber(token)
-			   ? cJSON_Duplicate(token, 1)
-			   : NULL;
+		       ? cJSON_Duplicate(token, 1)
+		       : NULL;
 	c->progress = -1;
 	c->tc.s = s;
 	c->tc.args = c->args;
@@ -1055,13 +1061,13 @@ static const struct {
 	bool before_init; /* allowed before initialize */
 	Method fn;
 } methods[] = {
-	{"initialize", true, true, on_initialize},
-	{"ping", true, true, on_ping},
-	{"notifications/initialized", false, false, on_initialized},
-	{"tools/list", true, false, on_tools_list},
-	{"tools/call", true, false, on_tools_call},
-	{"notifications/cancelled", false, false, on_cancelled},
-	{"notifications/roots/list_changed", false, false, on_roots_changed},
+    {"initialize", true, true, on_initialize},
+    {"ping", true, true, on_ping},
+    {"notifications/initialized", false, false, on_initialized},
+    {"tools/list", true, false, on_tools_list},
+    {"tools/call", true, false, on_tools_call},
+    {"notifications/cancelled", false, false, on_cancelled},
+    {"notifications/roots/list_changed", false, false, on_roots_changed},
 };
 
 /* ---------------------------------------------------------------------- *
@@ -1112,10 +1118,10 @@ static void dispatch(McpServer *s, Batch *b, const cJSON *msg)
 		return;
 	}
 	if (!cJSON_IsString(method) || (req && !good_id)) {
-		reply_error(s, b, good_id, JSONRPC_INVALID_REQUEST,
-			    "%s", !cJSON_IsString(method)
-					  ? "method must be a string"
-					  : "id must be a string or an integer");
+		reply_error(s, b, good_id, JSONRPC_INVALID_REQUEST, "%s",
+			    !cJSON_IsString(method)
+				? "method must be a string"
+				: "id must be a string or an integer");
 		return;
 	}
 	if (params && !cJSON_IsObject(params)) {
@@ -1131,14 +1137,16 @@ static void dispatch(McpServer *s, Batch *b, const cJSON *msg)
 		/* Unknown notifications are ignored, as the spec asks. */
 		if (req)
 			reply_error(s, b, id, JSONRPC_METHOD_NOT_FOUND,
-				    "unknown method: %.100s", method->valuestring);
+				    "unknown method: %.100s",
+				    method->valuestring);
 		return;
 	}
 	if (!s->initialized && !methods[i].before_init) {
 		if (req)
 			reply_error(s, b, id, JSONRPC_INVALID_REQUEST,
 				    "%s before initialize: send initialize "
-				    "first", methods[i].name);
+				    "first",
+				    methods[i].name);
 		return;
 	}
 	if (methods[i].request != req) {
@@ -1173,8 +1181,7 @@ static void dispatch_batch(McpServer *s, const cJSON *arr)
 	b = xcalloc(1, sizeof(*b));
 	b->replies = cJSON_CreateArray();
 	b->pending = 1;
-	cJSON_ArrayForEach(e, arr)
-		dispatch(s, b, e);
+	cJSON_ArrayForEach(e, arr) dispatch(s, b, e);
 	batch_done(s, b);
 }
 
@@ -1200,7 +1207,8 @@ void mcp__server_line(void *ctx, const char *line, size_t len, bool oversized)
 	msg = cJSON_ParseWithLengthOpts(line, len, &end, false);
 	/* One message per line: anything after the value but blanks is
 	 * not JSON-RPC either. */
-	while (msg && end && end < line + len && is_space_byte((unsigned char)*end))
+	while (msg && end && end < line + len &&
+	       is_space_byte((unsigned char)*end))
 		end++;
 	if (!msg || (end && end < line + len)) {
 		reply_error(s, NULL, NULL, JSONRPC_PARSE_ERROR,
@@ -1288,8 +1296,10 @@ static int initial_roots(McpServer *s)
 		if (strcmp(git, "/") == 0 ||
 		    (home && realpath(home, real_home) &&
 		     strcmp(git, real_home) == 0)) {
-			mcp__log(s, 1, "no root: %s is no workspace; waiting "
-				       "for the client's roots", git);
+			mcp__log(s, 1,
+				 "no root: %s is no workspace; waiting "
+				 "for the client's roots",
+				 git);
 			xfree(git);
 			return 0;
 		}

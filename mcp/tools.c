@@ -20,16 +20,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEF_LIMIT 10        /* definitions when the call names none */
-#define DEF_LINES 40        /* a definition shows this many lines */
-#define DEF_CANDIDATES 200  /* spans of one name looked at per root */
-#define SUGGESTIONS 8       /* names offered when nothing matched */
-#define SIGNATURE_MAX 160   /* bytes of an outline entry's signature */
+#define DEF_LIMIT 10	   /* definitions when the call names none */
+#define DEF_LINES 40	   /* a definition shows this many lines */
+#define DEF_CANDIDATES 200 /* spans of one name looked at per root */
+#define SUGGESTIONS 8	   /* names offered when nothing matched */
+#define SIGNATURE_MAX 160  /* bytes of an outline entry's signature */
 
 /* ---------------------------------------------------------------------- *
  * Schemas
  * ---------------------------------------------------------------------- */
 
+/* The schemas are JSON text laid out by hand, which clang-format would
+ * break at every macro. */
+/* clang-format off */
 #define S_INT(desc) "{\"type\":\"integer\",\"description\":\"" desc "\"}"
 #define S_STR(desc) "{\"type\":\"string\",\"description\":\"" desc "\"}"
 #define S_BUDGET                                                       \
@@ -167,6 +170,8 @@ static const char outline_out[] =
 	"\"required\":[\"path\",\"language\",\"lines\",\"symbols\","
 	"\"truncated\"]}";
 
+/* clang-format on */
+
 /* ---------------------------------------------------------------------- *
  * Helpers
  * ---------------------------------------------------------------------- */
@@ -189,7 +194,7 @@ void mcp__tool_error(ToolCall *c, const char *fmt, ...)
 static const char *arg_str(const ToolCall *c, const char *name)
 {
 	return cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(c->args, name));
+	    cJSON_GetObjectItemCaseSensitive(c->args, name));
 }
 
 /* A whole number argument (the schema checked it), or dflt. */
@@ -199,9 +204,9 @@ static uint32_t arg_u32(const ToolCall *c, const char *name, uint32_t dflt)
 
 	if (!cJSON_IsNumber(v))
 		return dflt;
-	return v->valuedouble <= 0 ? 0
+	return v->valuedouble <= 0	      ? 0
 	       : v->valuedouble >= UINT32_MAX ? UINT32_MAX
-					       : (uint32_t)v->valuedouble;
+					      : (uint32_t)v->valuedouble;
 }
 
 static uint32_t budget_of(const ToolCall *c)
@@ -245,12 +250,15 @@ static bool read_text(ToolCall *c, const ResolvedPath *rp, const char *path,
 	}
 	err = castls_read_file(rp->real, c->max_file_size, text, len);
 	if (err == CASTLS_ETOOBIG)
-		mcp__tool_error(c, "%s is larger than %llu bytes, the size castls "
-			      "reads", path, (unsigned long long)c->max_file_size);
+		mcp__tool_error(c,
+				"%s is larger than %llu bytes, the size castls "
+				"reads",
+				path, (unsigned long long)c->max_file_size);
 	else if (err == CASTLS_ENOENT)
 		mcp__tool_error(c, "no such file: %s", path);
 	else if (err)
-		mcp__tool_error(c, "cannot read %s: %s", path, castls_strerror(err));
+		mcp__tool_error(c, "cannot read %s: %s", path,
+				castls_strerror(err));
 	else if (castls_is_binary(*text, *len))
 		mcp__tool_error(c, "%s is a binary file", path);
 	if (!c->is_error)
@@ -294,7 +302,8 @@ static uint32_t offset_at(const char *text, size_t len, uint32_t line,
 	if (!column)
 		return (uint32_t)end;
 	while (--column && off < end)
-		for (off++; off < end && !utf8_is_lead((unsigned char)text[off]);)
+		for (off++;
+		     off < end && !utf8_is_lead((unsigned char)text[off]);)
 			off++;
 	return (uint32_t)off;
 }
@@ -357,7 +366,8 @@ static long find_code(const char *text, size_t len, const char *code)
 		const char *c = first, *u = t, *last_end = NULL;
 
 		for (;;) {
-			const char *c_end = memchr(c, '\n', (size_t)(code + n - c));
+			const char *c_end =
+			    memchr(c, '\n', (size_t)(code + n - c));
 			const char *u_end;
 
 			if (!c_end)
@@ -391,10 +401,12 @@ static long find_code(const char *text, size_t len, const char *code)
 				break;
 			c = c_end + 1;
 		}
-		if (last_end && (c >= code + n ||
-				 memchr(c, '\n', (size_t)(code + n - c)) == NULL))
-			return (long)(last_end - text -
-				      (last_end > text && last_end[-1] == '\r'));
+		if (last_end &&
+		    (c >= code + n ||
+		     memchr(c, '\n', (size_t)(code + n - c)) == NULL))
+			return (
+			    long)(last_end - text -
+				  (last_end > text && last_end[-1] == '\r'));
 		t = memchr(t, '\n', (size_t)(tend - t));
 		if (!t)
 			break;
@@ -404,7 +416,7 @@ static long find_code(const char *text, size_t len, const char *code)
 }
 
 typedef struct {
-	char *text;       /* the buffer ranked (owned) */
+	char *text; /* the buffer ranked (owned) */
 	size_t len;
 	uint32_t cursor;  /* byte offset */
 	const char *code; /* where code went, or NULL */
@@ -426,15 +438,18 @@ static bool context_buffer(ToolCall *c, const ResolvedPath *rp,
 		return false;
 	}
 	if (!line && !code) {
-		mcp__tool_error(c, "give line (1-based) or code to say where "
-				   "in %s", path);
+		mcp__tool_error(c,
+				"give line (1-based) or code to say where "
+				"in %s",
+				path);
 		return false;
 	}
 	if (!read_text(c, rp, path, code != NULL, &disk, &len))
 		return false;
 	if (line > lines_in(disk, len)) {
-		mcp__tool_error(c, "line %u is past the end of %s (%u lines)", line,
-			   path, lines_in(disk, len) - (len && disk[len - 1] == '\n'));
+		mcp__tool_error(
+		    c, "line %u is past the end of %s (%u lines)", line, path,
+		    lines_in(disk, len) - (len && disk[len - 1] == '\n'));
 		xfree(disk);
 		return false;
 	}
@@ -466,8 +481,9 @@ static bool context_buffer(ToolCall *c, const ResolvedPath *rp,
 		buf_append(&t, disk + at, len - at);
 		b->len = t.len;
 		b->text = buf_take(&t);
-		b->code = !rp->exists ? "new file" : line ? "inserted"
-							  : "appended";
+		b->code = !rp->exists ? "new file"
+			  : line      ? "inserted"
+				      : "appended";
 	}
 	xfree(disk);
 	if (b->len > CHUNKER_MAX_INPUT) {
@@ -504,28 +520,32 @@ static void ranked_result(ToolCall *c, const RankResult *res,
 
 	/* The head with the largest count it may show, so what the items
 	 * leave is enough for the real one. */
-	buf_printf(&head, "%u items for %s, best first:\n\n",
-		   RANK_MAX_ITEMS, about);
+	buf_printf(&head, "%u items for %s, best first:\n\n", RANK_MAX_ITEMS,
+		   about);
 	reserve = head.len + c->text.len;
 	head.len = 0;
-	shown = mcp_prompt_items(res, names,
-				 budget > rank_tokens(reserve)
-					 ? budget - rank_tokens(reserve)
-					 : 0,
-				 &items, &tokens);
+	shown = mcp_prompt_items(
+	    res, names,
+	    budget > rank_tokens(reserve) ? budget - rank_tokens(reserve) : 0,
+	    &items, &tokens);
 	if (shown)
 		buf_printf(&head, "%u item%s for %s, best first:\n\n", shown,
 			   shown == 1 ? "" : "s", about);
 	else if (res->nitems)
-		buf_printf(&head, "Nothing for %s fits in %u tokens; ask with "
-				  "a larger budget.\n", about, budget);
+		buf_printf(&head,
+			   "Nothing for %s fits in %u tokens; ask with "
+			   "a larger budget.\n",
+			   about, budget);
 	else
-		buf_printf(&head, "No related code worth the space for %s "
-				  "(noContext).\n", about);
+		buf_printf(&head,
+			   "No related code worth the space for %s "
+			   "(noContext).\n",
+			   about);
 	buf_append(&c->text, head.data, head.len);
 	if (items.len)
 		buf_append(&c->text, items.data, items.len);
-	cJSON_AddItemToObject(c->out, "items", mcp__render_items(res, shown, names));
+	cJSON_AddItemToObject(c->out, "items",
+			      mcp__render_items(res, shown, names));
 	b = cJSON_AddObjectToObject(c->out, "budget");
 	cJSON_AddNumberToObject(b, "limit", budget);
 	cJSON_AddNumberToObject(b, "used", rank_tokens(c->text.len));
@@ -564,8 +584,8 @@ static void context_run(ToolCall *c)
 	q.lang = lang_detect(rp.real, b.text, b.len);
 	q.text = b.text;
 	q.len = (uint32_t)b.len;
-	q.tree = tree = mcp__server_tree(c->s, q.chunker, rp.real, q.lang,
-					 b.text, q.len);
+	q.tree = tree =
+	    mcp__server_tree(c->s, q.chunker, rp.real, q.lang, b.text, q.len);
 	q.cursor = b.cursor;
 	q.budget = budget_of(c);
 	q.limit = arg_u32(c, "limit", 0);
@@ -653,7 +673,8 @@ static void split(const char *s, const char *const *seps, Parts *out)
 		if (*p && !skip)
 			continue;
 		if (p > start && out->n < MAX_PARTS)
-			out->parts[out->n++] = xstrndup(start, (size_t)(p - start));
+			out->parts[out->n++] =
+			    xstrndup(start, (size_t)(p - start));
 		if (!*p)
 			break;
 		p += skip - 1;
@@ -702,8 +723,9 @@ static bool symbol_matches(const Parts *want, const IndexSpan *s)
 		if ((dot = strrchr(p, '.')) && !strchr(dot, '/'))
 			*dot = '\0';
 		split(p, path_seps, &path);
-		if (path.n && (strcmp(path.parts[path.n - 1], "__init__") == 0 ||
-			       strcmp(path.parts[path.n - 1], "index") == 0))
+		if (path.n &&
+		    (strcmp(path.parts[path.n - 1], "__init__") == 0 ||
+		     strcmp(path.parts[path.n - 1], "index") == 0))
 			xfree(path.parts[--path.n]);
 		ok = extra <= path.n;
 		for (int i = 0; ok && i < extra; i++)
@@ -719,7 +741,7 @@ static bool symbol_matches(const Parts *want, const IndexSpan *s)
 typedef struct {
 	int root;
 	IndexSpan span; /* owned */
-	bool exact;     /* its qualified name is the one asked for */
+	bool exact;	/* its qualified name is the one asked for */
 } Found;
 
 static int cmp_found(const void *a, const void *b)
@@ -734,8 +756,7 @@ static int cmp_found(const void *a, const void *b)
 /* The definitions named by want in every root, exact first, up to
  * limit, into *out (the caller's; spans cleared with index_span_clear). */
 static uint32_t find_definitions(const Workspace *w, const char *symbol,
-				 const Parts *want, uint32_t limit,
-				 Found **out)
+				 const Parts *want, uint32_t limit, Found **out)
 {
 	Found *found = NULL;
 	uint32_t nfound = 0;
@@ -744,10 +765,9 @@ static uint32_t find_definitions(const Workspace *w, const char *symbol,
 		IndexSpan *sp;
 		uint32_t n;
 
-		if (!w->rank[r].ix || index_spans_named(w->rank[r].ix,
-							want->parts[want->n - 1],
-							DEF_CANDIDATES, &sp,
-							&n))
+		if (!w->rank[r].ix ||
+		    index_spans_named(w->rank[r].ix, want->parts[want->n - 1],
+				      DEF_CANDIDATES, &sp, &n))
 			continue;
 		for (uint32_t i = 0; i < n; i++) {
 			if (!symbol_matches(want, &sp[i]))
@@ -755,7 +775,8 @@ static uint32_t find_definitions(const Workspace *w, const char *symbol,
 			found = xrealloc(found, (nfound + 1) * sizeof(*found));
 			found[nfound].root = (int)r;
 			found[nfound].span = sp[i];
-			found[nfound].exact = strcmp(sp[i].qualname, symbol) == 0;
+			found[nfound].exact =
+			    strcmp(sp[i].qualname, symbol) == 0;
 			memset(&sp[i], 0, sizeof(sp[i]));
 			nfound++;
 		}
@@ -763,8 +784,8 @@ static uint32_t find_definitions(const Workspace *w, const char *symbol,
 	}
 	/* Stable: within each group, roots in order, shortest names first. */
 	for (uint32_t i = 1; i < nfound; i++)
-		for (uint32_t j = i; j > 0 && cmp_found(&found[j - 1],
-							&found[j]) > 0; j--) {
+		for (uint32_t j = i;
+		     j > 0 && cmp_found(&found[j - 1], &found[j]) > 0; j--) {
 			Found t = found[j];
 
 			found[j] = found[j - 1];
@@ -792,11 +813,11 @@ static cJSON *suggestions(const Workspace *w, const char *name)
 			bool dup = false;
 			const cJSON *e;
 
-			cJSON_ArrayForEach(e, a)
-				dup |= strcmp(e->valuestring, sp[i].qualname) == 0;
+			cJSON_ArrayForEach(e, a) dup |=
+			    strcmp(e->valuestring, sp[i].qualname) == 0;
 			if (!dup && cJSON_GetArraySize(a) < SUGGESTIONS)
 				cJSON_AddItemToArray(
-					a, cJSON_CreateString(sp[i].qualname));
+				    a, cJSON_CreateString(sp[i].qualname));
 		}
 		index_spans_free(sp, n);
 	}
@@ -852,9 +873,8 @@ static bool clip_lines(char *text, uint32_t max)
 /* One definition's block into blocks and its JSON into defs. False when
  * the block does not fit in budget_bytes. */
 static bool add_definition(const Workspace *w, const Found *f,
-			   const IndexSpan *chain, uint32_t nchain,
-			   char *text, size_t budget_bytes, Buf *blocks,
-			   cJSON *defs)
+			   const IndexSpan *chain, uint32_t nchain, char *text,
+			   size_t budget_bytes, Buf *blocks, cJSON *defs)
 {
 	const IndexSpan *ps[64];
 	uint32_t np = parents_of(&f->span, chain, nchain, ps);
@@ -875,16 +895,17 @@ static bool add_definition(const Workspace *w, const Found *f,
 	if (blocks->len)
 		buf_puts(&block, "\n");
 	mcp__render_block(&block, path.data, f->span.lines, title.data,
-		     lang_name(f->span.lang),
-		     clipped ? "clipped to its first 40 lines" : NULL,
-		     heads.data, text);
+			  lang_name(f->span.lang),
+			  clipped ? "clipped to its first 40 lines" : NULL,
+			  heads.data, text);
 	fits = blocks->len + block.len <= budget_bytes;
 	if (fits) {
 		buf_append(blocks, block.data, block.len);
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", path.data);
 		mcp__render_lines(o, f->span.lines);
-		cJSON_AddStringToObject(o, "kind", span_kind_name(f->span.kind));
+		cJSON_AddStringToObject(o, "kind",
+					span_kind_name(f->span.kind));
 		cJSON_AddStringToObject(o, "name", f->span.name);
 		cJSON_AddStringToObject(o, "qualname", f->span.qualname);
 		cJSON_AddStringToObject(o, "language", lang_name(f->span.lang));
@@ -941,8 +962,8 @@ static uint32_t add_root_definitions(const Workspace *w, int r, Found *found,
 			uint32_t start = found[i].span.bytes.start;
 
 			ranges[k].file_id = found[i].span.file_id;
-			ranges[k].start = start > LEAD_BYTES ? start - LEAD_BYTES
-							     : 0;
+			ranges[k].start =
+			    start > LEAD_BYTES ? start - LEAD_BYTES : 0;
 			ranges[k].end = found[i].span.bytes.end;
 			ids[k++] = found[i].span.id;
 		}
@@ -956,14 +977,14 @@ static uint32_t add_root_definitions(const Workspace *w, int r, Found *found,
 		if (found[i].root != r)
 			continue;
 		t = texts[k] ? xstrdup(from_line_start(
-				       texts[k], found[i].span.bytes.start -
-							 ranges[k].start))
+				   texts[k],
+				   found[i].span.bytes.start - ranges[k].start))
 			     : NULL;
 		k++;
 		if (!t)
 			continue;
-		if (add_definition(w, &found[i], chain, nchain, t,
-				   budget_bytes, blocks, defs))
+		if (add_definition(w, &found[i], chain, nchain, t, budget_bytes,
+				   blocks, defs))
 			added++;
 		else
 			*full = true;
@@ -994,7 +1015,7 @@ static void definition_run(ToolCall *c)
 	symbol_parts(symbol, &want);
 	if (!want.n) {
 		mcp__tool_error(c, "symbol must name something, got \"%.100s\"",
-			   symbol);
+				symbol);
 		return;
 	}
 	mcp__workspace_borrow(c->s, &w);
@@ -1014,19 +1035,22 @@ static void definition_run(ToolCall *c)
 		buf_printf(&c->text, "%u definition%s of %s:\n\n", added,
 			   added == 1 ? "" : "s", symbol);
 	else if (n)
-		buf_printf(&c->text, "%s is defined, but no definition fits in "
-				     "%u tokens.\n", symbol, budget_of(c));
+		buf_printf(&c->text,
+			   "%s is defined, but no definition fits in "
+			   "%u tokens.\n",
+			   symbol, budget_of(c));
 	else
 		buf_printf(&c->text, "No definition of %s in the index.\n",
 			   symbol);
 	if (blocks.len)
 		buf_append(&c->text, blocks.data, blocks.len);
-	sugg = n ? cJSON_CreateArray() : suggestions(&w, want.parts[want.n - 1]);
+	sugg =
+	    n ? cJSON_CreateArray() : suggestions(&w, want.parts[want.n - 1]);
 	cJSON_AddItemToObject(c->out, "suggestions", sugg);
 	if (cJSON_GetArraySize(sugg)) {
 		buf_puts(&c->text, "Defined names like it:");
 		cJSON_ArrayForEach(e, sugg)
-			buf_printf(&c->text, " %s", e->valuestring);
+		    buf_printf(&c->text, " %s", e->valuestring);
 		buf_puts(&c->text, "\n");
 	}
 	cJSON_AddBoolToObject(c->out, "truncated", added < n);
@@ -1091,21 +1115,23 @@ static void outline_run(ToolCall *c)
 		goto out;
 	lang = lang_detect(rp.real, text, len);
 	chunker = mcp__server_chunker_acquire(c->s);
-	tree = mcp__server_tree(c->s, chunker, rp.real, lang, text,
-				(uint32_t)len);
+	tree =
+	    mcp__server_tree(c->s, chunker, rp.real, lang, text, (uint32_t)len);
 	/* chunker_spans finds no Markdown sections (they come from the
 	 * chunking, not a grammar): Markdown is chunked whole. */
-	err = lang == LANG_MARKDOWN
-		      ? chunker_run(chunker, lang, text, (uint32_t)len, NULL, &ch)
-		      : chunker_spans(chunker, lang, text, (uint32_t)len, tree,
-				      &ch);
+	err =
+	    lang == LANG_MARKDOWN
+		? chunker_run(chunker, lang, text, (uint32_t)len, NULL, &ch)
+		: chunker_spans(chunker, lang, text, (uint32_t)len, tree, &ch);
 	if (tree)
 		ts_tree_delete(tree);
 	mcp__server_chunker_release(c->s, chunker);
 	if (err) {
-		mcp__tool_error(c, "no outline for %s: %s (castls reads Python, "
-			      "TypeScript, TSX, JavaScript, shell and Markdown)",
-			   path, castls_strerror(err));
+		mcp__tool_error(
+		    c,
+		    "no outline for %s: %s (castls reads Python, "
+		    "TypeScript, TSX, JavaScript, shell and Markdown)",
+		    path, castls_strerror(err));
 		goto out;
 	}
 	c->out = cJSON_CreateObject();
@@ -1113,7 +1139,7 @@ static void outline_run(ToolCall *c)
 	cJSON_AddStringToObject(c->out, "language", lang_name(lang));
 	cJSON_AddNumberToObject(c->out, "lines",
 				lines_in(text, len) -
-					(len && text[len - 1] == '\n'));
+				    (len && text[len - 1] == '\n'));
 	syms = cJSON_AddArrayToObject(c->out, "symbols");
 	buf_printf(&head, "%s (%s, %u lines): %u definitions\n",
 		   shown_path(&w, &rp), lang_name(lang),
@@ -1151,8 +1177,10 @@ static void outline_run(ToolCall *c)
 	if (lines.len)
 		buf_append(&c->text, lines.data, lines.len);
 	if (shown < ch.nspans)
-		buf_printf(&c->text, "... %u more definitions: ask with a "
-				     "larger budget\n", ch.nspans - shown);
+		buf_printf(&c->text,
+			   "... %u more definitions: ask with a "
+			   "larger budget\n",
+			   ch.nspans - shown);
 	cJSON_AddBoolToObject(c->out, "truncated", shown < ch.nspans);
 	chunking_close(&ch);
 out:
@@ -1169,30 +1197,29 @@ out:
  * ---------------------------------------------------------------------- */
 
 static const Tool tools[] = {
-	{"context", "Code context at a place",
-	 "The code elsewhere in the repository that the code at a place in a "
-	 "file depends on, ranked and packed into a token budget: definitions "
-	 "of the names used there, what its imports bring, the class being "
-	 "written, similar code, each with why it ranked. Use it before "
-	 "editing or writing code at a known spot (a file and line, or the "
-	 "code you are about to write) instead of searching for each name.",
-	 context_in, context_out, context_run, true, false},
-	{"search", "Search code",
-	 "Ranked code chunks for free text or identifiers across the "
-	 "workspace, with their enclosing definitions. Use it to find where "
-	 "something is done when you do not know the file.",
-	 search_in, search_out, search_run, true, true},
-	{"definition", "Find a definition",
-	 "Where a symbol is defined: its definitions with their code and the "
-	 "headers of the classes around them. Use it when you know the name "
-	 "(grand_total, Cart.grand_total), instead of grep.",
-	 definition_in, definition_out, definition_run, true,
-	 true},
-	{"outline", "Outline a file",
-	 "The definitions in one file as a tree (classes, functions, methods, "
-	 "sections) with line ranges and signatures. Use it to see a file's "
-	 "shape before reading parts of it.",
-	 outline_in, outline_out, outline_run, false, false},
+    {"context", "Code context at a place",
+     "The code elsewhere in the repository that the code at a place in a "
+     "file depends on, ranked and packed into a token budget: definitions "
+     "of the names used there, what its imports bring, the class being "
+     "written, similar code, each with why it ranked. Use it before "
+     "editing or writing code at a known spot (a file and line, or the "
+     "code you are about to write) instead of searching for each name.",
+     context_in, context_out, context_run, true, false},
+    {"search", "Search code",
+     "Ranked code chunks for free text or identifiers across the "
+     "workspace, with their enclosing definitions. Use it to find where "
+     "something is done when you do not know the file.",
+     search_in, search_out, search_run, true, true},
+    {"definition", "Find a definition",
+     "Where a symbol is defined: its definitions with their code and the "
+     "headers of the classes around them. Use it when you know the name "
+     "(grand_total, Cart.grand_total), instead of grep.",
+     definition_in, definition_out, definition_run, true, true},
+    {"outline", "Outline a file",
+     "The definitions in one file as a tree (classes, functions, methods, "
+     "sections) with line ranges and signatures. Use it to see a file's "
+     "shape before reading parts of it.",
+     outline_in, outline_out, outline_run, false, false},
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(*tools))
@@ -1231,7 +1258,7 @@ const Tool *mcp__tools_find(const char *name)
 }
 
 bool mcp__tools_check_args(const Tool *tool, const cJSON *args, char *why,
-		      size_t cap)
+			   size_t cap)
 {
 	size_t i = (size_t)(tool - tools);
 

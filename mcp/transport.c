@@ -45,8 +45,7 @@ static void file_read_next(McpServer *s)
 {
 	uv_buf_t b = uv_buf_init(s->in_buf, sizeof(s->in_buf));
 
-	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1,
-		   file_read_cb);
+	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1, file_read_cb);
 }
 
 static void file_read_cb(uv_fs_t *req)
