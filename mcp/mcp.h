@@ -67,8 +67,4 @@ typedef struct {
 uint32_t mcp_prompt_items(const RankResult *r, const McpNames *names,
 			  uint32_t budget, Buf *out, uint32_t *tokens);
 
-/* The Markdown fence for text: three backticks, or one more than the
- * longest run of backticks at the start of one of its lines. */
-void mcp_prompt_fence(const char *text, char fence[16]);
-
 #endif

@@ -25,7 +25,9 @@
  * Markdown
  * ---------------------------------------------------------------------- */
 
-void mcp_prompt_fence(const char *text, char fence[16])
+/* The Markdown fence for text: three backticks, or one more than the
+ * longest run of backticks at the start of one of its lines. */
+static void fence_for(const char *text, char fence[16])
 {
 	size_t longest = 0;
 
@@ -108,7 +110,7 @@ void mcp__render_block(Buf *b, const char *label, LineRange lines,
 	if (headers)
 		buf_puts(&all, headers);
 	buf_puts(&all, text);
-	mcp_prompt_fence(all.data ? all.data : "", fence);
+	fence_for(all.data ? all.data : "", fence);
 	buf_printf(b, "%s%s\n", fence, lang);
 	n = all.len;
 	if (n)

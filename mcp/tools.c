@@ -20,11 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEF_LIMIT 10	   /* definitions when the call names none */
-#define DEF_LINES 40	   /* a definition shows this many lines */
-#define DEF_CANDIDATES 200 /* spans of one name looked at per root */
-#define SUGGESTIONS 8	   /* names offered when nothing matched */
-#define SIGNATURE_MAX 160  /* bytes of an outline entry's signature */
+#define DEF_LIMIT 10	    /* definitions when the call names none */
+#define DEF_LINES 40	    /* a definition shows this many lines */
+#define DEF_LINES_TEXT "40" /* DEF_LINES, for messages */
+#define DEF_CANDIDATES 200  /* spans of one name looked at per root */
+#define SUGGESTIONS 8	    /* names offered when nothing matched */
+#define SIGNATURE_MAX 160   /* bytes of an outline entry's signature */
 
 /* ---------------------------------------------------------------------- *
  * Schemas
@@ -33,7 +34,6 @@
 /* The schemas are JSON text laid out by hand, which clang-format would
  * break at every macro. */
 /* clang-format off */
-#define S_INT(desc) "{\"type\":\"integer\",\"description\":\"" desc "\"}"
 #define S_STR(desc) "{\"type\":\"string\",\"description\":\"" desc "\"}"
 #define S_BUDGET                                                       \
 	"\"budget\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":200000," \
@@ -894,10 +894,11 @@ static bool add_definition(const Workspace *w, const Found *f,
 	}
 	if (blocks->len)
 		buf_puts(&block, "\n");
-	mcp__render_block(&block, path.data, f->span.lines, title.data,
-			  lang_name(f->span.lang),
-			  clipped ? "clipped to its first 40 lines" : NULL,
-			  heads.data, text);
+	mcp__render_block(
+	    &block, path.data, f->span.lines, title.data,
+	    lang_name(f->span.lang),
+	    clipped ? "clipped to its first " DEF_LINES_TEXT " lines" : NULL,
+	    heads.data, text);
 	fits = blocks->len + block.len <= budget_bytes;
 	if (fits) {
 		buf_append(blocks, block.data, block.len);

@@ -5,6 +5,7 @@
 // (textDocument/documentSymbol).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import {
 	Lsp, call, lspItems, mcpItems, mcpStart, scratch, snapshotTree,
@@ -41,6 +42,10 @@ function lspPosition(text, c) {
 
 test('tools over the SDK agree with the language server', async () => {
 	const { dir, ws, cache } = scratch('tools');
+	/* Markdown with a fence of its own. */
+	fs.mkdirSync(path.join(ws, 'notes'));
+	fs.writeFileSync(path.join(ws, 'notes/fences.md'), '# Fences\n\n' +
+		'How to call checkout:\n\n```python\ncheckout(cart)\n```\n');
 	const before = snapshotTree(ws);
 	const mcp = await mcpStart([ws], { cache });
 	const lsp = new Lsp(['--db', path.join(dir, 'lsp.db')], { cache });
@@ -157,6 +162,16 @@ test('tools over the SDK agree with the language server', async () => {
 			assert.deepEqual(mcpItems(r.structuredContent), lspItems(want, ws),
 				query);
 			assert.ok(r.structuredContent.items.length > 0, query);
+		}
+
+		/* Code that holds a fence is fenced with a longer one. */
+		{
+			const r = await call(client, 'search', { query: 'How to call checkout' });
+			const it = r.structuredContent.items.find((i) => i.path === 'notes/fences.md');
+			assert.ok(it, r.content[0].text);
+			assert.ok(r.content[0].text.includes(
+				'````markdown\n# Fences\n\nHow to call checkout:\n\n```python\n' +
+				'checkout(cart)\n```\n````\n'), r.content[0].text);
 		}
 
 		/* definition: where workspace/symbol puts it, with the text and
