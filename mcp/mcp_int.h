@@ -97,7 +97,8 @@ typedef struct {
 	atomic_bool removed; /* no longer a root of the session */
 	volatile int cancel; /* stops its scan */
 	/* loop thread only */
-	bool indexing;	     /* a scan is running */
+	bool indexing;	     /* a scan runs, or waits its turn */
+	bool queued;	     /* ... waits for another root's scan */
 	bool scanned;	     /* a scan has completed */
 	bool failed;	     /* the last scan failed (logged) */
 	uint64_t scan_ended; /* uv_now of the last scan's end */
@@ -173,6 +174,9 @@ struct McpServer {
 	/* calls */
 	Call *running;	       /* queued on the thread pool */
 	Call *waiting;	       /* for roots or a scan */
+	bool scanning;	       /* a scan is on the thread pool: one at a
+				* time (each uses every core), so that
+				* calls always find a free worker */
 	uv_timer_t wait_timer; /* ticks while calls wait */
 	/* scan progress, from scan threads */
 	uv_async_t progress_async;

@@ -385,6 +385,7 @@ static void work_queue(McpServer *s, Work *w)
  * ---------------------------------------------------------------------- */
 
 static void check_waiting(McpServer *s);
+static void scan_next(McpServer *s);
 
 /* Whether a root has no scan done yet and one running: its index may be
  * far from whole. */
@@ -451,6 +452,7 @@ static void scan_done(Work *w, bool cancelled)
 	McpServer *s = w->s;
 	McpRoot *r = sc->root;
 
+	s->scanning = false;
 	r->indexing = false;
 	r->scan_ended = uv_now(s->loop);
 	if (cancelled || sc->err == CASTLS_ECANCELED) {
@@ -471,15 +473,28 @@ static void scan_done(Work *w, bool cancelled)
 		r->scanned = true;
 	}
 	xfree(sc);
+	scan_next(s);
 	check_waiting(s);
 }
 
-/* Starts a scan of r unless one runs; a first one uses every core, a
+static void scan_launch(McpServer *s, McpRoot *r)
+{
+	Scan *sc = xcalloc(1, sizeof(*sc));
+
+	s->scanning = true;
+	r->queued = false;
+	sc->root = r;
+	sc->jobs = r->scanned ? 1 : 0;
+	sc->work.run = scan_run;
+	sc->work.done = scan_done;
+	work_queue(s, &sc->work);
+}
+
+/* Starts a scan of r unless one runs or waits: now, or after the scan of
+ * another root (scans go one at a time). A first one uses every core, a
  * rescan (stamps, and only files that changed) one thread. */
 static void scan_start(McpServer *s, McpRoot *r)
 {
-	Scan *sc;
-
 	if (r->indexing || s->exiting || atomic_load(&r->removed))
 		return;
 	r->indexing = true;
@@ -487,12 +502,27 @@ static void scan_start(McpServer *s, McpRoot *r)
 	pthread_mutex_lock(&s->progress_mu);
 	memset(&r->progress, 0, sizeof(r->progress));
 	pthread_mutex_unlock(&s->progress_mu);
-	sc = xcalloc(1, sizeof(*sc));
-	sc->root = r;
-	sc->jobs = r->scanned ? 1 : 0;
-	sc->work.run = scan_run;
-	sc->work.done = scan_done;
-	work_queue(s, &sc->work);
+	if (s->scanning)
+		r->queued = true;
+	else
+		scan_launch(s, r);
+}
+
+/* The next root waiting for its scan, if any. */
+static void scan_next(McpServer *s)
+{
+	for (int i = 0; i < s->nroots; i++) {
+		McpRoot *r = s->roots[i];
+
+		if (!r->queued)
+			continue;
+		if (atomic_load(&r->removed) || s->exiting) {
+			r->queued = r->indexing = false;
+			continue;
+		}
+		if (!s->scanning)
+			scan_launch(s, r);
+	}
 }
 
 /* Rescans the roots whose last scan ended `after` ms ago or more; true
