@@ -44,5 +44,7 @@ bool cli_too_wide(const char *dir);
 
 /* context.c: castls context FILE:LINE[:COL]. */
 int cli_context(int argc, char **argv);
+/* mcp.c: castls mcp [ROOT...], the MCP server. */
+int cli_mcp(int argc, char **argv);
 
 #endif

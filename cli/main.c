@@ -28,12 +28,16 @@
 	"usage: castls status [ROOT] [--db PATH] [--format json|text]\n"
 #define USAGE_CONTEXT                                                      \
 	"usage: castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
-	"                      [--limit N] [--format json|text]\n"
+	"                      [--limit N] [--format json|text|prompt] [--stdin]\n"
+#define USAGE_MCP                                                       \
+	"usage: castls mcp [ROOT...] [--db PATH] [--budget TOKENS] [--quiet]\n" \
+	"                  [--max-size N] [--max-file-size BYTES]\n"      \
+	"                  [--exclude PATTERN]\n"
 
 static const char *usage_all(void)
 {
-	return USAGE_SERVE USAGE_CONTEXT USAGE_INDEX USAGE_SEARCH USAGE_STATUS
-		USAGE_CHUNK USAGE_SPANS
+	return USAGE_SERVE USAGE_CONTEXT USAGE_MCP USAGE_INDEX USAGE_SEARCH
+		USAGE_STATUS USAGE_CHUNK USAGE_SPANS
 		"       castls --version | --help | COMMAND --help\n";
 }
 
@@ -538,6 +542,7 @@ static const struct {
 } commands[] = {
 	{"serve", cmd_serve, USAGE_SERVE},
 	{"context", cli_context, USAGE_CONTEXT},
+	{"mcp", cli_mcp, USAGE_MCP},
 	{"chunk", cmd_chunk, USAGE_CHUNK},
 	{"spans", cmd_spans, USAGE_SPANS},
 	{"index", cmd_index, USAGE_INDEX},

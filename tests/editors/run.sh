@@ -2,9 +2,9 @@
 # run.sh KIND: one editor-client test against the real castls
 # ($CASTLS_BIN), in a scratch directory with a fresh test repository and
 # cache. KIND: vscode_compile, vscode_package, vscode_protocol,
-# vscode_activation, nvim, emacs. Every client runs under `timeout`; after
-# it, the server's stderr must hold no sanitizer report and every server
-# started must have exited with status 0.
+# vscode_activation, vscode_mcp, nvim, emacs. Every client runs under
+# `timeout`; after it, the server's stderr must hold no sanitizer report
+# and every server started must have exited with status 0.
 set -eu
 kind=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -125,7 +125,7 @@ print(f"castls.vsix: {len(names)} files, commands {sorted(cmds)}")
 sys.exit(1 if missing or leaked or len(cmds) != 5 else 0)
 PY
 	;;
-vscode_protocol | vscode_activation)
+vscode_protocol | vscode_activation | vscode_mcp)
 	vscode_build
 	test=${kind#vscode_}
 	(cd "$ext" && timeout "$limit" node --test "test/$test.test.js") ||

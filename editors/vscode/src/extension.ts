@@ -10,6 +10,7 @@ import {
 	ServerOptions, State, WorkDoneProgress, WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { CONTEXT_VIEW_ID, ContextTree } from './contextView';
+import { registerMcpServer } from './mcp';
 import {
 	ContextItem, ContextResult, StatusResult, formatPrompt, indexSize,
 	linesOf, statusLines, titleOf, tokensOf, whyOf,
@@ -416,6 +417,10 @@ export function activate(context: vscode.ExtensionContext): CastlsApi {
 				void c.stop().then(() => c.start()).catch(() => undefined);
 		}));
 	c.start().catch(() => undefined);
+	/* Agent mode's MCP tools, where VS Code has the API (1.101 on). */
+	registerMcpServer(context,
+		(context.extension?.packageJSON as { version?: string } | undefined)
+			?.version ?? '0');
 	return {
 		getContext: (uri, position, budget) =>
 			c.getContext(uri, position, budget),
