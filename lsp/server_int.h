@@ -47,4 +47,13 @@ struct Server {
 	bool progress_begun;
 };
 
+/* settings.c */
+void settings_defaults(Settings *st);
+void settings_free(Settings *st);
+/* Applies the settings in obj (either the castls section itself or an
+ * object holding a "castls" member), saying which values it refuses.
+ * Returns true when a setting that changes the index (chunk size,
+ * excludes, file size) changed. */
+bool settings_apply(Server *s, const cJSON *obj);
+
 #endif

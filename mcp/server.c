@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CASTLS_VERSION "0.1.0"
 
 /* The protocol revisions spoken, newest first: the first is offered to
  * a client asking for one not listed. */
