@@ -1,7 +1,8 @@
 #!/bin/sh
 # long.sh BUILD OUT RUNS SECONDS: runs each libFuzzer target of the
-# sanitized build in BUILD until RUNS executions or SECONDS seconds,
-# whichever comes first, one after another (`make fuzz-long`). Corpora
+# sanitized build in BUILD (FUZZ_TARGETS, default all four) until RUNS
+# executions or SECONDS seconds, whichever comes first, one after
+# another (`make fuzz-long`). Corpora
 # grow in OUT/corpus/TARGET and are kept for the next run; logs go to
 # OUT/TARGET.log, anything found to OUT/TARGET-crash-* (and -leak-,
 # -timeout-, -oom-). Prints executions, executions per second and
@@ -22,7 +23,7 @@ summary="$out/summary.txt"
 printf '%-14s %12s %9s %8s %s\n' target executions exec/s seconds \
 	findings | tee "$summary"
 
-for t in fuzz_chunker fuzz_framing fuzz_dispatch; do
+for t in ${FUZZ_TARGETS:-fuzz_chunker fuzz_framing fuzz_dispatch fuzz_mcp}; do
 	# Where each target's binary, inputs and size limit are (see
 	# tests/fuzz/*.cmake).
 	case $t in
@@ -34,6 +35,9 @@ for t in fuzz_chunker fuzz_framing fuzz_dispatch; do
 	fuzz_dispatch)
 		bin=$build/fuzz_dispatch max_len=4096
 		seeds="$build/tests/fuzz-dispatch-seeds" ;;
+	fuzz_mcp)
+		bin=$build/fuzz_mcp max_len=4096
+		seeds="$build/tests/fuzz-mcp-seeds" ;;
 	esac
 	regress="$src/tests/fuzz/regressions/${t#fuzz_}"
 	[ -d "$regress" ] && seeds="$seeds $regress"
