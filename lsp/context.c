@@ -20,7 +20,7 @@ static uint32_t roots_borrow(Pools *p, RankRoot *roots, const char **paths)
 		paths[r] = root->path;
 		roots[r].path = root->path;
 		roots[r].ix = root->removed ? NULL
-					    : pools_index(p, root, &err);
+					    : lsp__pools_index(p, root, &err);
 	}
 	return n;
 }
@@ -29,10 +29,10 @@ static void roots_give_back(Pools *p, RankRoot *roots, uint32_t n)
 {
 	for (uint32_t r = 0; r < n; r++)
 		if (roots[r].ix)
-			pools_index_return(p->roots[r], roots[r].ix);
+			lsp__pools_index_return(p->roots[r], roots[r].ix);
 }
 
-cJSON *context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
+cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 {
 	RankRoot roots[MAX_ROOTS] = {{0}};
 	const char *paths[MAX_ROOTS];
@@ -42,7 +42,7 @@ cJSON *context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 
 	q.nroots = roots_borrow(p, roots, paths);
 	q.roots = roots;
-	q.chunker = pools_chunker(p);
+	q.chunker = lsp__pools_chunker(p);
 	q.root = sn->root;
 	q.rel = sn->rel;
 	q.lang = sn->lang;
@@ -53,14 +53,14 @@ cJSON *context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 	q.budget = a->budget;
 	q.limit = a->limit;
 	rank_context(&q, &res);
-	pools_chunker_return(p, q.chunker);
+	lsp__pools_chunker_return(p, q.chunker);
 	roots_give_back(p, roots, q.nroots);
-	out = render_result(&res, paths, sn->uri);
+	out = lsp__render_result(&res, paths, sn->uri);
 	rank_result_free(&res);
 	return out;
 }
 
-cJSON *search_run(Pools *p, const char *query, uint32_t budget,
+cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
 		  uint32_t limit)
 {
 	RankRoot roots[MAX_ROOTS] = {{0}};
@@ -71,7 +71,7 @@ cJSON *search_run(Pools *p, const char *query, uint32_t budget,
 
 	rank_search(roots, n, query, strlen(query), budget, limit, &res);
 	roots_give_back(p, roots, n);
-	out = render_result(&res, paths, NULL);
+	out = lsp__render_result(&res, paths, NULL);
 	rank_result_free(&res);
 	return out;
 }

@@ -6,7 +6,7 @@
  * last tree (ts_tree_edit), reparses incrementally with its own parser,
  * chunks and writes the rows. Back on the loop the new tree becomes the
  * document's, and the edits it covers are dropped. A request that needs
- * the tree before then gets it reparsed on the loop (doc_find).
+ * the tree before then gets it reparsed on the loop (lsp__doc_find).
  *
  * A closed document's text and tree are kept a while: the refresh that
  * puts the disk version back in the index edits that tree to the disk
@@ -30,7 +30,7 @@
  * Positions
  * ---------------------------------------------------------------------- */
 
-uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos)
+uint32_t lsp__doc_offset(const Server *s, const Document *d, const cJSON *pos)
 {
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(pos, "line");
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(pos, "character");
@@ -43,7 +43,7 @@ uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos)
 				s->encoding, (uint32_t)line, (uint32_t)col);
 }
 
-cJSON *doc_position(const Server *s, const Document *d, uint32_t off)
+cJSON *lsp__doc_position(const Server *s, const Document *d, uint32_t off)
 {
 	uint32_t line, col;
 	cJSON *p = cJSON_CreateObject();
@@ -188,10 +188,10 @@ static void tree_refresh(Server *s, Document *d)
 	}
 	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
 		ts_tree_edit(d->tree, &d->edits[i].edit);
-	ch = pools_chunker(&s->pools);
+	ch = lsp__pools_chunker(&s->pools);
 	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
 			  (uint32_t)d->text.len, d->tree);
-	pools_chunker_return(&s->pools, ch);
+	lsp__pools_chunker_return(&s->pools, ch);
 	if (d->tree)
 		ts_tree_delete(d->tree);
 	d->tree = t;
@@ -227,7 +227,7 @@ static Document *find(Server *s, const char *uri)
 	return NULL;
 }
 
-Document *doc_find(Server *s, const char *uri)
+Document *lsp__doc_find(Server *s, const char *uri)
 {
 	Document *d = find(s, uri);
 
@@ -236,7 +236,7 @@ Document *doc_find(Server *s, const char *uri)
 	return d;
 }
 
-void doc_free(Document *d)
+void lsp__doc_free(Document *d)
 {
 	if (!d)
 		return;
@@ -277,7 +277,7 @@ static void docs_free_from(Document **p)
 		Document *c = *p;
 
 		*p = c->next;
-		doc_free(c);
+		lsp__doc_free(c);
 	}
 }
 
@@ -289,7 +289,7 @@ static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
 	Document *c = closed_take(s, uri), **p;
 	int n = 0;
 
-	doc_free(c);
+	lsp__doc_free(c);
 	c = xcalloc(1, sizeof(*c));
 	c->uri = xstrdup(uri);
 	c->lang = lang;
@@ -304,7 +304,7 @@ static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
 	docs_free_from(p);
 }
 
-void doc_closed_free(Server *s) { docs_free_from(&s->closed); }
+void lsp__doc_closed_free(Server *s) { docs_free_from(&s->closed); }
 
 /* A document opened again starts from the tree kept at its close, edited
  * to the text it opens with. */
@@ -327,13 +327,13 @@ static void reuse_closed(Server *s, Document *d)
 			edit_record(d, &e, d->generation);
 		}
 	}
-	doc_free(c);
+	lsp__doc_free(c);
 }
 
 /* Numbers every opening of a document (the loop's only). */
 static uint64_t serials;
 
-void doc_open(Server *s, const cJSON *params)
+void lsp__doc_open(Server *s, const cJSON *params)
 {
 	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
 							   "textDocument");
@@ -344,7 +344,7 @@ void doc_open(Server *s, const cJSON *params)
 	Document *d;
 
 	if (!uri || !text) {
-		lsp_log(s, 1, "didOpen without uri or text");
+		lsp__log(s, 1, "didOpen without uri or text");
 		return;
 	}
 	if ((d = find(s, uri))) { /* reopened: start over */
@@ -353,18 +353,18 @@ void doc_open(Server *s, const cJSON *params)
 		while (*p != d)
 			p = &(*p)->next;
 		*p = d->next;
-		doc_free(d);
+		lsp__doc_free(d);
 	}
 	d = xcalloc(1, sizeof(*d));
 	d->uri = xstrdup(uri);
-	named = uri_to_path(uri);
+	named = lsp__uri_to_path(uri);
 	/* The rows of a file go under its one real name inside a root, so
 	 * "./", "//", "x/../" or a symlink neither adds a second copy nor
 	 * leads out of the root. Outside every root a document lives in
 	 * its buffer only: never written to the index, never read back
 	 * from disk. */
-	d->path = named ? path_real(named) : NULL;
-	d->root = d->path ? root_of_path(s, d->path, &rel) : -1;
+	d->path = named ? lsp__path_real(named) : NULL;
+	d->root = d->path ? lsp__root_of_path(s, d->path, &rel) : -1;
 	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
 	d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
 	buf_puts(&d->text, text);
@@ -381,7 +381,7 @@ void doc_open(Server *s, const cJSON *params)
 	reuse_closed(s, d);
 	d->next = s->docs;
 	s->docs = d;
-	doc_schedule_write(s, d);
+	lsp__doc_schedule_write(s, d);
 }
 
 /* Applies one contentChange, which brings d to generation gen, and
@@ -407,8 +407,8 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 		*reset = true;
 		return true;
 	}
-	a = doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "start"));
-	b = doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "end"));
+	a = lsp__doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "start"));
+	b = lsp__doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "end"));
 	if (b < a)
 		b = a;
 	if ((uint64_t)d->text.len - (b - a) + n > CHUNKER_MAX_INPUT)
@@ -433,7 +433,7 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 	return true;
 }
 
-void doc_change(Server *s, const cJSON *params)
+void lsp__doc_change(Server *s, const cJSON *params)
 {
 	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
 							   "textDocument");
@@ -443,14 +443,14 @@ void doc_change(Server *s, const cJSON *params)
 	bool reset = false;
 
 	if (!d) {
-		lsp_log(s, 1, "didChange for a document that is not open: %s",
+		lsp__log(s, 1, "didChange for a document that is not open: %s",
 			text_of(td, "uri") ? text_of(td, "uri") : "(no uri)");
 		return;
 	}
 	changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
 	cJSON_ArrayForEach(c, changes)
 		if (!apply_change(s, d, c, d->generation + 1, &reset))
-			lsp_log(s, 1, "%s: ignored a malformed change", d->uri);
+			lsp__log(s, 1, "%s: ignored a malformed change", d->uri);
 	if (cJSON_IsNumber(ver))
 		d->version = ver->valueint;
 	d->generation++;
@@ -461,7 +461,7 @@ void doc_change(Server *s, const cJSON *params)
 	 * forever, or a fast typist would never see a parse finish. */
 	if (d->writing && d->stop && d->stops < STOPS_MAX)
 		atomic_store(d->stop, true);
-	doc_schedule_write(s, d);
+	lsp__doc_schedule_write(s, d);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -514,12 +514,12 @@ static void checkpoint_run(Job *j)
 {
 	CheckpointJob *c = (CheckpointJob *)j;
 	Root *r = j->pools->roots[c->root];
-	Index *ix = pools_index(j->pools, r, &c->err);
+	Index *ix = lsp__pools_index(j->pools, r, &c->err);
 
 	if (!ix)
 		return;
 	c->err = index_checkpoint(ix);
-	pools_index_return(r, ix);
+	lsp__pools_index_return(r, ix);
 }
 
 static void checkpoint_done(Job *j)
@@ -528,7 +528,7 @@ static void checkpoint_done(Job *j)
 
 	j->pools->roots[c->root]->checkpointing = false;
 	if (c->err)
-		lsp_log(j->s, 1, "checkpoint of %s: %s",
+		lsp__log(j->s, 1, "checkpoint of %s: %s",
 			j->pools->roots[c->root]->path, castls_strerror(c->err));
 }
 
@@ -546,7 +546,7 @@ static void checkpoint_queue(Server *s, int root)
 	c->job.done = checkpoint_done;
 	c->job.release = checkpoint_release;
 	s->pools.roots[root]->checkpointing = true;
-	server_queue(s, &c->job);
+	lsp__server_queue(s, &c->job);
 }
 
 /* On the worker, before the parse: the last rows carried across the
@@ -672,7 +672,7 @@ static void write_run(Job *j)
 		if (w->tree)
 			edit_to_disk(w);
 	}
-	if (!(ix = pools_index(p, r, &w->err)))
+	if (!(ix = lsp__pools_index(p, r, &w->err)))
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
@@ -680,21 +680,21 @@ static void write_run(Job *j)
 	 * leaves out such a file. */
 	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
 		w->err = index_file_remove(ix, w->rel);
-		pools_index_return(r, ix);
+		lsp__pools_index_return(r, ix);
 		return;
 	}
 	write_carried(w, ix);
-	ch = pools_chunker(p);
+	ch = lsp__pools_chunker(p);
 	if ((w->generation || w->tree) && !w->parsed &&
 	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
 	if (w->stopped) {
-		pools_chunker_return(p, ch);
-		pools_index_return(r, ix);
+		lsp__pools_chunker_return(p, ch);
+		lsp__pools_index_return(r, ix);
 		return;
 	}
 	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
-	pools_chunker_return(p, ch);
+	lsp__pools_chunker_return(p, ch);
 	if (w->err == 0) {
 		write_chunking(w, ix, &c);
 	} else {
@@ -702,7 +702,7 @@ static void write_run(Job *j)
 		w->err = index_file_remove(ix, w->rel);
 	}
 	w->checkpoint = index_checkpoint_due(ix);
-	pools_index_return(r, ix);
+	lsp__pools_index_return(r, ix);
 }
 
 /* On the loop: d keeps what w left in the index, to carry across the
@@ -749,15 +749,15 @@ static void write_done(Job *j)
 
 		if (!(s->writes = next->next))
 			s->writes_tail = &s->writes;
-		server_queue(s, next);
+		lsp__server_queue(s, next);
 	}
-	server_doc_written(s);
+	lsp__server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
 	if (w->err) {
-		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
+		lsp__log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
 		if (storage_error(w->err))
-			root_failed(s, w->root, w->err);
+			lsp__root_failed(s, w->root, w->err);
 	}
 	/* A disk refresh after didClose, or a write for an earlier opening
 	 * of a document open again. */
@@ -776,7 +776,7 @@ static void write_done(Job *j)
 	if (!w->err || d->written < w->generation)
 		d->written = w->generation;
 	if (d->generation > d->written)
-		doc_schedule_write(s, d);
+		lsp__doc_schedule_write(s, d);
 }
 
 static void write_release(Job *j)
@@ -824,7 +824,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->serial = d->serial;
 	w->root = d->root;
 	w->lang = d->lang;
-	w->max_file = max_file_size(s);
+	w->max_file = lsp__max_file_size(s);
 	atomic_init(&w->stop, false);
 	if (!from_disk) {
 		w->text = xstrndup(d->text.data ? d->text.data : "",
@@ -855,7 +855,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->job.done = write_done;
 	w->job.release = write_release;
 	if (s->doc_writes++ == 0) {
-		server_queue(s, &w->job);
+		lsp__server_queue(s, &w->job);
 	} else {
 		w->job.s = s;
 		w->job.next = NULL;
@@ -864,7 +864,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	}
 }
 
-void doc_schedule_write(Server *s, Document *d)
+void lsp__doc_schedule_write(Server *s, Document *d)
 {
 	if (d->root < 0 || !d->rel || d->writing || s->exiting ||
 	    d->generation <= d->written || d->lang == LANG_NONE)
@@ -873,7 +873,7 @@ void doc_schedule_write(Server *s, Document *d)
 	queue_write(s, d, false);
 }
 
-void doc_close(Server *s, const cJSON *params)
+void lsp__doc_close(Server *s, const cJSON *params)
 {
 	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
 							   "textDocument");
@@ -896,10 +896,10 @@ void doc_close(Server *s, const cJSON *params)
 
 		closed_keep(s, d->uri, d->lang, &text, len, &d->tree);
 	}
-	doc_free(d);
+	lsp__doc_free(d);
 }
 
-void doc_save(Server *s, const cJSON *params)
+void lsp__doc_save(Server *s, const cJSON *params)
 {
 	(void)s;
 	(void)params; /* the buffer already is what was saved */

@@ -108,7 +108,7 @@ typedef struct {
  * An open document. Its syntax tree lags behind its text while typing:
  * edits are only recorded on the loop, and the worker that writes the
  * index replays them on a copy of the tree, reparses, and hands the new
- * tree back (see documents.c). doc_find brings the tree up to date
+ * tree back (see documents.c). lsp__doc_find brings the tree up to date
  * before a request snapshots the document.
  */
 typedef struct Document {
@@ -168,91 +168,91 @@ struct Job {
 
 
 /* transport.c */
-int transport_start(Server *s);
-void transport_stop(Server *s);
+int lsp__transport_start(Server *s);
+void lsp__transport_stop(Server *s);
 /* j (borrowed) as unformatted JSON text, valid UTF-8 whatever bytes its
  * strings hold: each byte that begins no well-formed sequence becomes
  * U+FFFD. NULL when cJSON cannot print it; else the caller xfrees it,
  * and *len is its length. */
-char *json_text_utf8(const cJSON *j, size_t *len);
+char *lsp__json_text_utf8(const cJSON *j, size_t *len);
 /* Sends a JSON value as one message; takes msg. */
-void lsp_send(Server *s, cJSON *msg);
-void lsp_reply(Server *s, const cJSON *id, cJSON *result);
-void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
+void lsp__send(Server *s, cJSON *msg);
+void lsp__reply(Server *s, const cJSON *id, cJSON *result);
+void lsp__error(Server *s, const cJSON *id, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void lsp_notify(Server *s, const char *method, cJSON *params);
+void lsp__notify(Server *s, const char *method, cJSON *params);
 /* Sends a request to the client; its reply is ignored. */
-void lsp_request(Server *s, const char *method, cJSON *params);
+void lsp__request(Server *s, const char *method, cJSON *params);
 /* Logs to stderr and, at or under the log level, window/logMessage. */
-void lsp_log(Server *s, int level, const char *fmt, ...)
+void lsp__log(Server *s, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* server.c */
-void server_dispatch(Server *s, const char *body, size_t len);
-void server_queue(Server *s, Job *j);
-/* server_queue once no document write is in flight (or PARK_MS
+void lsp__server_dispatch(Server *s, const char *body, size_t len);
+void lsp__server_queue(Server *s, Job *j);
+/* lsp__server_queue once no document write is in flight (or PARK_MS
  * passed). */
-void server_queue_fresh(Server *s, Job *j);
+void lsp__server_queue_fresh(Server *s, Job *j);
 /* A document write finished (documents.c). */
-void server_doc_written(Server *s);
+void lsp__server_doc_written(Server *s);
 /* A connection to root r's database, from its pool or opened with the
  * settings of p; NULL with *err set when none can be had. Safe from any
- * thread; give it back with pools_index_return. */
-Index *pools_index(Pools *p, Root *r, int *err);
-void pools_index_return(Root *r, Index *ix);
+ * thread; give it back with lsp__pools_index_return. */
+Index *lsp__pools_index(Pools *p, Root *r, int *err);
+void lsp__pools_index_return(Root *r, Index *ix);
 /* A chunker of the current maximum size; give it back with
- * pools_chunker_return. Safe from any thread. */
-Chunker *pools_chunker(Pools *p);
-void pools_chunker_return(Pools *p, Chunker *ch);
+ * lsp__pools_chunker_return. Safe from any thread. */
+Chunker *lsp__pools_chunker(Pools *p);
+void lsp__pools_chunker_return(Pools *p, Chunker *ch);
 /* On the loop, after the settings change: what new connections and
  * chunkers are made with. cli_db (--db) takes the place of dbPath. */
-void pools_configure(Pools *p, const Settings *st, const char *cli_db);
+void lsp__pools_configure(Pools *p, const Settings *st, const char *cli_db);
 /* Closes the idle connections, so new ones pick up changed settings. */
-void pools_flush(Pools *p);
-void pools_init(Pools *p);
+void lsp__pools_flush(Pools *p);
+void lsp__pools_init(Pools *p);
 /* Frees what p holds; the roots are the server's to free. */
-void pools_close(Pools *p);
-/* The root holding path (a canonical path, see path_real) strictly
+void lsp__pools_close(Pools *p);
+/* The root holding path (a canonical path, see lsp__path_real) strictly
  * below it, the innermost when roots nest, with *rel (may be NULL) the
  * rest of path after it; -1 when no root holds it. */
-int root_of_path(Server *s, const char *path, const char **rel);
-void server_reindex(Server *s, int root);
+int lsp__root_of_path(Server *s, const char *path, const char **rel);
+void lsp__server_reindex(Server *s, int root);
 /* Whether a scan of any root is under way. */
-bool server_indexing(Server *s);
+bool lsp__server_indexing(Server *s);
 /* Records that writing root's index failed with err (a castls code):
  * castls/status shows it, and the user is told once, by
  * window/showMessage, until the error changes or a scan succeeds. */
-void root_failed(Server *s, int root, int err);
+void lsp__root_failed(Server *s, int root, int err);
 
 /* documents.c */
 /* The open document for uri, or NULL. Its tree is brought up to date with
  * its text first (a reparse on the loop when edits are pending), since the
  * callers snapshot it. */
-Document *doc_find(Server *s, const char *uri);
-void doc_open(Server *s, const cJSON *params);
-void doc_change(Server *s, const cJSON *params);
-void doc_close(Server *s, const cJSON *params);
-void doc_save(Server *s, const cJSON *params);
-void doc_free(Document *d);
+Document *lsp__doc_find(Server *s, const char *uri);
+void lsp__doc_open(Server *s, const cJSON *params);
+void lsp__doc_change(Server *s, const cJSON *params);
+void lsp__doc_close(Server *s, const cJSON *params);
+void lsp__doc_save(Server *s, const cJSON *params);
+void lsp__doc_free(Document *d);
 /* Frees the trees kept of closed documents. */
-void doc_closed_free(Server *s);
+void lsp__doc_closed_free(Server *s);
 /* Byte offset of an LSP position in d (clamped). */
-uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos);
+uint32_t lsp__doc_offset(const Server *s, const Document *d, const cJSON *pos);
 /* An LSP position object for byte off in d. */
-cJSON *doc_position(const Server *s, const Document *d, uint32_t off);
+cJSON *lsp__doc_position(const Server *s, const Document *d, uint32_t off);
 /* Schedules writing d's rows to the index (coalesced). */
-void doc_schedule_write(Server *s, Document *d);
+void lsp__doc_schedule_write(Server *s, Document *d);
 
 /* uri helpers (documents.c) */
 /* The path of a "file:" URI with its escapes decoded, as it is (".",
- * ".." and symlinks left for path_real); NULL for other schemes and for
+ * ".." and symlinks left for lsp__path_real); NULL for other schemes and for
  * a URI that cannot name a path. The caller frees the result. */
-char *uri_to_path(const char *uri);
+char *lsp__uri_to_path(const char *uri);
 /* The URI of an absolute path (borrowed); the caller frees it. */
-char *path_to_uri(const char *path);
+char *lsp__path_to_uri(const char *path);
 /* The URI of file rel under root (a path without trailing slash; both
  * borrowed), whatever the root, "/" included. The caller frees it. */
-char *uri_in_root(const char *root, const char *rel);
+char *lsp__uri_in_root(const char *root, const char *rel);
 /*
  * The one canonical name of absolute path (borrowed): its real path,
  * with ".", "..", duplicate slashes and symlinks resolved as the kernel
@@ -261,9 +261,9 @@ char *uri_in_root(const char *root, const char *rel);
  * missing tail climbs with "..", holds a dangling symlink, or an entry
  * cannot be resolved (a loop, no permission). The caller frees it.
  */
-char *path_real(const char *path);
-/* path_real of uri's path; NULL as either says, or for a NULL uri. */
-char *uri_path_real(const char *uri);
+char *lsp__path_real(const char *path);
+/* lsp__path_real of uri's path; NULL as either says, or for a NULL uri. */
+char *lsp__uri_path_real(const char *uri);
 
 /* A read-only copy of an open document for a worker thread. */
 typedef struct {
@@ -274,18 +274,18 @@ typedef struct {
 	uint32_t len;
 	TSTree *tree; /* a copy; NULL without a grammar */
 	LineIndex lines;
-	PosMarks marks; /* built by snapshot_marks, on the worker */
+	PosMarks marks; /* built by lsp__snapshot_marks, on the worker */
 	PosEncoding encoding;
 } Snapshot;
 
-void snapshot_take(Snapshot *sn, const Server *s, const Document *d);
-void snapshot_free(Snapshot *sn);
+void lsp__snapshot_take(Snapshot *sn, const Server *s, const Document *d);
+void lsp__snapshot_free(Snapshot *sn);
 /* Builds sn->marks, for the many positions of a reply (on the worker:
  * it reads the whole text). */
-void snapshot_marks(Snapshot *sn);
+void lsp__snapshot_marks(Snapshot *sn);
 
 /* The largest document the server chunks or indexes: maxFileSize. */
-uint64_t max_file_size(const Server *s);
+uint64_t lsp__max_file_size(const Server *s);
 
 /* context.c: castls/context for a snapshot, and castls/search, on a
  * worker thread. */
@@ -294,26 +294,26 @@ typedef struct {
 	uint32_t budget;       /* tokens */
 	uint32_t limit;        /* items at most */
 } ContextArgs;
-cJSON *context_run(Pools *p, const Snapshot *sn, const ContextArgs *a);
-cJSON *search_run(Pools *p, const char *query, uint32_t budget,
+cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a);
+cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
 		  uint32_t limit);
 
 /* render.c: the result of rank_context or rank_search as JSON; roots[i]
  * is the path of root i, buffer_uri the uri of the buffer's own items. */
-cJSON *render_result(const RankResult *r, const char *const *roots,
+cJSON *lsp__render_result(const RankResult *r, const char *const *roots,
 		     const char *buffer_uri);
 /* An LSP range of whole lines. */
-cJSON *render_lines(LineRange lines);
+cJSON *lsp__render_lines(LineRange lines);
 
 /* requests.c */
-void req_document_symbol(Server *s, const cJSON *id, const cJSON *params);
-void req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params);
-void req_context(Server *s, const cJSON *id, const cJSON *params);
-void req_search(Server *s, const cJSON *id, const cJSON *params);
-void req_chunks(Server *s, const cJSON *id, const cJSON *params);
-void req_status(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_document_symbol(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_context(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_search(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_chunks(Server *s, const cJSON *id, const cJSON *params);
+void lsp__req_status(Server *s, const cJSON *id, const cJSON *params);
 /* The loop's part of castls/status: the roots not removed, whose indexes
  * into the roots go to root_of (MAX_ROOTS of room). */
-cJSON *status_json(Server *s, int *root_of);
+cJSON *lsp__status_json(Server *s, int *root_of);
 
 #endif

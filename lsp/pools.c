@@ -10,13 +10,13 @@
 
 #define CHUNKERS_MAX (int)(sizeof(((Pools *)0)->chunkers) / sizeof(Chunker *))
 
-void pools_init(Pools *p)
+void lsp__pools_init(Pools *p)
 {
 	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->mu, NULL);
 }
 
-void pools_close(Pools *p)
+void lsp__pools_close(Pools *p)
 {
 	for (int i = 0; i < p->nchunkers; i++)
 		chunker_delete(p->chunkers[i]);
@@ -25,7 +25,7 @@ void pools_close(Pools *p)
 	pthread_mutex_destroy(&p->mu);
 }
 
-void pools_configure(Pools *p, const Settings *st, const char *cli_db)
+void lsp__pools_configure(Pools *p, const Settings *st, const char *cli_db)
 {
 	const char *db = cli_db ? cli_db : st->db_path;
 
@@ -39,7 +39,7 @@ void pools_configure(Pools *p, const Settings *st, const char *cli_db)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void pools_flush(Pools *p)
+void lsp__pools_flush(Pools *p)
 {
 	for (int i = 0; i < p->nroots; i++) {
 		Root *r = p->roots[i];
@@ -55,7 +55,7 @@ void pools_flush(Pools *p)
  * Connections
  * ---------------------------------------------------------------------- */
 
-Index *pools_index(Pools *p, Root *r, int *err)
+Index *lsp__pools_index(Pools *p, Root *r, int *err)
 {
 	IndexOptions io = {0};
 	Index *ix = NULL;
@@ -101,7 +101,7 @@ Index *pools_index(Pools *p, Root *r, int *err)
 	return ix;
 }
 
-void pools_index_return(Root *r, Index *ix)
+void lsp__pools_index_return(Root *r, Index *ix)
 {
 	pthread_mutex_lock(&r->mu);
 	r->busy--;
@@ -117,7 +117,7 @@ void pools_index_return(Root *r, Index *ix)
  * Chunkers
  * ---------------------------------------------------------------------- */
 
-Chunker *pools_chunker(Pools *p)
+Chunker *lsp__pools_chunker(Pools *p)
 {
 	Chunker *ch = NULL;
 	uint32_t size;
@@ -130,7 +130,7 @@ Chunker *pools_chunker(Pools *p)
 	return ch ? ch : chunker_new(size);
 }
 
-void pools_chunker_return(Pools *p, Chunker *ch)
+void lsp__pools_chunker_return(Pools *p, Chunker *ch)
 {
 	chunker_trim(ch); /* pooled chunkers keep no scratch heap */
 	pthread_mutex_lock(&p->mu);

@@ -14,7 +14,7 @@
  * Snapshots and common helpers
  * ---------------------------------------------------------------------- */
 
-void snapshot_take(Snapshot *sn, const Server *s, const Document *d)
+void lsp__snapshot_take(Snapshot *sn, const Server *s, const Document *d)
 {
 	memset(sn, 0, sizeof(*sn));
 	sn->uri = xstrdup(d->uri);
@@ -28,7 +28,7 @@ void snapshot_take(Snapshot *sn, const Server *s, const Document *d)
 	line_index_build(&sn->lines, sn->text, sn->len);
 }
 
-void snapshot_free(Snapshot *sn)
+void lsp__snapshot_free(Snapshot *sn)
 {
 	xfree(sn->uri);
 	xfree(sn->rel);
@@ -40,13 +40,13 @@ void snapshot_free(Snapshot *sn)
 	memset(sn, 0, sizeof(*sn));
 }
 
-void snapshot_marks(Snapshot *sn)
+void lsp__snapshot_marks(Snapshot *sn)
 {
 	pos_marks_build(&sn->marks, &sn->lines, sn->text, sn->len,
 			sn->encoding);
 }
 
-uint64_t max_file_size(const Server *s)
+uint64_t lsp__max_file_size(const Server *s)
 {
 	return s->settings.max_file_size ? s->settings.max_file_size
 					 : INDEX_DEFAULT_MAX_FILE;
@@ -103,11 +103,11 @@ static double elapsed_ms(const struct timespec *t0)
  * skips such a file too. */
 static bool chunkable(Server *s, const cJSON *id, const Document *d)
 {
-	if (d->text.len <= max_file_size(s))
+	if (d->text.len <= lsp__max_file_size(s))
 		return true;
-	lsp_error(s, id, RPC_REQUEST_FAILED,
+	lsp__error(s, id, RPC_REQUEST_FAILED,
 		  "%s: %zu bytes, over maxFileSize (%llu bytes): not chunked",
-		  d->uri, d->text.len, (unsigned long long)max_file_size(s));
+		  d->uri, d->text.len, (unsigned long long)lsp__max_file_size(s));
 	return false;
 }
 
@@ -119,13 +119,13 @@ static Document *param_doc(Server *s, const cJSON *id, const cJSON *params)
 							   "textDocument");
 	const char *uri = cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(td, "uri"));
-	Document *d = doc_find(s, uri);
+	Document *d = lsp__doc_find(s, uri);
 
 	if (!uri)
-		lsp_error(s, id, RPC_INVALID_PARAMS,
+		lsp__error(s, id, RPC_INVALID_PARAMS,
 			  "textDocument.uri must be a string");
 	else if (!d)
-		lsp_error(s, id, RPC_INVALID_PARAMS, "document not open: %s",
+		lsp__error(s, id, RPC_INVALID_PARAMS, "document not open: %s",
 			  uri);
 	return d;
 }
@@ -148,7 +148,7 @@ static void docjob_release(Job *j)
 {
 	DocJob *d = (DocJob *)j;
 
-	snapshot_free(&d->sn);
+	lsp__snapshot_free(&d->sn);
 	xfree(d);
 }
 
@@ -158,7 +158,7 @@ static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 	DocJob *dj = xcalloc(1, sizeof(*dj));
 
 	clock_gettime(CLOCK_MONOTONIC, &dj->t0);
-	snapshot_take(&dj->sn, s, d);
+	lsp__snapshot_take(&dj->sn, s, d);
 	dj->job.id = cJSON_Duplicate(id, 1);
 	dj->job.run = run;
 	dj->job.release = docjob_release;
@@ -168,10 +168,10 @@ static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 /* Chunks the snapshot; false (with the job's error set) on failure. */
 static bool chunk_snapshot(Job *j, const Snapshot *sn, Chunking *c)
 {
-	Chunker *ch = pools_chunker(j->pools);
+	Chunker *ch = lsp__pools_chunker(j->pools);
 	int err = chunker_run(ch, sn->lang, sn->text, sn->len, sn->tree, c);
 
-	pools_chunker_return(j->pools, ch);
+	lsp__pools_chunker_return(j->pools, ch);
 	if (err == 0)
 		return true;
 	j->err = RPC_REQUEST_FAILED;
@@ -254,7 +254,7 @@ static void symbols_run(Job *j)
 		cJSON_Delete(top);
 		return;
 	}
-	snapshot_marks(&dj->sn);
+	lsp__snapshot_marks(&dj->sn);
 	made = xcalloc(c.nspans + 1, sizeof(*made));
 	depth = xcalloc(c.nspans + 1, sizeof(*depth));
 	holder = xcalloc(c.nspans + 1, sizeof(*holder));
@@ -287,24 +287,24 @@ static void symbols_done(Job *j)
 	DocJob *dj = (DocJob *)j;
 
 	if (dj->flattened)
-		lsp_log(j->s, 1,
+		lsp__log(j->s, 1,
 			"documentSymbol %s: %u symbols nest deeper than %d "
 			"levels; they are listed at level %d",
 			dj->sn.uri, dj->flattened, SYMBOL_MAX_DEPTH,
 			SYMBOL_MAX_DEPTH);
 }
 
-void req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
 {
 	Document *d = param_doc(s, id, params);
 
 	if (d && d->lang == LANG_NONE)
-		lsp_reply(s, id, cJSON_CreateArray());
+		lsp__reply(s, id, cJSON_CreateArray());
 	else if (d && chunkable(s, id, d)) {
 		DocJob *dj = docjob_new(s, id, d, symbols_run);
 
 		dj->job.done = symbols_done;
-		server_queue(s, &dj->job);
+		lsp__server_queue(s, &dj->job);
 	}
 }
 
@@ -318,7 +318,7 @@ static void chunks_run(Job *j)
 		cJSON_Delete(arr);
 		return;
 	}
-	snapshot_marks(&dj->sn);
+	lsp__snapshot_marks(&dj->sn);
 	for (uint32_t i = 0; i < c.nchunks; i++) {
 		const Chunk *k = &c.chunks[i];
 		cJSON *o = cJSON_CreateObject(), *path = cJSON_CreateArray();
@@ -348,18 +348,18 @@ static void chunks_run(Job *j)
 	chunking_close(&c);
 }
 
-void req_chunks(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_chunks(Server *s, const cJSON *id, const cJSON *params)
 {
 	Document *d = param_doc(s, id, params);
 
 	if (d && chunkable(s, id, d))
-		server_queue(s, &docjob_new(s, id, d, chunks_run)->job);
+		lsp__server_queue(s, &docjob_new(s, id, d, chunks_run)->job);
 }
 
 static void context_job_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
-	cJSON *r = context_run(j->pools, &dj->sn, &dj->args);
+	cJSON *r = lsp__context_run(j->pools, &dj->sn, &dj->args);
 
 	cJSON_AddBoolToObject(r, "indexing", dj->indexing);
 	cJSON_AddNumberToObject(r, "elapsedMs",
@@ -368,7 +368,7 @@ static void context_job_run(Job *j)
 	j->result = r;
 }
 
-void req_context(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_context(Server *s, const cJSON *id, const cJSON *params)
 {
 	Document *d = param_doc(s, id, params);
 	const cJSON *pos = cJSON_GetObjectItemCaseSensitive(params, "position");
@@ -379,16 +379,16 @@ void req_context(Server *s, const cJSON *id, const cJSON *params)
 	if (!cJSON_IsObject(pos) ||
 	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "line")) ||
 	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "character"))) {
-		lsp_error(s, id, RPC_INVALID_PARAMS,
+		lsp__error(s, id, RPC_INVALID_PARAMS,
 			  "position must be {line, character} numbers");
 		return;
 	}
 	dj = docjob_new(s, id, d, context_job_run);
-	dj->args.cursor = doc_offset(s, d, pos);
+	dj->args.cursor = lsp__doc_offset(s, d, pos);
 	dj->args.budget = budget_of(s, params);
 	dj->args.limit = limit_of(params, 20);
-	dj->indexing = server_indexing(s);
-	server_queue_fresh(s, &dj->job);
+	dj->indexing = lsp__server_indexing(s);
+	lsp__server_queue_fresh(s, &dj->job);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -433,7 +433,7 @@ static void workspace_symbol_run(Job *j)
 		uint32_t n;
 		int err;
 		Index *ix = p->roots[r]->removed ? NULL
-						 : pools_index(p, p->roots[r], &err);
+						 : lsp__pools_index(p, p->roots[r], &err);
 
 		if (!ix)
 			continue;
@@ -441,7 +441,7 @@ static void workspace_symbol_run(Job *j)
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON *loc = cJSON_AddObjectToObject(o, "location");
-				char *uri = uri_in_root(p->roots[r]->path,
+				char *uri = lsp__uri_in_root(p->roots[r]->path,
 							sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
@@ -456,56 +456,56 @@ static void workspace_symbol_run(Job *j)
 								  sp[i].qualname)));
 				cJSON_AddStringToObject(loc, "uri", uri);
 				cJSON_AddItemToObject(loc, "range",
-						      render_lines(sp[i].lines));
+						      lsp__render_lines(sp[i].lines));
 				cJSON_AddItemToArray(arr, o);
 				xfree(uri);
 			}
 			index_spans_free(sp, n);
 		}
-		pools_index_return(p->roots[r], ix);
+		lsp__pools_index_return(p->roots[r], ix);
 	}
 	j->result = arr;
 }
 
-void req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_workspace_symbol(Server *s, const cJSON *id, const cJSON *params)
 {
 	const cJSON *q = cJSON_GetObjectItemCaseSensitive(params, "query");
 	QueryJob *qj;
 
 	if (params && q && !cJSON_IsString(q)) {
-		lsp_error(s, id, RPC_INVALID_PARAMS, "query must be a string");
+		lsp__error(s, id, RPC_INVALID_PARAMS, "query must be a string");
 		return;
 	}
 	qj = queryjob_new(id, cJSON_GetStringValue(q), workspace_symbol_run);
 	qj->limit = 200;
-	server_queue(s, &qj->job);
+	lsp__server_queue(s, &qj->job);
 }
 
 static void search_job_run(Job *j)
 {
 	QueryJob *q = (QueryJob *)j;
 
-	j->result = search_run(j->pools, q->query, q->budget, q->limit);
+	j->result = lsp__search_run(j->pools, q->query, q->budget, q->limit);
 	cJSON_AddBoolToObject(j->result, "indexing", q->indexing);
 	cJSON_AddNumberToObject(j->result, "elapsedMs",
 				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
 					100);
 }
 
-void req_search(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_search(Server *s, const cJSON *id, const cJSON *params)
 {
 	const cJSON *q = cJSON_GetObjectItemCaseSensitive(params, "query");
 	QueryJob *qj;
 
 	if (!cJSON_IsString(q)) {
-		lsp_error(s, id, RPC_INVALID_PARAMS, "query must be a string");
+		lsp__error(s, id, RPC_INVALID_PARAMS, "query must be a string");
 		return;
 	}
 	qj = queryjob_new(id, q->valuestring, search_job_run);
 	qj->budget = budget_of(s, params);
 	qj->limit = limit_of(params, 20);
-	qj->indexing = server_indexing(s);
-	server_queue_fresh(s, &qj->job);
+	qj->indexing = lsp__server_indexing(s);
+	lsp__server_queue_fresh(s, &qj->job);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -531,7 +531,7 @@ static void status_run(Job *j)
 		IndexStatus st;
 		int err;
 		Root *root = p->roots[sj->root_of[r]];
-		Index *ix = pools_index(p, root, &err);
+		Index *ix = lsp__pools_index(p, root, &err);
 
 		if (ix && index_counts(ix, &st) == 0) {
 			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
@@ -558,7 +558,7 @@ static void status_run(Job *j)
 								   : err));
 		}
 		if (ix)
-			pools_index_return(root, ix);
+			lsp__pools_index_return(root, ix);
 		r++;
 	}
 	cJSON_AddNumberToObject(res, "files", (double)files);
@@ -567,7 +567,7 @@ static void status_run(Job *j)
 }
 
 /* The loop-side part of the status: what only the loop may read. */
-cJSON *status_json(Server *s, int *root_of)
+cJSON *lsp__status_json(Server *s, int *root_of)
 {
 	cJSON *res = cJSON_CreateObject(), *roots;
 	int open = 0, n = 0;
@@ -607,14 +607,14 @@ cJSON *status_json(Server *s, int *root_of)
 
 static void status_release(Job *j) { xfree(j); }
 
-void req_status(Server *s, const cJSON *id, const cJSON *params)
+void lsp__req_status(Server *s, const cJSON *id, const cJSON *params)
 {
 	StatusJob *sj = xcalloc(1, sizeof(*sj));
 
 	(void)params;
 	sj->job.id = cJSON_Duplicate(id, 1);
-	sj->job.result = status_json(s, sj->root_of);
+	sj->job.result = lsp__status_json(s, sj->root_of);
 	sj->job.run = status_run;
 	sj->job.release = status_release;
-	server_queue(s, &sj->job);
+	lsp__server_queue(s, &sj->job);
 }

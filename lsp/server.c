@@ -27,7 +27,7 @@ static int add_root(Server *s, const char *path)
 			return i;
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(real);
-	r->uri = path_to_uri(real);
+	r->uri = lsp__path_to_uri(real);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_mutex_init(&r->open_mu, NULL);
 	s->pools.roots[s->pools.nroots] = r;
@@ -45,7 +45,7 @@ static void root_free(Root *r)
 	xfree(r);
 }
 
-int root_of_path(Server *s, const char *path, const char **rel)
+int lsp__root_of_path(Server *s, const char *path, const char **rel)
 {
 	int best = -1;
 	size_t best_len = 0;
@@ -93,12 +93,12 @@ static void job_after(uv_work_t *req, int status)
 		j->cancelled = true;
 	if (j->id && !s->exiting) {
 		if (j->cancelled)
-			lsp_error(s, j->id, RPC_REQUEST_CANCELLED,
+			lsp__error(s, j->id, RPC_REQUEST_CANCELLED,
 				  "request cancelled");
 		else if (j->err)
-			lsp_error(s, j->id, j->err, "%s", j->msg);
+			lsp__error(s, j->id, j->err, "%s", j->msg);
 		else
-			lsp_reply(s, j->id, j->result), j->result = NULL;
+			lsp__reply(s, j->id, j->result), j->result = NULL;
 	}
 	if (j->done && status != UV_ECANCELED)
 		j->done(j);
@@ -107,7 +107,7 @@ static void job_after(uv_work_t *req, int status)
 	j->release(j);
 }
 
-void server_queue(Server *s, Job *j)
+void lsp__server_queue(Server *s, Job *j)
 {
 	j->s = s;
 	j->pools = &s->pools;
@@ -128,7 +128,7 @@ static void unpark(Server *s)
 	uv_timer_stop(&s->park_timer);
 	for (; j; j = next) {
 		next = j->next;
-		server_queue(s, j);
+		lsp__server_queue(s, j);
 	}
 }
 
@@ -137,10 +137,10 @@ static void on_park_timeout(uv_timer_t *t)
 	unpark(t->data);
 }
 
-void server_queue_fresh(Server *s, Job *j)
+void lsp__server_queue_fresh(Server *s, Job *j)
 {
 	if (s->doc_writes == 0 || s->exiting) {
-		server_queue(s, j);
+		lsp__server_queue(s, j);
 		return;
 	}
 	j->s = s;
@@ -151,7 +151,7 @@ void server_queue_fresh(Server *s, Job *j)
 	s->parked_tail = &j->next;
 }
 
-void server_doc_written(Server *s)
+void lsp__server_doc_written(Server *s)
 {
 	if (s->doc_writes == 0 && s->parked)
 		unpark(s);
@@ -201,15 +201,15 @@ static void scan_run(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
 	Root *r = j->pools->roots[sj->root];
-	Index *ix = pools_index(j->pools, r, &sj->err);
+	Index *ix = lsp__pools_index(j->pools, r, &sj->err);
 
 	if (!ix)
 		return;
 	sj->err = index_scan(ix, 0, scan_progress, sj, sj->cancel, &sj->stats);
-	pools_index_return(r, ix);
+	lsp__pools_index_return(r, ix);
 }
 
-bool server_indexing(Server *s)
+bool lsp__server_indexing(Server *s)
 {
 	for (int i = 0; i < s->pools.nroots; i++)
 		if (s->pools.roots[i]->indexing)
@@ -237,7 +237,7 @@ static void progress_send(Server *s, const char *kind, const char *message,
 	if (percent >= 0 && strcmp(kind, "end") != 0)
 		cJSON_AddNumberToObject(v, "percentage", percent);
 	cJSON_AddItemToObject(p, "value", v);
-	lsp_notify(s, "$/progress", p);
+	lsp__notify(s, "$/progress", p);
 }
 
 static void on_progress(uv_async_t *a)
@@ -259,7 +259,7 @@ static void on_progress(uv_async_t *a)
 		      st.seen ? (int)(100.0 * st.done / st.seen) : 0);
 }
 
-void root_failed(Server *s, int root, int err)
+void lsp__root_failed(Server *s, int root, int err)
 {
 	Root *r = s->pools.roots[root];
 	cJSON *p;
@@ -285,7 +285,7 @@ void root_failed(Server *s, int root, int err)
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "type", 1); /* Error */
 	cJSON_AddStringToObject(p, "message", msg);
-	lsp_notify(s, "window/showMessage", p);
+	lsp__notify(s, "window/showMessage", p);
 }
 
 static void scan_done(Job *j)
@@ -296,18 +296,18 @@ static void scan_done(Job *j)
 
 	r->indexing = false;
 	if (sj->err && sj->err != CASTLS_ECANCELED) {
-		lsp_log(s, 0, "indexing %s: %s", r->path,
+		lsp__log(s, 0, "indexing %s: %s", r->path,
 			castls_strerror(sj->err));
-		root_failed(s, sj->root, sj->err);
+		lsp__root_failed(s, sj->root, sj->err);
 	} else if (!sj->err) {
 		r->error = 0;
 	}
 	if (!sj->err)
-		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
+		lsp__log(s, 2, "indexed %s: %u files, %u changed, %u removed",
 			r->path, sj->stats.seen, sj->stats.indexed,
 			sj->stats.removed);
 	if (sj->stats.ignore_partial)
-		lsp_log(s, 1,
+		lsp__log(s, 1,
 			"indexing %s: ignore patterns too costly to match: %u "
 			"paths were matched against only part of them, and "
 			"may be indexed though ignored",
@@ -316,14 +316,14 @@ static void scan_done(Job *j)
 	for (Document *d = s->docs; d; d = d->next)
 		if (d->root == sj->root) {
 			d->written = 0;
-			doc_schedule_write(s, d);
+			lsp__doc_schedule_write(s, d);
 		}
 	if (r->rescan && !s->exiting && !s->shutdown) {
 		r->rescan = false;
-		server_reindex(s, sj->root);
+		lsp__server_reindex(s, sj->root);
 		return;
 	}
-	if (!server_indexing(s) && s->progress_begun) {
+	if (!lsp__server_indexing(s) && s->progress_begun) {
 		progress_send(s, "end", "done", -1);
 		s->progress_begun = false;
 	}
@@ -331,7 +331,7 @@ static void scan_done(Job *j)
 
 static void scan_release(Job *j) { xfree(j); }
 
-void server_reindex(Server *s, int root)
+void lsp__server_reindex(Server *s, int root)
 {
 	ScanJob *sj;
 	Root *r = s->pools.roots[root];
@@ -349,7 +349,7 @@ void server_reindex(Server *s, int root)
 		snprintf(s->progress_token, sizeof(s->progress_token),
 			 "castls-index-%lld", (long long)++s->next_request_id);
 		cJSON_AddStringToObject(p, "token", s->progress_token);
-		lsp_request(s, "window/workDoneProgress/create", p);
+		lsp__request(s, "window/workDoneProgress/create", p);
 		progress_send(s, "begin", "scanning", 0);
 		s->progress_begun = true;
 	}
@@ -360,13 +360,13 @@ void server_reindex(Server *s, int root)
 	sj->job.run = scan_run;
 	sj->job.done = scan_done;
 	sj->job.release = scan_release;
-	server_queue(s, &sj->job);
+	lsp__server_queue(s, &sj->job);
 }
 
 static void reindex_all(Server *s)
 {
 	for (int i = 0; i < s->pools.nroots; i++)
-		server_reindex(s, i);
+		lsp__server_reindex(s, i);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -393,10 +393,10 @@ static const cJSON *get(const cJSON *o, const char *path)
 
 static void add_folder_uri(Server *s, const char *uri)
 {
-	char *path = uri ? uri_to_path(uri) : NULL;
+	char *path = uri ? lsp__uri_to_path(uri) : NULL;
 
 	if (path && add_root(s, path) < 0)
-		lsp_log(s, 1, "workspace folder %s: not a directory", path);
+		lsp__log(s, 1, "workspace folder %s: not a directory", path);
 	xfree(path);
 }
 
@@ -446,7 +446,7 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 	cJSON *result, *info;
 
 	if (s->initialized) {
-		lsp_error(s, id, RPC_INVALID_REQUEST, "initialize sent twice");
+		lsp__error(s, id, RPC_INVALID_REQUEST, "initialize sent twice");
 		return;
 	}
 	s->encoding = pick_encoding(caps);
@@ -454,8 +454,8 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 	s->cap_configuration = cJSON_IsTrue(get(caps, "workspace.configuration"));
 	s->cap_watch_dynamic = cJSON_IsTrue(
 		get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
-	settings_apply(s, get(params, "initializationOptions"));
-	pools_configure(&s->pools, &s->settings, s->opt.db_path);
+	lsp__settings_apply(s, get(params, "initializationOptions"));
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	folders = get(params, "workspaceFolders");
 	cJSON_ArrayForEach(f, folders)
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
@@ -463,14 +463,14 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 		add_folder_uri(s, get(params, "rootUri")->valuestring);
 	if (!s->pools.nroots && cJSON_IsString(get(params, "rootPath")) &&
 	    add_root(s, get(params, "rootPath")->valuestring) < 0)
-		lsp_log(s, 1, "rootPath is not a directory");
+		lsp__log(s, 1, "rootPath is not a directory");
 	s->initialized = true;
 	result = cJSON_CreateObject();
 	cJSON_AddItemToObject(result, "capabilities", capabilities(s));
 	info = cJSON_AddObjectToObject(result, "serverInfo");
 	cJSON_AddStringToObject(info, "name", "castls");
 	cJSON_AddStringToObject(info, "version", CASTLS_VERSION);
-	lsp_reply(s, id, result);
+	lsp__reply(s, id, result);
 }
 
 static void register_watchers(Server *s)
@@ -493,7 +493,7 @@ static void register_watchers(Server *s)
 	cJSON_AddStringToObject(w, "globPattern", "**/{.gitignore,.castlsignore}");
 	cJSON_AddItemToArray(watchers, w);
 	cJSON_AddItemToArray(regs, reg);
-	lsp_request(s, "client/registerCapability", p);
+	lsp__request(s, "client/registerCapability", p);
 }
 
 static void pull_configuration(Server *s)
@@ -507,7 +507,7 @@ static void pull_configuration(Server *s)
 	cJSON_AddStringToObject(m, "id", "castls-configuration");
 	cJSON_AddStringToObject(m, "method", "workspace/configuration");
 	cJSON_AddItemToObject(m, "params", p);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
 static void on_initialized(Server *s, const cJSON *params)
@@ -524,11 +524,11 @@ static void apply_settings_change(Server *s, const cJSON *settings)
 {
 	bool changed;
 
-	changed = settings_apply(s, settings);
-	pools_configure(&s->pools, &s->settings, s->opt.db_path);
+	changed = lsp__settings_apply(s, settings);
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	if (!changed)
 		return;
-	pools_flush(&s->pools);
+	lsp__pools_flush(&s->pools);
 	reindex_all(s);
 }
 
@@ -550,7 +550,7 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 	const cJSON *f;
 
 	cJSON_ArrayForEach(f, get(params, "event.removed")) {
-		char *path = uri_path_real(cJSON_GetStringValue(get(f, "uri")));
+		char *path = lsp__uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
 		for (int i = 0; path && i < s->pools.nroots; i++)
 			if (strcmp(s->pools.roots[i]->path, path) == 0)
@@ -562,7 +562,7 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
 		if (s->pools.nroots > before)
-			server_reindex(s, s->pools.nroots - 1);
+			lsp__server_reindex(s, s->pools.nroots - 1);
 	}
 }
 
@@ -572,8 +572,8 @@ static void on_watched_files(Server *s, const cJSON *params)
 	bool hit[MAX_ROOTS] = {false};
 
 	cJSON_ArrayForEach(c, get(params, "changes")) {
-		char *path = uri_path_real(cJSON_GetStringValue(get(c, "uri")));
-		int r = path ? root_of_path(s, path, NULL) : -1;
+		char *path = lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
+		int r = path ? lsp__root_of_path(s, path, NULL) : -1;
 
 		if (r >= 0)
 			hit[r] = true;
@@ -583,7 +583,7 @@ static void on_watched_files(Server *s, const cJSON *params)
 	 * applies ignore rules and deletions the same way a full one does. */
 	for (int i = 0; i < s->pools.nroots; i++)
 		if (hit[i])
-			server_reindex(s, i);
+			lsp__server_reindex(s, i);
 }
 
 static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
@@ -592,11 +592,11 @@ static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
 
 	if (cmd && strcmp(cmd, "castls.reindex") == 0) {
 		reindex_all(s);
-		lsp_reply(s, id, NULL);
+		lsp__reply(s, id, NULL);
 	} else if (cmd && strcmp(cmd, "castls.status") == 0) {
-		req_status(s, id, p);
+		lsp__req_status(s, id, p);
 	} else {
-		lsp_error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
+		lsp__error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
 			  cmd ? cmd : "(none)");
 	}
 }
@@ -605,7 +605,7 @@ static void on_shutdown(Server *s, const cJSON *id)
 {
 	s->shutdown = true;
 	s->cancel_scans = 1;
-	lsp_reply(s, id, NULL);
+	lsp__reply(s, id, NULL);
 }
 
 static void on_exit_notification(Server *s)
@@ -613,7 +613,7 @@ static void on_exit_notification(Server *s)
 	s->exiting = true;
 	s->exit_code = s->shutdown ? 0 : 1;
 	s->cancel_scans = 1;
-	transport_stop(s);
+	lsp__transport_stop(s);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -651,22 +651,22 @@ static void h_exit(Server *s, const cJSON *id, const cJSON *p)
 static void h_open(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_open(s, p);
+	lsp__doc_open(s, p);
 }
 static void h_change(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_change(s, p);
+	lsp__doc_change(s, p);
 }
 static void h_close(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_close(s, p);
+	lsp__doc_close(s, p);
 }
 static void h_save(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_save(s, p);
+	lsp__doc_save(s, p);
 }
 static void h_config(Server *s, const cJSON *id, const cJSON *p)
 {
@@ -703,17 +703,17 @@ static const struct {
 	{"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
 	{"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
 	{"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
-	{"textDocument/documentSymbol", M_REQUEST, req_document_symbol,
+	{"textDocument/documentSymbol", M_REQUEST, lsp__req_document_symbol,
 	 "textDocument"},
-	{"workspace/symbol", M_REQUEST, req_workspace_symbol, NULL},
+	{"workspace/symbol", M_REQUEST, lsp__req_workspace_symbol, NULL},
 	{"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
 	{"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
 	{"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
 	{"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
-	{"castls/context", M_REQUEST, req_context, "textDocument"},
-	{"castls/search", M_REQUEST, req_search, NULL},
-	{"castls/chunks", M_REQUEST, req_chunks, "textDocument"},
-	{"castls/status", M_REQUEST, req_status, NULL},
+	{"castls/context", M_REQUEST, lsp__req_context, "textDocument"},
+	{"castls/search", M_REQUEST, lsp__req_search, NULL},
+	{"castls/chunks", M_REQUEST, lsp__req_chunks, "textDocument"},
+	{"castls/status", M_REQUEST, lsp__req_status, NULL},
 	{"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
 };
 
@@ -740,7 +740,7 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	size_t i;
 
 	if (!cJSON_IsObject(msg)) {
-		lsp_error(s, NULL, RPC_INVALID_REQUEST, "message is not an object");
+		lsp__error(s, NULL, RPC_INVALID_REQUEST, "message is not an object");
 		return;
 	}
 	if (!method && id && (get(msg, "result") || get(msg, "error"))) {
@@ -748,7 +748,7 @@ static void dispatch_message(Server *s, const cJSON *msg)
 		return;
 	}
 	if (!cJSON_IsString(method) || (request && !valid_id(id))) {
-		lsp_error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
+		lsp__error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
 			  "not a JSON-RPC request: %s",
 			  !cJSON_IsString(method) ? "no method" : "bad id");
 		return;
@@ -756,7 +756,7 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params) &&
 	    !cJSON_IsNull(params)) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_PARAMS,
+			lsp__error(s, id, RPC_INVALID_PARAMS,
 				  "params must be an object or array");
 		return;
 	}
@@ -771,24 +771,24 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	}
 	if (!s->initialized && strcmp(method->valuestring, "initialize")) {
 		if (request)
-			lsp_error(s, id, RPC_SERVER_NOT_INITIALIZED,
+			lsp__error(s, id, RPC_SERVER_NOT_INITIALIZED,
 				  "server not initialized");
 		return;
 	}
 	if (s->shutdown && request) {
-		lsp_error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
+		lsp__error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
 		return;
 	}
 	if (i == sizeof(methods) / sizeof(*methods)) {
 		/* Unknown notifications ($/setTrace, ...) are ignored. */
 		if (request)
-			lsp_error(s, id, RPC_METHOD_NOT_FOUND,
+			lsp__error(s, id, RPC_METHOD_NOT_FOUND,
 				  "unknown method: %s", method->valuestring);
 		return;
 	}
 	if ((methods[i].kind == M_REQUEST) != request) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_REQUEST,
+			lsp__error(s, id, RPC_INVALID_REQUEST,
 				  "%s is a notification", method->valuestring);
 		return;
 	}
@@ -796,32 +796,32 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
 							     methods[i].needs))) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_PARAMS,
+			lsp__error(s, id, RPC_INVALID_PARAMS,
 				  "params.%s must be an object",
 				  methods[i].needs);
 		else
-			lsp_log(s, 1, "%s: params.%s must be an object",
+			lsp__log(s, 1, "%s: params.%s must be an object",
 				method->valuestring, methods[i].needs);
 		return;
 	}
 	methods[i].fn(s, request ? id : NULL, params);
 }
 
-void server_dispatch(Server *s, const char *body, size_t len)
+void lsp__server_dispatch(Server *s, const char *body, size_t len)
 {
 	cJSON *msg;
 
 	if (s->exiting)
 		return;
 	if (!json_depth_ok(body, len, LSP_MAX_JSON_DEPTH)) {
-		lsp_error(s, NULL, RPC_PARSE_ERROR,
+		lsp__error(s, NULL, RPC_PARSE_ERROR,
 			  "JSON nested deeper than %d levels",
 			  LSP_MAX_JSON_DEPTH);
 		return;
 	}
 	msg = cJSON_ParseWithLength(body, len);
 	if (!msg) {
-		lsp_error(s, NULL, RPC_PARSE_ERROR, "malformed JSON");
+		lsp__error(s, NULL, RPC_PARSE_ERROR, "malformed JSON");
 		return;
 	}
 	dispatch_message(s, msg);
@@ -856,10 +856,10 @@ static Server *server_new(const ServerOptions *opt)
 
 	json_init();
 	s->opt = *opt;
-	settings_defaults(&s->settings);
+	lsp__settings_defaults(&s->settings);
 	pthread_mutex_init(&s->progress.mu, NULL);
-	pools_init(&s->pools);
-	pools_configure(&s->pools, &s->settings, s->opt.db_path);
+	lsp__pools_init(&s->pools);
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	s->parked_tail = &s->parked;
 	s->writes_tail = &s->writes;
 	return s;
@@ -880,14 +880,14 @@ static void server_delete(Server *s)
 		Document *d = s->docs;
 
 		s->docs = d->next;
-		doc_free(d);
+		lsp__doc_free(d);
 	}
-	doc_closed_free(s);
+	lsp__doc_closed_free(s);
 	for (int i = 0; i < s->pools.nroots; i++)
 		root_free(s->pools.roots[i]);
-	pools_close(&s->pools);
+	lsp__pools_close(&s->pools);
 	framer_delete(s->framer);
-	settings_free(&s->settings);
+	lsp__settings_free(&s->settings);
 	pthread_mutex_destroy(&s->progress.mu);
 	xfree(s);
 }
@@ -908,7 +908,7 @@ int server_run(const ServerOptions *opt)
 	uv_timer_init(&loop, &s->park_timer);
 	s->park_timer.data = s;
 	uv_unref((uv_handle_t *)&s->park_timer);
-	if (transport_start(s) != 0) {
+	if (lsp__transport_start(s) != 0) {
 		fprintf(stderr, "castls: cannot read standard input\n");
 		s->exiting = true;
 		s->exit_code = 1;
@@ -931,14 +931,14 @@ int server_run(const ServerOptions *opt)
 void server_result_json(const RankResult *r, const char *const *roots,
 			const char *buffer_path, Buf *out)
 {
-	char *uri = path_to_uri(buffer_path), *text;
+	char *uri = lsp__path_to_uri(buffer_path), *text;
 	cJSON *res;
 	size_t n;
 
 	json_init();
-	res = render_result(r, roots, uri);
+	res = lsp__render_result(r, roots, uri);
 	/* Valid UTF-8 whatever the files hold, as the server sends it. */
-	text = json_text_utf8(res, &n);
+	text = lsp__json_text_utf8(res, &n);
 	buf_puts(out, text ? text : "null");
 	xfree(text);
 	xfree(uri);

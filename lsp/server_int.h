@@ -48,12 +48,12 @@ struct Server {
 };
 
 /* settings.c */
-void settings_defaults(Settings *st);
-void settings_free(Settings *st);
+void lsp__settings_defaults(Settings *st);
+void lsp__settings_free(Settings *st);
 /* Applies the settings in obj (either the castls section itself or an
  * object holding a "castls" member), saying which values it refuses.
  * Returns true when a setting that changes the index (chunk size,
  * excludes, file size) changed. */
-bool settings_apply(Server *s, const cJSON *obj);
+bool lsp__settings_apply(Server *s, const cJSON *obj);
 
 #endif

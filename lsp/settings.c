@@ -9,14 +9,14 @@
 #include <string.h>
 
 
-void settings_defaults(Settings *st)
+void lsp__settings_defaults(Settings *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->budget_tokens = DEFAULT_BUDGET_TOKENS;
 	st->log_level = 1;
 }
 
-void settings_free(Settings *st)
+void lsp__settings_free(Settings *st)
 {
 	xfree(st->exclude);
 	xfree(st->db_path);
@@ -37,8 +37,8 @@ static void setting_refused(Server *s, const char *name, const cJSON *v,
 		   given ? given : "?", want, used);
 	cJSON_AddNumberToObject(p, "type", 2); /* Warning */
 	cJSON_AddStringToObject(p, "message", m.data);
-	lsp_notify(s, "window/showMessage", p);
-	lsp_log(s, 1, "%s", m.data);
+	lsp__notify(s, "window/showMessage", p);
+	lsp__log(s, 1, "%s", m.data);
 	xfree(given);
 	buf_free(&m);
 }
@@ -155,7 +155,7 @@ static bool exclude_apply(Server *s, const cJSON *v)
  * object holding a "castls" member), saying which values it refuses.
  * Returns true when a setting that changes the index (chunk size,
  * excludes, file size) changed. */
-bool settings_apply(Server *s, const cJSON *obj)
+bool lsp__settings_apply(Server *s, const cJSON *obj)
 {
 	Settings *st = &s->settings;
 	const cJSON *v, *sec = cJSON_GetObjectItemCaseSensitive(obj, "castls");

@@ -24,10 +24,10 @@ static void on_frame(void *ctx, FrameKind kind, const char *body, size_t len,
 	Server *s = ctx;
 
 	if (kind == FRAME_ERROR) {
-		lsp_log(s, 1, "bad message framing: %s", error);
+		lsp__log(s, 1, "bad message framing: %s", error);
 		return;
 	}
-	server_dispatch(s, body, len);
+	lsp__server_dispatch(s, body, len);
 }
 
 static void end_of_input(Server *s)
@@ -39,7 +39,7 @@ static void end_of_input(Server *s)
 		s->exit_code = s->shutdown ? 0 : 1;
 	}
 	s->cancel_scans = 1; /* nobody is left to use the index */
-	transport_stop(s);
+	lsp__transport_stop(s);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
@@ -110,7 +110,7 @@ static uv_stream_t *open_stream(Server *s, int fd, bool readable)
 	return NULL;
 }
 
-int transport_start(Server *s)
+int lsp__transport_start(Server *s)
 {
 	s->framer = framer_new(LSP_MAX_MESSAGE, on_frame, s);
 	s->out_stream = open_stream(s, s->opt.out_fd, false);
@@ -139,7 +139,7 @@ static void shutdown_cb(uv_shutdown_t *req, int status)
 	xfree(req);
 }
 
-void transport_stop(Server *s)
+void lsp__transport_stop(Server *s)
 {
 	uv_shutdown_t *req;
 
@@ -236,7 +236,7 @@ static void send_raw(Server *s, const char *body, size_t len)
  * as they are and escapes the rest, so such a byte can only be inside a
  * string, where U+FFFD may replace it. One for one, so a position
  * counted in characters stays exact. */
-char *json_text_utf8(const cJSON *j, size_t *len)
+char *lsp__json_text_utf8(const cJSON *j, size_t *len)
 {
 	char *text = cJSON_PrintUnformatted(j);
 	size_t n, ok;
@@ -253,13 +253,13 @@ char *json_text_utf8(const cJSON *j, size_t *len)
 	return buf_take(&b);
 }
 
-void lsp_send(Server *s, cJSON *msg)
+void lsp__send(Server *s, cJSON *msg)
 {
 	char *text;
 	size_t n;
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	text = json_text_utf8(msg, &n);
+	text = lsp__json_text_utf8(msg, &n);
 	cJSON_Delete(msg);
 	if (!text)
 		return;
@@ -272,16 +272,16 @@ static cJSON *copy_id(const cJSON *id)
 	return id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull();
 }
 
-void lsp_reply(Server *s, const cJSON *id, cJSON *result)
+void lsp__reply(Server *s, const cJSON *id, cJSON *result)
 {
 	cJSON *m = cJSON_CreateObject();
 
 	cJSON_AddItemToObject(m, "id", copy_id(id));
 	cJSON_AddItemToObject(m, "result", result ? result : cJSON_CreateNull());
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
+void lsp__error(Server *s, const cJSON *id, int code, const char *fmt, ...)
 {
 	cJSON *m = cJSON_CreateObject(), *e = cJSON_CreateObject();
 	char text[512];
@@ -294,20 +294,20 @@ void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
 	cJSON_AddStringToObject(e, "message", text);
 	cJSON_AddItemToObject(m, "id", copy_id(id));
 	cJSON_AddItemToObject(m, "error", e);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_notify(Server *s, const char *method, cJSON *params)
+void lsp__notify(Server *s, const char *method, cJSON *params)
 {
 	cJSON *m = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(m, "method", method);
 	if (params)
 		cJSON_AddItemToObject(m, "params", params);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_request(Server *s, const char *method, cJSON *params)
+void lsp__request(Server *s, const char *method, cJSON *params)
 {
 	cJSON *m = cJSON_CreateObject();
 	char id[32];
@@ -317,10 +317,10 @@ void lsp_request(Server *s, const char *method, cJSON *params)
 	cJSON_AddStringToObject(m, "method", method);
 	if (params)
 		cJSON_AddItemToObject(m, "params", params);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_log(Server *s, int level, const char *fmt, ...)
+void lsp__log(Server *s, int level, const char *fmt, ...)
 {
 	static const char *const names[] = {"error", "warn", "info", "debug"};
 	static const int lsp_types[] = {1, 2, 3, 4};
@@ -338,6 +338,6 @@ void lsp_log(Server *s, int level, const char *fmt, ...)
 
 		cJSON_AddNumberToObject(p, "type", lsp_types[level & 3]);
 		cJSON_AddStringToObject(p, "message", text);
-		lsp_notify(s, "window/logMessage", p);
+		lsp__notify(s, "window/logMessage", p);
 	}
 }

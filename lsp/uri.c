@@ -1,6 +1,6 @@
 /*
  * uri.c: URIs and paths. A document's URI becomes one canonical path
- * (path_real), so that every spelling of a file names one row and no
+ * (lsp__path_real), so that every spelling of a file names one row and no
  * path leads out of the roots; result URIs are made by one function.
  */
 #include "lsp_int.h"
@@ -19,7 +19,7 @@ static int hexval(int c)
 	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
 }
 
-char *uri_to_path(const char *uri)
+char *lsp__uri_to_path(const char *uri)
 {
 	const char *p;
 	Buf b = {0};
@@ -51,7 +51,7 @@ char *uri_to_path(const char *uri)
 	return buf_take(&b);
 }
 
-char *path_to_uri(const char *path)
+char *lsp__path_to_uri(const char *path)
 {
 	static const char keep[] = "/-._~!$&'()*+,;=:@";
 	Buf b = {0};
@@ -66,19 +66,19 @@ char *path_to_uri(const char *path)
 	return buf_take(&b);
 }
 
-char *uri_in_root(const char *root, const char *rel)
+char *lsp__uri_in_root(const char *root, const char *rel)
 {
 	Buf b = {0};
 	char *uri;
 
 	/* A root of "/" ends in the slash that joins. */
 	buf_printf(&b, "%s%s%s", root, strcmp(root, "/") ? "/" : "", rel);
-	uri = path_to_uri(b.data);
+	uri = lsp__path_to_uri(b.data);
 	buf_free(&b);
 	return uri;
 }
 
-char *path_real(const char *path)
+char *lsp__path_real(const char *path)
 {
 	char real[PATH_MAX], *cut;
 	const char *p;
@@ -128,10 +128,10 @@ refuse:
 	return NULL;
 }
 
-char *uri_path_real(const char *uri)
+char *lsp__uri_path_real(const char *uri)
 {
-	char *named = uri ? uri_to_path(uri) : NULL;
-	char *real = named ? path_real(named) : NULL;
+	char *named = uri ? lsp__uri_to_path(uri) : NULL;
+	char *real = named ? lsp__path_real(named) : NULL;
 
 	xfree(named);
 	return real;
