@@ -238,6 +238,16 @@ const Tool *mcp__tools_find(const char *name);
  * title only where structured, annotations where annotated. */
 cJSON *mcp__tools_list_json(bool structured, bool annotated);
 /* Sets c's error result: isError, and the message as its text. */
+/* tools.c: a call's arguments. */
+const char *mcp__arg_str(const ToolCall *c, const char *name);
+uint32_t mcp__arg_u32(const ToolCall *c, const char *name, uint32_t dflt);
+/* The call's token budget: its argument, else the server's default. */
+uint32_t mcp__budget_of(const ToolCall *c);
+/* Notes in the result that the workspace is still being indexed. */
+void mcp__note_indexing(ToolCall *c);
+/* definition.c: runs the definition tool. */
+void mcp__definition_run(ToolCall *c);
+
 void mcp__tool_error(ToolCall *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The JSON Schemas, parsed once before serving (0, or CASTLS_EINVAL for
