@@ -317,4 +317,57 @@ void mcp__render_block(Buf *b, const char *label, LineRange lines,
 		       const char *title, const char *lang, const char *note,
 		       const char *headers, const char *text);
 
+/* server.c and roots.c: the work of the server's thread pool. */
+/* A batch (2025-03-26): the replies of its requests, sent as one array
+ * once the last of them is known. */
+struct Batch {
+	cJSON *replies;
+	int pending; /* requests unanswered, plus one while dispatching */
+};
+
+/* A work request for the thread pool: a tool call or a scan. */
+typedef struct Work Work;
+struct Work {
+	uv_work_t req;
+	McpServer *s;
+	void (*run)(Work *w);		       /* on a worker thread */
+	void (*done)(Work *w, bool cancelled); /* on the loop; frees w */
+};
+
+struct Call {
+	Work work;
+	Call *next;	 /* in McpServer.running or McpServer.waiting */
+	cJSON *id;	 /* owned */
+	cJSON *token;	 /* progressToken (owned), or NULL */
+	double progress; /* the last progress sent, -1 none */
+	const Tool *tool;
+	cJSON *args;	   /* owned */
+	uint64_t deadline; /* uv_now when a waiting call runs anyway */
+	bool cancelled;
+	Batch *batch; /* NULL: not in one */
+	ToolCall tc;
+};
+
+typedef struct {
+	Work work;
+	McpRoot *root;
+	int jobs;
+	int err;
+	ScanStats stats;
+} Scan;
+
+/* server.c and roots.c: what each uses of the other. */
+bool mcp__any_indexing(McpServer *s);
+void mcp__ask_roots(McpServer *s);
+void mcp__check_waiting(McpServer *s);
+bool mcp__first_scan_running(McpServer *s);
+void mcp__on_roots(McpServer *s, const cJSON *msg);
+void mcp__on_roots_timeout(uv_timer_t *t);
+bool mcp__refresh(McpServer *s, uint64_t after);
+void mcp__root_free(McpRoot *r);
+void mcp__roots_set(McpServer *s, char **paths, uint32_t n);
+void mcp__scan_totals(McpServer *s, uint32_t *done, uint32_t *seen);
+void mcp__work_queue(McpServer *s, Work *w);
+int64_t mcp__request(McpServer *s, const char *method, cJSON *params);
+
 #endif
