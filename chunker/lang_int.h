@@ -104,6 +104,20 @@ typedef struct {
 	const char *family;      /* languages whose code uses each other's
 				  * definitions share one family name; NULL
 				  * for prose */
+	/* An extension of another language's this one takes over (C++ a
+	 * `.h`) when the text shows one of its markers or a file with the
+	 * same stem has one of its sibling extensions. */
+	const char *also;        /* extensions claimed, with dots */
+	const char *markers;     /* text only this language has, space-
+				  * separated: "^x" at a line start (after
+				  * blanks), "x" anywhere; `\ ` is a space
+				  * within a marker */
+	const char *siblings;    /* extensions of a sibling that decide */
+	/* Files a tool wrote: patterns with `*` for any run of characters,
+	 * of file names (space-separated) and of whole lines (separated by
+	 * `|`: they hold spaces). */
+	const char *generated_names;
+	const char *generated_lines;
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);

@@ -330,6 +330,7 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
+	bool generated; /* skipped as minified or written by a tool */
 	uint32_t worker; /* the worker that made it, and frees it */
 	struct Result *next;
 } Result;
@@ -373,15 +374,22 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	r->stamp.mtime = c->mtime;
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
 	err = castls_read_file(abs.data, max, &r->text, &len);
-	buf_free(&abs);
 	r->kind = c->known ? RES_DROP : RES_NOTHING;
 	r->skipped = true;
-	if (err) /* vanished, unreadable or grew past the limit */
+	if (err) { /* vanished, unreadable or grew past the limit */
+		buf_free(&abs);
 		return;
+	}
 	r->len = (uint32_t)len;
-	r->lang = lang_detect(c->rel, r->text, len);
-	if (r->lang == LANG_NONE || castls_is_binary(r->text, len) ||
-	    castls_is_minified(r->text, r->len))
+	/* The absolute path: a `.h` looks for its sibling `.cpp`. */
+	r->lang = lang_detect(abs.data, r->text, len);
+	buf_free(&abs);
+	if (r->lang == LANG_NONE || castls_is_binary(r->text, len))
+		return;
+	/* Nobody reads what a tool wrote, and it repeats its sources. */
+	r->generated = castls_is_minified(r->text, r->len) ||
+		       lang_generated(r->lang, c->rel, r->text, len);
+	if (r->generated)
 		return;
 	r->stamp.hash = castls_hash(r->text, len, 0);
 	r->skipped = false;
@@ -536,6 +544,7 @@ static int apply(Index *ix, Result *r, ScanStats *st)
 		break;
 	}
 	st->skipped += r->skipped;
+	st->generated += r->generated;
 	st->done++;
 	return err;
 }

@@ -712,9 +712,9 @@ static void write_run(Job *j)
 		buf_printf(&abs, "%s/%s", r->path, w->rel);
 		if (castls_read_file(abs.data, w->max_file, &w->text, &len) == 0)
 			w->len = (uint32_t)len;
-		buf_free(&abs);
-		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)
+		w->lang = w->text ? lang_detect(abs.data, w->text, w->len)
 				  : LANG_NONE;
+		buf_free(&abs);
 		if (w->tree && (!w->text || w->lang != was)) {
 			ts_tree_delete(w->tree);
 			w->tree = NULL;
