@@ -73,6 +73,10 @@ typedef enum {
 	SPAN_TYPE,
 	SPAN_NAMESPACE,
 	SPAN_SECTION,
+	SPAN_VARIABLE, /* a file-scope variable, Rust's `static` */
+	SPAN_CONSTANT, /* Go's and Rust's `const` */
+	SPAN_FIELD,    /* Java's fields */
+	SPAN_MACRO,    /* C's `#define`, Rust's `macro_rules!` */
 	SPAN_KIND_COUNT
 } SpanKind;
 

@@ -9,6 +9,10 @@
 
 #include "grammars/grammars.h"
 
+/* The first languages' rows give DefRule's first five fields in order;
+ * the fields added since are zero (unused) there. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const DefRule python_defs[] = {
 	{"class_definition", SPAN_CLASS, "name", "body", NULL},
 	{"function_definition", SPAN_FUNCTION, "name", "body", NULL},
@@ -61,6 +65,193 @@ static const DefRule bash_defs[] = {
 static const DefRule no_defs[] = {
 	{NULL, 0, NULL, NULL, NULL},
 };
+#pragma GCC diagnostic pop
+
+/* ---------------------------------------------------------------------- *
+ * Go, Rust, Java, C and C++ (issue 18). Their names sit deeper than one
+ * field; DefRule's name_types and name_path say how to reach them.
+ * ---------------------------------------------------------------------- */
+
+/* A method's receiver names its type, which may be declared in another
+ * file of the package: the method is `Type.Method` by name alone. A
+ * type_spec is a class, an interface or a type by the type it gives. */
+static const DefRule go_defs[] = {
+	{.type = "function_declaration", .kind = SPAN_FUNCTION,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "method_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body",
+	 .owner_field = "receiver",
+	 .name_types = "field_identifier type_identifier",
+	 .name_path = "type"},
+	{.type = "method_elem", .kind = SPAN_METHOD, .name_field = "name"},
+	{.type = "type_spec", .kind = SPAN_CLASS, .name_field = "name",
+	 .value_field = "type", .value_types = "struct_type",
+	 .body_types = "field_declaration_list"},
+	{.type = "type_spec", .kind = SPAN_INTERFACE, .name_field = "name",
+	 .value_field = "type", .value_types = "interface_type",
+	 .body_types = "{"},
+	{.type = "type_spec", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "type_alias", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "const_spec", .kind = SPAN_CONSTANT, .name_field = "name"},
+	{.type = "var_spec", .kind = SPAN_VARIABLE, .name_field = "name"},
+	{.type = NULL},
+};
+
+/* An impl block holds a type's methods as a class body does: it is a
+ * class named by its type (`Point` of `impl<T> Display for Point<T>`),
+ * and its functions are `Point::fmt`. */
+static const DefRule rust_defs[] = {
+	{.type = "function_item", .kind = SPAN_FUNCTION,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "function_signature_item", .kind = SPAN_FUNCTION,
+	 .name_field = "name"},
+	{.type = "impl_item", .kind = SPAN_CLASS, .name_field = "type",
+	 .body_field = "body",
+	 .name_types = "type_identifier primitive_type",
+	 .name_path = "type name", .named = true},
+	{.type = "trait_item", .kind = SPAN_INTERFACE, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "struct_item", .kind = SPAN_CLASS, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "union_item", .kind = SPAN_CLASS, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "enum_item", .kind = SPAN_ENUM, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "type_item", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "associated_type", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "mod_item", .kind = SPAN_NAMESPACE, .name_field = "name",
+	 .body_field = "body", .needs_body = true},
+	{.type = "macro_definition", .kind = SPAN_MACRO, .name_field = "name",
+	 .body_types = "{ ("},
+	{.type = "const_item", .kind = SPAN_CONSTANT, .name_field = "name"},
+	{.type = "static_item", .kind = SPAN_VARIABLE, .name_field = "name"},
+	{.type = NULL},
+};
+
+static const DefRule java_defs[] = {
+	{.type = "class_declaration", .kind = SPAN_CLASS,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "record_declaration", .kind = SPAN_CLASS,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "interface_declaration", .kind = SPAN_INTERFACE,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "annotation_type_declaration", .kind = SPAN_INTERFACE,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "enum_declaration", .kind = SPAN_ENUM, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "method_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "constructor_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "compact_constructor_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "annotation_type_element_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name"},
+	{.type = "field_declaration", .kind = SPAN_FIELD,
+	 .name_field = "declarator", .name_types = "identifier",
+	 .name_path = "name"},
+	{.type = "constant_declaration", .kind = SPAN_FIELD,
+	 .name_field = "declarator", .name_types = "identifier",
+	 .name_path = "name"},
+	{.type = NULL},
+};
+
+/* C declarators nest (`int *(*f)(void)`): the name is the identifier at
+ * the bottom of the `declarator` fields, and a declaration declares a
+ * function when the name sits right in a function declarator. A struct
+ * is a definition only with its body; inside a typedef or a variable
+ * declaration it keeps its own name. */
+#define C_DECL(kind_, in_)                                                 \
+	{.type = "declaration", .kind = kind_, .name_field = "declarator",  \
+	 .name_types = "identifier", .name_path = "declarator",             \
+	 .name_in = in_, .named = true, .flat = true}
+#define C_TAG(type_, kind_)                                                \
+	{.type = type_, .kind = kind_, .name_field = "name",                \
+	 .body_field = "body", .needs_body = true, .named = true}
+/* A typedef of a struct has the struct's body: its header stops there. */
+#define C_TAGS "struct_specifier union_specifier enum_specifier"
+#define C_TYPEDEF(...)                                                     \
+	{.type = "type_definition", .kind = SPAN_TYPE,                      \
+	 .name_field = "declarator", .name_types = "type_identifier",       \
+	 .name_path = "declarator", .named = true, .flat = true, __VA_ARGS__}
+#define C_MACROS                                                           \
+	{.type = "preproc_def", .kind = SPAN_MACRO, .name_field = "name"},  \
+	{.type = "preproc_function_def", .kind = SPAN_MACRO,                \
+	 .name_field = "name", .body_field = "value"}
+
+static const DefRule c_defs[] = {
+	{.type = "function_definition", .kind = SPAN_FUNCTION,
+	 .name_field = "declarator", .body_field = "body",
+	 .name_types = "identifier", .name_path = "declarator",
+	 .named = true},
+	C_DECL(SPAN_FUNCTION, "function_declarator"),
+	C_DECL(SPAN_VARIABLE, NULL),
+	C_TAG("struct_specifier", SPAN_CLASS),
+	C_TAG("union_specifier", SPAN_CLASS),
+	C_TAG("enum_specifier", SPAN_ENUM),
+	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+		  .body_field = "body"),
+	C_TYPEDEF(.value_types = NULL),
+	C_MACROS,
+	{.type = NULL},
+};
+
+/* C++ names may be qualified (`A::B::f`, `template <> struct S<int>`):
+ * the walk to the name follows `name` as well, and each qualifier it
+ * passes names what the definition belongs to. */
+#define CPP_NAMES "identifier field_identifier type_identifier " \
+		  "namespace_identifier operator_name destructor_name"
+#define CPP_DECL(type_, kind_, in_)                                        \
+	{.type = type_, .kind = kind_, .name_field = "declarator",          \
+	 .name_types = CPP_NAMES, .name_path = "declarator name",           \
+	 .name_in = in_, .scope_field = "scope", .named = true,             \
+	 .flat = true}
+#define CPP_TAG(type_, kind_)                                              \
+	{.type = type_, .kind = kind_, .name_field = "name",                \
+	 .body_field = "body", .name_types = CPP_NAMES, .name_path = "name", \
+	 .scope_field = "scope", .needs_body = true, .named = true}
+
+static const DefRule cpp_defs[] = {
+	{.type = "function_definition", .kind = SPAN_FUNCTION,
+	 .name_field = "declarator", .body_field = "body",
+	 .name_types = CPP_NAMES, .name_path = "declarator name",
+	 .scope_field = "scope", .named = true},
+	CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
+	CPP_DECL("declaration", SPAN_VARIABLE, NULL),
+	CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
+	CPP_TAG("class_specifier", SPAN_CLASS),
+	CPP_TAG("struct_specifier", SPAN_CLASS),
+	CPP_TAG("union_specifier", SPAN_CLASS),
+	CPP_TAG("enum_specifier", SPAN_ENUM),
+	{.type = "namespace_definition", .kind = SPAN_NAMESPACE,
+	 .name_field = "name", .body_field = "body",
+	 .name_types = "namespace_identifier nested_namespace_specifier",
+	 .named = true},
+	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+		  .body_field = "body"),
+	C_TYPEDEF(.value_types = NULL),
+	{.type = "alias_declaration", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "concept_definition", .kind = SPAN_TYPE,
+	 .name_field = "name"},
+	C_MACROS,
+	{.type = NULL},
+};
+
+/* Nothing inside these is a definition the tables record. Function
+ * bodies hold none in C and C++ (local structs and variables are not
+ * worth a span) nor in Go (closures are unnamed). */
+#define GO_OPAQUE "block func_literal comment interpreted_string_literal " \
+		  "raw_string_literal import_declaration package_clause"
+#define RUST_OPAQUE "let_declaration expression_statement " \
+		    "macro_invocation token_tree use_declaration " \
+		    "line_comment block_comment string_literal " \
+		    "raw_string_literal attribute_item"
+#define JAVA_OPAQUE "line_comment block_comment string_literal " \
+		    "import_declaration package_declaration"
+#define C_OPAQUE "compound_statement comment string_literal " \
+		 "concatenated_string initializer_list preproc_include " \
+		 "preproc_arg"
+#define CPP_OPAQUE C_OPAQUE " raw_string_literal template_argument_list"
 
 /* Node types the span walk skips, for speed: nothing inside them can be a
  * definition we record. Statements that may hold a def (if, for, with,
@@ -292,24 +483,25 @@ static const LangSpec specs[LANG_COUNT] = {
 			   .bindings = NO_BINDINGS, .stopwords = "",
 			   .typings = no_typings},
 	[LANG_GO] = {.lang = LANG_GO, .name = "go", .extensions = ".go",
-		     .grammar = tree_sitter_go, .defs = no_defs,
-		     .wrappers = "", .imports = "import_declaration",
+		     .grammar = tree_sitter_go, .defs = go_defs,
+		     .wrappers = "type_declaration const_declaration "
+				 "var_declaration", .imports = "import_declaration",
 		     .comments = "comment",
 		     .strings = "interpreted_string_literal "
 				"raw_string_literal rune_literal",
-		     .opaque = "", .doc = DOC_LEADING_COMMENT, .qsep = ".",
-		     .import_rules = no_imports, .bindings = NO_BINDINGS,
-		     .stopwords = GO_STOPWORDS, .typings = no_typings,
+		     .opaque = GO_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		     .qsep = ".", .import_rules = no_imports,
+		     .bindings = NO_BINDINGS, .stopwords = GO_STOPWORDS, .typings = no_typings,
 		     .line_comment = "//", .family = "go",
 		     .generated_names = "*.pb.go " GENERATED_NAMES,
 		     .generated_lines = SLASH_GENERATED},
 	[LANG_RUST] = {.lang = LANG_RUST, .name = "rust", .extensions = ".rs",
-		       .grammar = tree_sitter_rust, .defs = no_defs,
-		       .wrappers = "", .imports = "use_declaration",
+		       .grammar = tree_sitter_rust, .defs = rust_defs,
+		       .wrappers = "", .attributes = "attribute_item", .imports = "use_declaration",
 		       .comments = "line_comment block_comment",
 		       .strings = "string_literal raw_string_literal "
 				  "char_literal",
-		       .opaque = "", .doc = DOC_LEADING_COMMENT,
+		       .opaque = RUST_OPAQUE, .doc = DOC_LEADING_COMMENT,
 		       .qsep = "::", .import_rules = no_imports,
 		       .bindings = NO_BINDINGS, .stopwords = RUST_STOPWORDS,
 		       .typings = no_typings, .line_comment = "//",
@@ -317,24 +509,24 @@ static const LangSpec specs[LANG_COUNT] = {
 		       .generated_lines = SLASH_GENERATED},
 	[LANG_JAVA] = {.lang = LANG_JAVA, .name = "java",
 		       .extensions = ".java", .grammar = tree_sitter_java,
-		       .defs = no_defs, .wrappers = "",
+		       .defs = java_defs, .wrappers = "",
 		       .imports = "import_declaration",
 		       .comments = "line_comment block_comment",
 		       .strings = "string_literal character_literal",
-		       .opaque = "", .doc = DOC_LEADING_COMMENT, .qsep = ".",
-		       .import_rules = no_imports, .bindings = NO_BINDINGS,
-		       .stopwords = JAVA_STOPWORDS, .typings = no_typings,
+		       .opaque = JAVA_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		       .qsep = ".", .import_rules = no_imports,
+		       .bindings = NO_BINDINGS, .stopwords = JAVA_STOPWORDS, .typings = no_typings,
 		       .self_word = "this", .line_comment = "//",
 		       .family = "java", .generated_names = GENERATED_NAMES,
 		       .generated_lines = SLASH_GENERATED},
 	[LANG_C] = {.lang = LANG_C, .name = "c", .extensions = ".c .h",
-		    .grammar = tree_sitter_c, .defs = no_defs, .wrappers = "",
+		    .grammar = tree_sitter_c, .defs = c_defs, .wrappers = "",
 		    .imports = "preproc_include", .comments = "comment",
 		    .strings = "string_literal char_literal "
 			       "system_lib_string",
-		    .opaque = "", .doc = DOC_LEADING_COMMENT, .qsep = ".",
-		    .import_rules = no_imports, .bindings = NO_BINDINGS,
-		    .stopwords = C_STOPWORDS, .typings = no_typings,
+		    .opaque = C_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		    .qsep = ".", .import_rules = no_imports,
+		    .bindings = NO_BINDINGS, .stopwords = C_STOPWORDS, .typings = no_typings,
 		    .line_comment = "//", .family = "c",
 		    .generated_names = GENERATED_NAMES,
 		    .generated_lines = SLASH_GENERATED},
@@ -344,12 +536,16 @@ static const LangSpec specs[LANG_COUNT] = {
 	[LANG_CPP] = {.lang = LANG_CPP, .name = "cpp",
 		      .extensions = ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ "
 				    ".ipp",
-		      .grammar = tree_sitter_cpp, .defs = no_defs,
-		      .wrappers = "", .imports = "preproc_include",
+		      .grammar = tree_sitter_cpp, .defs = cpp_defs,
+		      .wrappers = "template_declaration",
+		      .wrapper_parts = "template_parameter_list "
+				       "requires_clause",
+		      .imports = "preproc_include",
 		      .comments = "comment",
 		      .strings = "string_literal char_literal "
 				 "raw_string_literal system_lib_string",
-		      .opaque = "", .doc = DOC_LEADING_COMMENT, .qsep = "::",
+		      .opaque = CPP_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		      .qsep = "::",
 		      .import_rules = no_imports, .bindings = NO_BINDINGS,
 		      .stopwords = CPP_STOPWORDS, .typings = no_typings,
 		      .self_word = "this", .line_comment = "//",

@@ -131,3 +131,198 @@ TEST(lang_generated_files)
 	EXPECT_TRUE(lang_generated(LANG_PYTHON, "a_generated.py", NULL, 0) ==
 		    NULL);
 }
+
+/* ---------------------------------------------------------------------- *
+ * Spans: each construct's kind and qualified name
+ * ---------------------------------------------------------------------- */
+
+/* Renders every span as "kind qualname" lines, nested ones indented. */
+static char *spans_of(Lang lang, const char *text)
+{
+	Chunker *ch = chunker_new(0);
+	Chunking c;
+	Buf b = {0};
+
+	if (chunker_spans(ch, lang, text, (uint32_t)strlen(text), NULL, &c)) {
+		chunker_delete(ch);
+		return xstrdup("(error)");
+	}
+	for (uint32_t i = 0; i < c.nspans; i++) {
+		int depth = 0;
+
+		for (int32_t p = c.spans[i].parent; p >= 0;
+		     p = c.spans[p].parent)
+			depth++;
+		buf_printf(&b, "%*s%s %s\n", depth * 2, "",
+			   span_kind_name(c.spans[i].kind), c.spans[i].qualname);
+	}
+	chunking_close(&c);
+	chunker_delete(ch);
+	return b.data ? buf_take(&b) : xstrdup("");
+}
+
+#define EXPECT_SPANS(lang, text, want)              \
+	do {                                        \
+		char *got_ = spans_of(lang, text);  \
+		EXPECT_STR_EQ(got_, want);          \
+		xfree(got_);                        \
+	} while (0)
+
+/* A method is `Type.Method` by its receiver, wherever Type is declared;
+ * a type is a class, an interface or a type by what it gives. */
+TEST(spans_go)
+{
+	EXPECT_SPANS(LANG_GO,
+		     "package p\n"
+		     "type (\n\tS struct{ a int }\n\tI interface{ M() }\n"
+		     "\tA = S\n\tF func()\n)\n"
+		     "const X, Y = 1, 2\nvar v = 3\n"
+		     "func (s *S) Get() int { var local = 1; return local }\n"
+		     "func (g G[T]) Put(t T) {}\n"
+		     "func (Elsewhere) Name() string { return \"\" }\n"
+		     "func New() *S { return nil }\n",
+		     "class S\n"
+		     "interface I\n"
+		     "  method I.M\n"
+		     "type A\n"
+		     "type F\n"
+		     "constant X\n"
+		     "variable v\n"
+		     "method S.Get\n"
+		     "method G.Put\n"
+		     "method Elsewhere.Name\n"
+		     "function New\n");
+}
+
+/* An impl block is its type's class; a trait impl's functions too. */
+TEST(spans_rust)
+{
+	EXPECT_SPANS(LANG_RUST,
+		     "trait T { fn f(&self); }\n"
+		     "impl<U: Copy> T for Wrap<U> { fn f(&self) {} }\n"
+		     "impl fmt::Display for a::B { fn fmt(&self) {} }\n"
+		     "impl Foo for &'a Bar {}\n"
+		     "mod m { pub struct S; const C: u8 = 1; }\n"
+		     "mod decl;\n"
+		     "static G: u8 = 0;\n"
+		     "macro_rules! mac { () => {} }\n"
+		     "enum E { A }\ntype Al = u8;\nunion U { x: u8 }\n",
+		     "interface T\n"
+		     "  method T::f\n"
+		     "class Wrap\n"
+		     "  method Wrap::f\n"
+		     "class B\n"
+		     "  method B::fmt\n"
+		     "class Bar\n"
+		     "namespace m\n"
+		     "  class m::S\n"
+		     "  constant m::C\n"
+		     "variable G\n"
+		     "macro mac\n"
+		     "enum E\n"
+		     "type Al\n"
+		     "class U\n");
+}
+
+/* `#[...]` above an item belongs to it: its span and header start
+ * there, and the doc comment is the one above the attributes. */
+TEST(spans_rust_attributes)
+{
+	const char *text = "/// Docs.\n#[derive(Debug)]\n#[repr(C)]\n"
+			   "pub struct P { x: i32 }\n";
+	Chunker *ch = chunker_new(0);
+	Chunking c;
+
+	ASSERT_INT_EQ(chunker_spans(ch, LANG_RUST, text,
+				    (uint32_t)strlen(text), NULL, &c),
+		      0);
+	ASSERT_INT_EQ(c.nspans, 1);
+	EXPECT_INT_EQ(c.spans[0].bytes.start, 10);
+	EXPECT_STR_EQ(c.spans[0].header,
+		      "#[derive(Debug)]\n#[repr(C)]\npub struct P {");
+	EXPECT_STR_EQ(c.spans[0].doc, "/// Docs.\n");
+	chunking_close(&c);
+	chunker_delete(ch);
+}
+
+TEST(spans_java)
+{
+	EXPECT_SPANS(LANG_JAVA,
+		     "class A {\n int x, y;\n A() {}\n"
+		     " static class B { void f() {} interface C {} }\n"
+		     " enum E { K; void g() {} }\n"
+		     " record R(int a) {}\n @interface N {}\n}\n",
+		     "class A\n"
+		     "  field A.x\n"
+		     "  method A.A\n"
+		     "  class A.B\n"
+		     "    method A.B.f\n"
+		     "    interface A.B.C\n"
+		     "  enum A.E\n"
+		     "    method A.E.g\n"
+		     "  class A.R\n"
+		     "  interface A.N\n");
+}
+
+/* A declaration declares a function when its name sits right in a
+ * function declarator (not a pointer to one); struct mentions and
+ * forward declarations are no definitions; locals are not spans. */
+TEST(spans_c)
+{
+	EXPECT_SPANS(LANG_C,
+		     "#define N 3\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+		     "struct s;\nstruct s { int a; };\n"
+		     "typedef struct { int b; } anon_t;\n"
+		     "typedef struct t { int c; } t_t;\n"
+		     "int f(void);\nint *g(int);\nint (*fp)(int);\n"
+		     "static struct s x = {1}, y;\n"
+		     "enum e { E1 };\nunion u { int i; };\n"
+		     "int h(void) { int local; struct s p; return 0; }\n",
+		     "macro N\n"
+		     "macro MAX\n"
+		     "class s\n"
+		     "type anon_t\n"
+		     "type t_t\n"
+		     "  class t\n"
+		     "function f\n"
+		     "function g\n"
+		     "variable fp\n"
+		     "variable x\n"
+		     "enum e\n"
+		     "class u\n"
+		     "function h\n");
+}
+
+/* Qualified names run through namespaces and the qualifiers of an
+ * out-of-class definition; templates wrap what they declare. */
+TEST(spans_cpp)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "namespace a { namespace b {\n"
+		     "class C { public: C(); ~C(); int m() const { return 0; }\n"
+		     "  bool operator<(const C &) const; int d; };\n"
+		     "} }\n"
+		     "namespace a {\n"
+		     "b::C::C() {}\n"
+		     "template <typename T> int b::C::t() { return 0; }\n"
+		     "}\n"
+		     "a::b::C::~C() {}\n"
+		     "namespace x::y { void f(); }\n"
+		     "namespace { int hidden; }\n"
+		     "template <> struct S<int> { };\n",
+		     "namespace a\n"
+		     "  namespace a::b\n"
+		     "    class a::b::C\n"
+		     "      method a::b::C::C\n"
+		     "      method a::b::C::~C\n"
+		     "      method a::b::C::m\n"
+		     "      method a::b::C::operator<\n"
+		     "namespace a\n"
+		     "  method a::b::C::C\n"
+		     "  method a::b::C::t\n"
+		     "method a::b::C::~C\n"
+		     "namespace x::y\n"
+		     "  function x::y::f\n"
+		     "variable hidden\n"
+		     "class S\n");
+}
