@@ -19,7 +19,7 @@ release: deps
 
 # Sanitized build with clang (libFuzzer needs it); CTest prints the summary.
 test: deps
-	@.ci/deps --editors
+	@.ci/deps --editors --corpora
 	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
 		-DCASTLS_SANITIZE=ON >/dev/null
 	@cmake --build $(TEST) -j $(JOBS)
@@ -34,6 +34,7 @@ run: release
 	@./$(RELEASE)/castls context --root . $(RUN_AT) --budget 1200
 
 bench: release
+	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@tests/bench/run $(RELEASE) build/corpus
 
@@ -48,6 +49,7 @@ fuzz: deps
 # Retrieval quality on RepoEval (../shared/bench), beside two baselines.
 EVAL_TS ?= build/corpus/npm/node_modules/rxjs
 eval: release
+	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
 		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \
