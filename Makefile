@@ -21,7 +21,7 @@ release: deps
 
 # Sanitized build with clang (libFuzzer needs it); CTest prints the summary.
 test: deps
-	@.ci/deps --editors
+	@.ci/deps --editors --corpora
 	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
 		-DCASTLS_SANITIZE=ON >/dev/null
 	@cmake --build $(TEST) -j $(JOBS)
@@ -43,6 +43,7 @@ install: release
 	@DESTDIR="$(DESTDIR)" cmake --install $(RELEASE) --prefix "$(PREFIX)"
 
 bench: release
+	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@tests/bench/run $(RELEASE) build/corpus
 
@@ -78,6 +79,7 @@ EVAL_ARGS ?=
 eval: release
 	@.ci/deps --eval || echo "eval: .ci/deps --eval failed;" \
 		"projects whose packages are missing are left out" >&2
+	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
 		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \

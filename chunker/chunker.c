@@ -251,6 +251,10 @@ static ByteRange walk_range(const Walk *w, uint8_t *flags)
 						  (ROLE_COMMENT | ROLE_IMPORT |
 						   ROLE_DEF)
 					  : 0;
+	/* An attribute sticks to the definition below it as a comment
+	 * does. */
+	if (sym < w->rules->nsymbols && (w->rules->role[sym] & ROLE_ATTR))
+		*flags |= ATOM_COMMENT;
 	return (ByteRange){ts_node_start_byte(n), ts_node_end_byte(n)};
 }
 

@@ -27,11 +27,16 @@ typedef enum {
 	LANG_JAVASCRIPT,
 	LANG_BASH,
 	LANG_MARKDOWN,
+	LANG_GO,
+	LANG_RUST,
+	LANG_JAVA,
+	LANG_C,
+	LANG_CPP,
 	LANG_COUNT
 } Lang;
 
-/* "python", "typescript", "tsx", "javascript", "bash", "markdown"; ""
- * for LANG_NONE. */
+/* "python", "typescript", "tsx", "javascript", "bash", "markdown", "go",
+ * "rust", "java", "c", "cpp"; "" for LANG_NONE. */
 const char *lang_name(Lang lang);
 
 /* Accepts our names and LSP languageIds ("typescriptreact", "shellscript",
@@ -39,8 +44,21 @@ const char *lang_name(Lang lang);
 Lang lang_from_name(const char *name);
 
 /* By file extension, then (for files without a known extension) by a
- * shebang naming sh or bash in the first line of text. text may be NULL. */
+ * shebang naming sh or bash in the first line of text. text may be NULL.
+ * An extension two languages share (`.h`) goes to the one that claims it
+ * when text shows its syntax or a sibling file (same stem) has one of its
+ * own extensions: `a.h` beside `a.cpp` is C++. The sibling is looked up
+ * at path as given (absolute, or relative to the working directory), and
+ * only when text is given. */
 Lang lang_detect(const char *path, const char *text, size_t len);
+
+/* Why text, the contents of path in lang, is a file a tool generated
+ * rather than one people write (a `// Code generated ... DO NOT EDIT.`
+ * line, a `.pb.go` name), as a static string; NULL when it is not. The
+ * index skips such files as it skips minified code. text may be NULL:
+ * then only the name is looked at. */
+const char *lang_generated(Lang lang, const char *path, const char *text,
+			   size_t len);
 
 /* ---------------------------------------------------------------------- *
  * Results
@@ -55,6 +73,10 @@ typedef enum {
 	SPAN_TYPE,
 	SPAN_NAMESPACE,
 	SPAN_SECTION,
+	SPAN_VARIABLE, /* a file-scope variable, Rust's `static` */
+	SPAN_CONSTANT, /* Go's and Rust's `const` */
+	SPAN_FIELD,    /* Java's fields */
+	SPAN_MACRO,    /* C's `#define`, Rust's `macro_rules!` */
 	SPAN_KIND_COUNT
 } SpanKind;
 

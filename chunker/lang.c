@@ -5,9 +5,14 @@
 #include "lang_int.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "grammars/grammars.h"
 
+/* The first languages' rows give DefRule's first five fields in order;
+ * the fields added since are zero (unused) there. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const DefRule python_defs[] = {
 	{"class_definition", SPAN_CLASS, "name", "body", NULL},
 	{"function_definition", SPAN_FUNCTION, "name", "body", NULL},
@@ -60,6 +65,193 @@ static const DefRule bash_defs[] = {
 static const DefRule no_defs[] = {
 	{NULL, 0, NULL, NULL, NULL},
 };
+#pragma GCC diagnostic pop
+
+/* ---------------------------------------------------------------------- *
+ * Go, Rust, Java, C and C++ (issue 18). Their names sit deeper than one
+ * field; DefRule's name_types and name_path say how to reach them.
+ * ---------------------------------------------------------------------- */
+
+/* A method's receiver names its type, which may be declared in another
+ * file of the package: the method is `Type.Method` by name alone. A
+ * type_spec is a class, an interface or a type by the type it gives. */
+static const DefRule go_defs[] = {
+	{.type = "function_declaration", .kind = SPAN_FUNCTION,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "method_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body",
+	 .owner_field = "receiver",
+	 .name_types = "field_identifier type_identifier",
+	 .name_path = "type"},
+	{.type = "method_elem", .kind = SPAN_METHOD, .name_field = "name"},
+	{.type = "type_spec", .kind = SPAN_CLASS, .name_field = "name",
+	 .value_field = "type", .value_types = "struct_type",
+	 .body_types = "field_declaration_list"},
+	{.type = "type_spec", .kind = SPAN_INTERFACE, .name_field = "name",
+	 .value_field = "type", .value_types = "interface_type",
+	 .body_types = "{"},
+	{.type = "type_spec", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "type_alias", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "const_spec", .kind = SPAN_CONSTANT, .name_field = "name"},
+	{.type = "var_spec", .kind = SPAN_VARIABLE, .name_field = "name"},
+	{.type = NULL},
+};
+
+/* An impl block holds a type's methods as a class body does: it is a
+ * class named by its type (`Point` of `impl<T> Display for Point<T>`),
+ * and its functions are `Point::fmt`. */
+static const DefRule rust_defs[] = {
+	{.type = "function_item", .kind = SPAN_FUNCTION,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "function_signature_item", .kind = SPAN_FUNCTION,
+	 .name_field = "name"},
+	{.type = "impl_item", .kind = SPAN_CLASS, .name_field = "type",
+	 .body_field = "body",
+	 .name_types = "type_identifier primitive_type",
+	 .name_path = "type name", .named = true},
+	{.type = "trait_item", .kind = SPAN_INTERFACE, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "struct_item", .kind = SPAN_CLASS, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "union_item", .kind = SPAN_CLASS, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "enum_item", .kind = SPAN_ENUM, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "type_item", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "associated_type", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "mod_item", .kind = SPAN_NAMESPACE, .name_field = "name",
+	 .body_field = "body", .needs_body = true},
+	{.type = "macro_definition", .kind = SPAN_MACRO, .name_field = "name",
+	 .body_types = "{ ("},
+	{.type = "const_item", .kind = SPAN_CONSTANT, .name_field = "name"},
+	{.type = "static_item", .kind = SPAN_VARIABLE, .name_field = "name"},
+	{.type = NULL},
+};
+
+static const DefRule java_defs[] = {
+	{.type = "class_declaration", .kind = SPAN_CLASS,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "record_declaration", .kind = SPAN_CLASS,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "interface_declaration", .kind = SPAN_INTERFACE,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "annotation_type_declaration", .kind = SPAN_INTERFACE,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "enum_declaration", .kind = SPAN_ENUM, .name_field = "name",
+	 .body_field = "body"},
+	{.type = "method_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "constructor_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "compact_constructor_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name", .body_field = "body"},
+	{.type = "annotation_type_element_declaration", .kind = SPAN_METHOD,
+	 .name_field = "name"},
+	{.type = "field_declaration", .kind = SPAN_FIELD,
+	 .name_field = "declarator", .name_types = "identifier",
+	 .name_path = "name"},
+	{.type = "constant_declaration", .kind = SPAN_FIELD,
+	 .name_field = "declarator", .name_types = "identifier",
+	 .name_path = "name"},
+	{.type = NULL},
+};
+
+/* C declarators nest (`int *(*f)(void)`): the name is the identifier at
+ * the bottom of the `declarator` fields, and a declaration declares a
+ * function when the name sits right in a function declarator. A struct
+ * is a definition only with its body; inside a typedef or a variable
+ * declaration it keeps its own name. */
+#define C_DECL(kind_, in_)                                                 \
+	{.type = "declaration", .kind = kind_, .name_field = "declarator",  \
+	 .name_types = "identifier", .name_path = "declarator",             \
+	 .name_in = in_, .named = true, .flat = true}
+#define C_TAG(type_, kind_)                                                \
+	{.type = type_, .kind = kind_, .name_field = "name",                \
+	 .body_field = "body", .needs_body = true, .named = true}
+/* A typedef of a struct has the struct's body: its header stops there. */
+#define C_TAGS "struct_specifier union_specifier enum_specifier"
+#define C_TYPEDEF(...)                                                     \
+	{.type = "type_definition", .kind = SPAN_TYPE,                      \
+	 .name_field = "declarator", .name_types = "type_identifier",       \
+	 .name_path = "declarator", .named = true, .flat = true, __VA_ARGS__}
+#define C_MACROS                                                           \
+	{.type = "preproc_def", .kind = SPAN_MACRO, .name_field = "name"},  \
+	{.type = "preproc_function_def", .kind = SPAN_MACRO,                \
+	 .name_field = "name", .body_field = "value"}
+
+static const DefRule c_defs[] = {
+	{.type = "function_definition", .kind = SPAN_FUNCTION,
+	 .name_field = "declarator", .body_field = "body",
+	 .name_types = "identifier", .name_path = "declarator",
+	 .named = true},
+	C_DECL(SPAN_FUNCTION, "function_declarator"),
+	C_DECL(SPAN_VARIABLE, NULL),
+	C_TAG("struct_specifier", SPAN_CLASS),
+	C_TAG("union_specifier", SPAN_CLASS),
+	C_TAG("enum_specifier", SPAN_ENUM),
+	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+		  .body_field = "body"),
+	C_TYPEDEF(.value_types = NULL),
+	C_MACROS,
+	{.type = NULL},
+};
+
+/* C++ names may be qualified (`A::B::f`, `template <> struct S<int>`):
+ * the walk to the name follows `name` as well, and each qualifier it
+ * passes names what the definition belongs to. */
+#define CPP_NAMES "identifier field_identifier type_identifier " \
+		  "namespace_identifier operator_name destructor_name"
+#define CPP_DECL(type_, kind_, in_)                                        \
+	{.type = type_, .kind = kind_, .name_field = "declarator",          \
+	 .name_types = CPP_NAMES, .name_path = "declarator name",           \
+	 .name_in = in_, .scope_field = "scope", .named = true,             \
+	 .flat = true}
+#define CPP_TAG(type_, kind_)                                              \
+	{.type = type_, .kind = kind_, .name_field = "name",                \
+	 .body_field = "body", .name_types = CPP_NAMES, .name_path = "name", \
+	 .scope_field = "scope", .needs_body = true, .named = true}
+
+static const DefRule cpp_defs[] = {
+	{.type = "function_definition", .kind = SPAN_FUNCTION,
+	 .name_field = "declarator", .body_field = "body",
+	 .name_types = CPP_NAMES, .name_path = "declarator name",
+	 .scope_field = "scope", .named = true},
+	CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
+	CPP_DECL("declaration", SPAN_VARIABLE, NULL),
+	CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
+	CPP_TAG("class_specifier", SPAN_CLASS),
+	CPP_TAG("struct_specifier", SPAN_CLASS),
+	CPP_TAG("union_specifier", SPAN_CLASS),
+	CPP_TAG("enum_specifier", SPAN_ENUM),
+	{.type = "namespace_definition", .kind = SPAN_NAMESPACE,
+	 .name_field = "name", .body_field = "body",
+	 .name_types = "namespace_identifier nested_namespace_specifier",
+	 .named = true},
+	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+		  .body_field = "body"),
+	C_TYPEDEF(.value_types = NULL),
+	{.type = "alias_declaration", .kind = SPAN_TYPE, .name_field = "name"},
+	{.type = "concept_definition", .kind = SPAN_TYPE,
+	 .name_field = "name"},
+	C_MACROS,
+	{.type = NULL},
+};
+
+/* Nothing inside these is a definition the tables record. Function
+ * bodies hold none in C and C++ (local structs and variables are not
+ * worth a span) nor in Go (closures are unnamed). */
+#define GO_OPAQUE "block func_literal comment interpreted_string_literal " \
+		  "raw_string_literal import_declaration package_clause"
+#define RUST_OPAQUE "let_declaration expression_statement " \
+		    "macro_invocation token_tree use_declaration " \
+		    "line_comment block_comment string_literal " \
+		    "raw_string_literal attribute_item"
+#define JAVA_OPAQUE "line_comment block_comment string_literal " \
+		    "import_declaration package_declaration"
+#define C_OPAQUE "compound_statement comment string_literal " \
+		 "concatenated_string initializer_list preproc_include " \
+		 "preproc_arg"
+#define CPP_OPAQUE C_OPAQUE " raw_string_literal template_argument_list"
 
 /* Node types the span walk skips, for speed: nothing inside them can be a
  * definition we record. Statements that may hold a def (if, for, with,
@@ -164,6 +356,44 @@ static const TypingRule no_typings[] = {
 #define JS_STOPWORDS CODE_STOPWORDS
 #define BASH_STOPWORDS CODE_STOPWORDS
 
+/* Keywords, builtin types and functions, and the standard library's
+ * everyday names of the languages added for issue 18, on top of the
+ * shared list. */
+#define GO_STOPWORDS                                                      \
+	CODE_STOPWORDS " chan defer fallthrough func go goto map package "   \
+	"range select struct nil iota append cap close complex copy delete " \
+	"imag make panic println real recover byte rune error uint uint8 "   \
+	"uint16 uint32 uint64 uintptr int8 int16 int32 int64 float32 "       \
+	"float64 complex64 complex128 comparable fmt err ctx"
+#define RUST_STOPWORDS                                                    \
+	CODE_STOPWORDS " crate dyn extern fn impl loop match mod move mut "  \
+	"pub ref Self struct trait unsafe use where i8 i16 i32 i64 i128 "    \
+	"isize u8 u16 u32 u64 u128 usize f32 f64 char str String Vec "      \
+	"Option Some Result Ok Err Box"
+#define JAVA_STOPWORDS                                                    \
+	CODE_STOPWORDS " abstract boolean byte char double final float "     \
+	"long native package private protected public short strictfp "       \
+	"synchronized throws transient volatile record String Object "       \
+	"Override"
+#define C_KEYWORDS                                                        \
+	" auto char double extern goto inline long register restrict short " \
+	"signed sizeof struct typedef union unsigned volatile NULL size_t "  \
+	"ssize_t uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t " \
+	"int64_t uintptr_t define include ifdef ifndef endif"
+#define C_STOPWORDS CODE_STOPWORDS C_KEYWORDS
+#define CPP_STOPWORDS                                                     \
+	CODE_STOPWORDS C_KEYWORDS " alignas alignof constexpr const_cast "   \
+	"decltype delete dynamic_cast explicit friend mutable namespace "    \
+	"noexcept nullptr operator private protected public "                \
+	"reinterpret_cast static_assert static_cast template typename "      \
+	"using virtual override final std"
+
+/* "// Code generated by protoc-gen-go. DO NOT EDIT." and its kin: the
+ * convention Go's tools follow (https://go.dev/s/generatedcode), which
+ * other languages' generators have taken up too. */
+#define SLASH_GENERATED "// Code generated * DO NOT EDIT.|// @generated*"
+#define GENERATED_NAMES "*_generated.*"
+
 static const LangSpec specs[LANG_COUNT] = {
 	[LANG_NONE] = {.lang = LANG_NONE, .name = "", .extensions = "",
 		       .defs = no_defs, .wrappers = "", .imports = "",
@@ -252,6 +482,80 @@ static const LangSpec specs[LANG_COUNT] = {
 			   .import_rules = no_imports,
 			   .bindings = NO_BINDINGS, .stopwords = "",
 			   .typings = no_typings},
+	[LANG_GO] = {.lang = LANG_GO, .name = "go", .extensions = ".go",
+		     .grammar = tree_sitter_go, .defs = go_defs,
+		     .wrappers = "type_declaration const_declaration "
+				 "var_declaration", .imports = "import_declaration",
+		     .comments = "comment",
+		     .strings = "interpreted_string_literal "
+				"raw_string_literal rune_literal",
+		     .opaque = GO_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		     .qsep = ".", .import_rules = no_imports,
+		     .bindings = NO_BINDINGS, .stopwords = GO_STOPWORDS, .typings = no_typings,
+		     .line_comment = "//", .family = "go",
+		     .generated_names = "*.pb.go " GENERATED_NAMES,
+		     .generated_lines = SLASH_GENERATED},
+	[LANG_RUST] = {.lang = LANG_RUST, .name = "rust", .extensions = ".rs",
+		       .grammar = tree_sitter_rust, .defs = rust_defs,
+		       .wrappers = "", .attributes = "attribute_item", .imports = "use_declaration",
+		       .comments = "line_comment block_comment",
+		       .strings = "string_literal raw_string_literal "
+				  "char_literal",
+		       .opaque = RUST_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		       .qsep = "::", .import_rules = no_imports,
+		       .bindings = NO_BINDINGS, .stopwords = RUST_STOPWORDS,
+		       .typings = no_typings, .line_comment = "//",
+		       .family = "rust", .generated_names = GENERATED_NAMES,
+		       .generated_lines = SLASH_GENERATED},
+	[LANG_JAVA] = {.lang = LANG_JAVA, .name = "java",
+		       .extensions = ".java", .grammar = tree_sitter_java,
+		       .defs = java_defs, .wrappers = "",
+		       .imports = "import_declaration",
+		       .comments = "line_comment block_comment",
+		       .strings = "string_literal character_literal",
+		       .opaque = JAVA_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		       .qsep = ".", .import_rules = no_imports,
+		       .bindings = NO_BINDINGS, .stopwords = JAVA_STOPWORDS, .typings = no_typings,
+		       .self_word = "this", .line_comment = "//",
+		       .family = "java", .generated_names = GENERATED_NAMES,
+		       .generated_lines = SLASH_GENERATED},
+	[LANG_C] = {.lang = LANG_C, .name = "c", .extensions = ".c .h",
+		    .grammar = tree_sitter_c, .defs = c_defs, .wrappers = "",
+		    .imports = "preproc_include", .comments = "comment",
+		    .strings = "string_literal char_literal "
+			       "system_lib_string",
+		    .opaque = C_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		    .qsep = ".", .import_rules = no_imports,
+		    .bindings = NO_BINDINGS, .stopwords = C_STOPWORDS, .typings = no_typings,
+		    .line_comment = "//", .family = "c",
+		    .generated_names = GENERATED_NAMES,
+		    .generated_lines = SLASH_GENERATED},
+	/* A `.h` is C++ when a sibling has a C++ extension or the text has a
+	 * line only C++ writes; "::" alone is no sign (C's inline asm has
+	 * `:::`), "std::" is. */
+	[LANG_CPP] = {.lang = LANG_CPP, .name = "cpp",
+		      .extensions = ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ "
+				    ".ipp",
+		      .grammar = tree_sitter_cpp, .defs = cpp_defs,
+		      .wrappers = "template_declaration",
+		      .wrapper_parts = "template_parameter_list "
+				       "requires_clause",
+		      .imports = "preproc_include",
+		      .comments = "comment",
+		      .strings = "string_literal char_literal "
+				 "raw_string_literal system_lib_string",
+		      .opaque = CPP_OPAQUE, .doc = DOC_LEADING_COMMENT,
+		      .qsep = "::",
+		      .import_rules = no_imports, .bindings = NO_BINDINGS,
+		      .stopwords = CPP_STOPWORDS, .typings = no_typings,
+		      .self_word = "this", .line_comment = "//",
+		      .family = "c", .also = ".h",
+		      .markers = "^class\\  ^namespace\\  ^template< "
+				 "^template\\ < ^using\\ namespace\\  ^public: "
+				 "^private: ^protected: std::",
+		      .siblings = ".cpp .cc .cxx .c++",
+		      .generated_names = GENERATED_NAMES,
+		      .generated_lines = SLASH_GENERATED},
 };
 
 /* LSP languageIds and other aliases that differ from our names. */
@@ -265,6 +569,9 @@ static const struct {
 	{"sh", LANG_BASH},
 	{"shell", LANG_BASH},
 	{"python3", LANG_PYTHON},
+	{"golang", LANG_GO},
+	{"c++", LANG_CPP},
+	{"cxx", LANG_CPP},
 };
 
 const LangSpec *lang_spec(Lang lang)
@@ -395,18 +702,173 @@ static bool shebang_is_shell(const char *text, size_t len)
 	return strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0;
 }
 
+/* Whether line [p, p + n) of text shows marker m: "^x" at its start
+ * after blanks, "x" anywhere in it. A `\ ` in m stands for a space. */
+static bool line_has(const char *p, size_t n, const char *m, size_t mn)
+{
+	char want[64];
+	size_t k = 0;
+	bool anchored = *m == '^';
+
+	for (m += anchored, mn -= anchored; mn && k < sizeof(want); m++, mn--)
+		if (*m != '\\' || mn < 2)
+			want[k++] = *m;
+	if (anchored) {
+		while (n && (*p == ' ' || *p == '\t'))
+			p++, n--;
+		return n >= k && memcmp(p, want, k) == 0;
+	}
+	for (; n >= k; p++, n--)
+		if (memcmp(p, want, k) == 0)
+			return true;
+	return false;
+}
+
+/* Whether some line of text shows one of the space-separated markers. */
+static bool text_has_marker(const char *text, size_t len, const char *list)
+{
+	const char *end = text + len, *p = text;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		for (const char *m = list; *m;) {
+			size_t mn = 0;
+
+			/* A marker ends at a space not escaped by `\`. */
+			while (m[mn] && !(m[mn] == ' ' &&
+					  (mn == 0 || m[mn - 1] != '\\')))
+				mn++;
+			if (mn && line_has(p, n, m, mn))
+				return true;
+			m += mn;
+			while (*m == ' ')
+				m++;
+		}
+		p += n + 1;
+	}
+	return false;
+}
+
+/* Whether a file with path's stem and one of the extensions exists. */
+static bool sibling_exists(const char *path, const char *dot,
+			   const char *exts)
+{
+	char buf[4096];
+	size_t stem = (size_t)(dot - path);
+
+	for (const char *e = exts; *e;) {
+		size_t n = strcspn(e, " ");
+		struct stat st;
+
+		if (stem + n < sizeof(buf)) {
+			memcpy(buf, path, stem);
+			memcpy(buf + stem, e, n);
+			buf[stem + n] = '\0';
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+				return true;
+		}
+		e += n;
+		while (*e == ' ')
+			e++;
+	}
+	return false;
+}
+
 Lang lang_detect(const char *path, const char *text, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strrchr(base, '.');
+	Lang found = LANG_NONE;
 	size_t i;
 
-	if (dot && dot != base) {
-		for (i = 1; i < LANG_COUNT; i++)
-			if (word_in_list(specs[i].extensions, dot))
-				return (Lang)i;
-		return LANG_NONE;
+	if (!dot || dot == base)
+		return shebang_is_shell(text, len) ? LANG_BASH : LANG_NONE;
+	for (i = 1; i < LANG_COUNT && !found; i++)
+		if (word_in_list(specs[i].extensions, dot))
+			found = (Lang)i;
+	if (!found || !text)
+		return found;
+	/* Another language may claim the extension by what the text or a
+	 * sibling file shows. */
+	for (i = 1; i < LANG_COUNT; i++) {
+		const LangSpec *s = &specs[i];
+
+		if (!s->also || !word_in_list(s->also, dot))
+			continue;
+		if ((s->markers && text_has_marker(text, len, s->markers)) ||
+		    (s->siblings && sibling_exists(path, dot, s->siblings)))
+			return (Lang)i;
 	}
-	return shebang_is_shell(text, len) ? LANG_BASH : LANG_NONE;
+	return found;
+}
+
+/* Glob match of [s, s + n) against pattern [p, p + pn), where `*` is any
+ * run of characters. Iterative, backtracking to the last star only. */
+static bool glob(const char *p, size_t pn, const char *s, size_t n)
+{
+	size_t i = 0, j = 0, star = (size_t)-1, mark = 0;
+
+	while (j < n) {
+		if (i < pn && p[i] == '*') {
+			star = i++;
+			mark = j;
+		} else if (i < pn && p[i] == s[j]) {
+			i++, j++;
+		} else if (star != (size_t)-1) {
+			i = star + 1;
+			j = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (i < pn && p[i] == '*')
+		i++;
+	return i == pn;
+}
+
+/* Whether s[0, n) matches one of the patterns of list, separated by sep. */
+static bool glob_any(const char *list, char sep, const char *s, size_t n)
+{
+	while (list && *list) {
+		const char *e = strchr(list, sep);
+		size_t pn = e ? (size_t)(e - list) : strlen(list);
+
+		if (pn && glob(list, pn, s, n))
+			return true;
+		if (!e)
+			break;
+		list = e + 1;
+	}
+	return false;
+}
+
+/* Generators announce themselves in a file's first lines. */
+#define GENERATED_PROBE 4096
+
+const char *lang_generated(Lang lang, const char *path, const char *text,
+			   size_t len)
+{
+	const LangSpec *s = lang_spec(lang);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path, *p = text, *end;
+
+	if (glob_any(s->generated_names, ' ', base, strlen(base)))
+		return "generated: its name says so";
+	if (!text || !s->generated_lines)
+		return NULL;
+	end = text + (len < GENERATED_PROBE ? len : GENERATED_PROBE);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (glob_any(s->generated_lines, '|', p, n))
+			return "generated: a comment says DO NOT EDIT";
+		p += (nl ? (size_t)(nl - p) : n) + 1;
+	}
+	return NULL;
 }

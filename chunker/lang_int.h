@@ -22,6 +22,33 @@ typedef struct {
 	const char *value_types; /* if set, the `value` field must be one of
 				  * these space-separated types, and the body
 				  * is looked up on it */
+	/* For names deeper than one field (C declarators, C++ qualified
+	 * names, Go receivers); all optional. Rows of one node type must
+	 * be adjacent: the first that holds is taken. */
+	const char *value_field; /* the field value_types tests (NULL:
+				  * `value`) */
+	const char *body_types;  /* without a body field: the first child
+				  * of one of these types (anonymous `{`
+				  * too) starts the body */
+	const char *name_types;  /* if set, from the name field's node the
+				  * walk goes down, by the name_path fields
+				  * or else the first named child, to a
+				  * node of one of these types: the name */
+	const char *name_path;   /* space-separated fields */
+	const char *name_in;     /* the row holds only when the node above
+				  * the name is one of these types */
+	const char *scope_field; /* a node passed on the way to the name
+				  * with this field is qualified by it: the
+				  * `A::B` of `A::B::f` */
+	const char *owner_field; /* the definition's field naming the type
+				  * it belongs to (Go's receiver), found
+				  * like the name */
+	bool needs_body;         /* without a body it is a mention only
+				  * (`struct a *p`, `mod a;`) */
+	bool named;              /* without a name it is no definition
+				  * (rather than "<anonymous>") */
+	bool flat;               /* the definitions inside are not named
+				  * through it (a struct in C's typedef) */
 } DefRule;
 
 /*
@@ -79,6 +106,10 @@ typedef struct {
 	const DefRule *defs;     /* ended by a row with type NULL */
 	const char *wrappers;    /* types that carry decorators or `export`
 				  * around a single definition */
+	const char *wrapper_parts; /* what a wrapper may hold besides that
+				    * definition (C++'s template parameters) */
+	const char *attributes;  /* nodes before a definition, its siblings,
+				  * that belong to it (Rust's `#[derive]`) */
 	const char *imports;     /* import statement types */
 	const char *comments;    /* comment types */
 	const char *strings;     /* string literal types */
@@ -104,6 +135,20 @@ typedef struct {
 	const char *family;      /* languages whose code uses each other's
 				  * definitions share one family name; NULL
 				  * for prose */
+	/* An extension of another language's this one takes over (C++ a
+	 * `.h`) when the text shows one of its markers or a file with the
+	 * same stem has one of its sibling extensions. */
+	const char *also;        /* extensions claimed, with dots */
+	const char *markers;     /* text only this language has, space-
+				  * separated: "^x" at a line start (after
+				  * blanks), "x" anywhere; `\ ` is a space
+				  * within a marker */
+	const char *siblings;    /* extensions of a sibling that decide */
+	/* Files a tool wrote: patterns with `*` for any run of characters,
+	 * of file names (space-separated) and of whole lines (separated by
+	 * `|`: they hold spaces). */
+	const char *generated_names;
+	const char *generated_lines;
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);

@@ -14,8 +14,9 @@
 #define HEADER_MAX 400
 
 static const char *const span_kinds[SPAN_KIND_COUNT] = {
-	"class", "function", "method", "interface",
-	"enum", "type", "namespace", "section",
+	"class", "function", "method", "interface", "enum",
+	"type", "namespace", "section", "variable", "constant",
+	"field", "macro",
 };
 
 static const char *const chunk_kinds[CHUNK_KIND_COUNT] = {
@@ -174,22 +175,154 @@ static bool has_role(const SpanRules *r, TSNode n, uint8_t role)
 	return sym < r->nsymbols && (r->role[sym] & role);
 }
 
-/* The rule matching node n, or NULL. */
-static const DefRule *match_rule(const SpanRules *r, TSNode n)
+/* Where a definition's parts are, found by its rule. */
+#define SCOPES_MAX 8 /* qualifiers kept: `a::b::c::f` has three */
+#define NAME_DEPTH_MAX 16 /* nodes gone down from a field to a name */
+
+typedef struct {
+	TSNode name;   /* null: none */
+	TSNode body;   /* null: none */
+	TSNode owner;  /* the name of the type it belongs to; null: none */
+	TSNode scopes[SCOPES_MAX]; /* qualifiers, outermost first */
+	uint32_t nscopes;
+} Found;
+
+static TSNode field_id(TSNode n, TSFieldId id)
+{
+	return id ? ts_node_child_by_field_id(n, id) : (TSNode){0};
+}
+
+/* Goes down from n by the row's name path to a node of its name types;
+ * null when there is none. With scopes, the qualifiers passed on the way
+ * are collected. *above is set to the node above the name. */
+static TSNode descend(const DefRule *d, const struct RowIds *ids, TSNode n,
+		      Found *scopes, TSNode *above)
+{
+	TSNode up = {0};
+
+	for (int depth = 0; !ts_node_is_null(n); depth++) {
+		TSNode next = {0}, q;
+
+		if (!d->name_types || node_is(n, d->name_types)) {
+			if (above)
+				*above = up;
+			return n;
+		}
+		if (depth == NAME_DEPTH_MAX)
+			break;
+		if (scopes && scopes->nscopes < SCOPES_MAX &&
+		    !ts_node_is_null(q = field_id(n, ids->scope)))
+			scopes->scopes[scopes->nscopes++] = q;
+		for (int i = 0; i < NAME_PATH_MAX && ids->path[i] &&
+				ts_node_is_null(next);
+		     i++)
+			next = ts_node_child_by_field_id(n, ids->path[i]);
+		if (ts_node_is_null(next) && ts_node_named_child_count(n))
+			next = ts_node_named_child(n, 0);
+		up = n;
+		n = next;
+	}
+	return (TSNode){0};
+}
+
+/* The first child of n of one of the types. */
+static TSNode child_of_type(TSNode n, const char *types)
+{
+	uint32_t i, k = ts_node_child_count(n);
+
+	for (i = 0; i < k; i++) {
+		TSNode c = ts_node_child(n, i);
+
+		if (node_is(c, types))
+			return c;
+	}
+	return (TSNode){0};
+}
+
+/* Whether row i holds for definition node n; fills f if so. */
+static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
+{
+	const DefRule *d = &r->spec->defs[i];
+	const struct RowIds *ids = &r->ids[i];
+	TSNode holder = n, above = {0};
+
+	memset(f, 0, sizeof(*f));
+	if (d->value_types) {
+		holder = ts_node_child_by_field_id(
+			n, d->value_field ? ids->value : r->value_field);
+		if (ts_node_is_null(holder) || !node_is(holder, d->value_types))
+			return false;
+	}
+	if (r->name_field[i])
+		f->name = descend(d, ids, ts_node_child_by_field_id(
+						  n, r->name_field[i]),
+				  f, &above);
+	if (ts_node_is_null(f->name) && d->named)
+		return false;
+	if (d->name_in && (ts_node_is_null(above) ||
+			   !node_is(above, d->name_in)))
+		return false;
+	if (r->body_field[i])
+		f->body = ts_node_child_by_field_id(holder, r->body_field[i]);
+	else if (d->body_types)
+		f->body = child_of_type(holder, d->body_types);
+	if (ts_node_is_null(f->body) && d->needs_body)
+		return false;
+	if (ids->owner)
+		f->owner = descend(d, ids, ts_node_child_by_field_id(
+						   n, ids->owner),
+				   NULL, NULL);
+	return true;
+}
+
+/* The rule matching node n, or NULL: the first of the rows for its type
+ * that holds. */
+static const DefRule *match_rule(const SpanRules *r, TSNode n, Found *f)
 {
 	TSSymbol sym = ts_node_symbol(n);
+	const DefRule *defs = r->spec->defs;
 	int16_t i;
-	const DefRule *d;
-	TSNode value;
 
 	if (sym >= r->nsymbols || (i = r->rule_of[sym]) < 0)
 		return NULL;
-	d = &r->spec->defs[i];
-	if (!d->value_types)
-		return d;
-	value = ts_node_child_by_field_id(n, r->value_field);
-	return !ts_node_is_null(value) && node_is(value, d->value_types) ? d
-									  : NULL;
+	for (uint32_t k = (uint32_t)i; defs[k].type; k++) {
+		if (k > (uint32_t)i && strcmp(defs[k].type, defs[i].type) != 0)
+			break;
+		if (rule_holds(r, k, n, f))
+			return &defs[k];
+	}
+	return NULL;
+}
+
+static TSFieldId field_named(const TSLanguage *tl, const char *name,
+			     size_t n)
+{
+	return name && n ? ts_language_field_id_for_name(tl, name, (uint32_t)n)
+			 : 0;
+}
+
+/* The ids of row d's fields beyond its name and body. */
+static void row_ids(const TSLanguage *tl, const DefRule *d,
+		    struct RowIds *ids)
+{
+	const char *p = d->name_path;
+	int k = 0;
+
+	ids->value = field_named(tl, d->value_field,
+				 d->value_field ? strlen(d->value_field) : 0);
+	ids->scope = field_named(tl, d->scope_field,
+				 d->scope_field ? strlen(d->scope_field) : 0);
+	ids->owner = field_named(tl, d->owner_field,
+				 d->owner_field ? strlen(d->owner_field) : 0);
+	while (p && *p && k < NAME_PATH_MAX) {
+		size_t n = strcspn(p, " ");
+
+		ids->path[k] = field_named(tl, p, n);
+		k += ids->path[k] != 0;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
 }
 
 void span_rules_init(SpanRules *r, Lang lang)
@@ -203,8 +336,11 @@ void span_rules_init(SpanRules *r, Lang lang)
 		;
 	r->name_field = xcalloc(i + 1, sizeof(*r->name_field));
 	r->body_field = xcalloc(i + 1, sizeof(*r->body_field));
+	r->ids = xcalloc(i + 1, sizeof(*r->ids));
 	for (i = 0; tl && r->spec->defs[i].type; i++) {
 		const DefRule *d = &r->spec->defs[i];
+
+		row_ids(tl, d, &r->ids[i]);
 
 		r->name_field[i] = ts_language_field_id_for_name(
 		    tl, d->name_field, (uint32_t)strlen(d->name_field));
@@ -228,13 +364,18 @@ void span_rules_init(SpanRules *r, Lang lang)
 			r->role[s] |= ROLE_DEF;
 		if (name && word_in_list(r->spec->opaque, name))
 			r->role[s] |= ROLE_OPAQUE;
+		if (name && r->spec->attributes &&
+		    word_in_list(r->spec->attributes, name))
+			r->role[s] |= ROLE_ATTR;
 		if (!name ||
 		    ts_language_symbol_type(tl, (TSSymbol)s) !=
 			    TSSymbolTypeRegular)
 			continue;
+		/* The first of the rows for this type. */
 		for (i = 0; r->spec->defs[i].type; i++)
 			if (strcmp(r->spec->defs[i].type, name) == 0) {
-				r->rule_of[s] = (int16_t)i;
+				if (r->rule_of[s] < 0)
+					r->rule_of[s] = (int16_t)i;
 				r->role[s] |= ROLE_DEF;
 			}
 	}
@@ -246,6 +387,7 @@ void span_rules_free(SpanRules *r)
 	xfree(r->role);
 	xfree(r->name_field);
 	xfree(r->body_field);
+	xfree(r->ids);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -309,7 +451,9 @@ static bool wraps_one(TSNode w, const SpanRules *r)
 		TSNode c = ts_node_named_child(w, i);
 
 		held += !node_is(c, r->spec->comments) &&
-			strcmp(ts_node_type(c), "decorator") != 0;
+			strcmp(ts_node_type(c), "decorator") != 0 &&
+			!(r->spec->wrapper_parts &&
+			  node_is(c, r->spec->wrapper_parts));
 	}
 	return held == 1;
 }
@@ -319,24 +463,71 @@ typedef struct {
 	TSNode node;
 	TSNode prev;  /* node's previous sibling; null for a first child */
 	int32_t span; /* span opened at this node, or -1 */
+	bool flat;    /* that span does not name what it holds */
 } Frame;
+
+/* Appends the text of n to b, or, when n has a name of its own to go
+ * down to (`A<T>` in `A<T>::f`), that name's. */
+static void put_name(Buf *b, const DefRule *d, const struct RowIds *ids,
+		     TSNode n, const char *text)
+{
+	TSNode name = descend(d, ids, n, NULL, NULL);
+
+	if (ts_node_is_null(name))
+		name = n;
+	buf_append(b, text + ts_node_start_byte(name),
+		   ts_node_end_byte(name) - ts_node_start_byte(name));
+}
+
+/* Qualifies span s by its scopes and owner, after the name of the span
+ * that names it (parent, or -1): "ns::A::B::f" for `A::B::f` in `ns`. */
+static void qualify(Chunking *out, int32_t s, int32_t namer,
+		    const SpanRules *r, const DefRule *rule, const Found *f,
+		    const char *text)
+{
+	const struct RowIds *ids = &r->ids[rule - r->spec->defs];
+	const char *sep = r->spec->qsep;
+	Buf q = {0};
+
+	if (namer >= 0) {
+		buf_puts(&q, out->spans[namer].qualname);
+		buf_puts(&q, sep);
+	}
+	for (uint32_t i = 0; i < f->nscopes; i++) {
+		put_name(&q, rule, ids, f->scopes[i], text);
+		buf_puts(&q, sep);
+	}
+	if (!ts_node_is_null(f->owner)) {
+		put_name(&q, rule, ids, f->owner, text);
+		buf_puts(&q, sep);
+	}
+	buf_puts(&q, out->spans[s].name);
+	xfree(out->spans[s].qualname);
+	out->spans[s].qualname = buf_take(&q);
+}
 
 /* Records the span for definition node n at stack depth d. */
 static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
-		    const DefRule *rule, Frame *stack, int d,
+		    const DefRule *rule, const Found *f, Frame *stack, int d,
 		    const char *text)
 {
-	TSNode n = stack[d].node, outer = n, body, name, holder;
-	int32_t parent = -1;
+	TSNode n = stack[d].node, outer = n, prev;
+	int32_t parent = -1, namer = -1;
 	int i, o = d;
-	ptrdiff_t row = rule - r->spec->defs;
 	SpanKind kind = rule->kind;
 	const char *doc = NULL;
 	size_t doc_len = 0;
-	uint32_t body_start, a, b;
+	uint32_t body_start, start, a, b;
+	bool owned = f->nscopes || !ts_node_is_null(f->owner);
 
 	for (i = d - 1; i >= 0 && parent < 0; i--)
 		parent = stack[i].span;
+	/* The span that names it: past those that name nothing. */
+	for (i = d - 1; i >= 0; i--)
+		if (stack[i].span >= 0 && !stack[i].flat) {
+			namer = stack[i].span;
+			break;
+		}
 	/* Grow over wrappers that hold only this definition. */
 	for (i = d - 1; i > 0 && node_is(stack[i].node, r->spec->wrappers);
 	     i--) {
@@ -345,39 +536,42 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		outer = stack[i].node;
 		o = i;
 	}
-	if (kind == SPAN_FUNCTION && parent >= 0 &&
-	    (out->spans[parent].kind == SPAN_CLASS ||
-	     out->spans[parent].kind == SPAN_INTERFACE))
+	if (kind == SPAN_FUNCTION &&
+	    (owned || (parent >= 0 &&
+		       (out->spans[parent].kind == SPAN_CLASS ||
+			out->spans[parent].kind == SPAN_INTERFACE))))
 		kind = SPAN_METHOD;
-	holder = rule->value_types
-			 ? ts_node_child_by_field_id(n, r->value_field)
-			 : n;
-	body = r->body_field[row]
-		       ? ts_node_child_by_field_id(holder, r->body_field[row])
-		       : (TSNode){0};
-	body_start = ts_node_is_null(body) ? ts_node_end_byte(outer)
-					   : ts_node_start_byte(body);
+	/* And over the attributes right before it. */
+	start = ts_node_start_byte(outer);
+	prev = stack[o].prev;
+	while (!ts_node_is_null(prev) && has_role(r, prev, ROLE_ATTR)) {
+		start = ts_node_start_byte(prev);
+		outer = prev;
+		prev = ts_node_prev_sibling(prev);
+	}
+	body_start = ts_node_is_null(f->body)
+			     ? ts_node_end_byte(stack[o].node)
+			     : ts_node_start_byte(f->body);
 	/* A brace that opens the body belongs in the header. Only a body
 	 * with bytes can start with one: an empty body (a missing one, at
 	 * the end of the input) starts where the text may already end. */
-	if (!ts_node_is_null(body) && ts_node_end_byte(body) > body_start &&
-	    text[body_start] == '{')
+	if (!ts_node_is_null(f->body) &&
+	    ts_node_end_byte(f->body) > body_start && text[body_start] == '{')
 		body_start++;
-	name = r->name_field[row]
-		       ? ts_node_child_by_field_id(n, r->name_field[row])
-		       : (TSNode){0};
-	a = ts_node_is_null(name) ? 0 : ts_node_start_byte(name);
-	b = ts_node_is_null(name) ? 0 : ts_node_end_byte(name);
+	a = ts_node_is_null(f->name) ? 0 : ts_node_start_byte(f->name);
+	b = ts_node_is_null(f->name) ? 0 : ts_node_end_byte(f->name);
 	if (r->spec->doc == DOC_BODY_STRING)
-		body_docstring(body, text, &doc, &doc_len);
+		body_docstring(f->body, text, &doc, &doc_len);
 	if (!doc)
-		leading_comment(outer, stack[o].prev, r, text, &doc,
-				&doc_len);
+		leading_comment(outer, prev, r, text, &doc, &doc_len);
 	stack[d].span = spans_add(
 		out, cap, kind, parent,
-		(ByteRange){ts_node_start_byte(outer), ts_node_end_byte(outer)},
+		(ByteRange){start, ts_node_end_byte(stack[o].node)},
 		body_start, text, b > a ? text + a : "<anonymous>",
 		b > a ? b - a : 11, r->spec->qsep, doc, doc_len);
+	stack[d].flat = rule->flat;
+	if (owned || namer != parent)
+		qualify(out, stack[d].span, namer, r, rule, f, text);
 }
 
 void spans_collect(const SpanRules *r, TSNode root, const char *text,
@@ -391,12 +585,13 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		const DefRule *rule;
+		Found found;
 
 		if (depth == scap) {
 			scap = scap ? scap * 2 : 64;
 			stack = xrealloc(stack, (size_t)scap * sizeof(*stack));
 		}
-		stack[depth] = (Frame){n, prev, -1};
+		stack[depth] = (Frame){n, prev, -1, false};
 		TSSymbol sym = ts_node_symbol(n);
 		bool opaque = sym < r->nsymbols &&
 			      (r->role[sym] & ROLE_OPAQUE);
@@ -413,8 +608,8 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			goto next;
 		}
 
-		if (ts_node_is_named(n) && (rule = match_rule(r, n)))
-			add_def(out, cap, r, rule, stack, depth, text);
+		if (ts_node_is_named(n) && (rule = match_rule(r, n, &found)))
+			add_def(out, cap, r, rule, &found, stack, depth, text);
 		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			prev = (TSNode){0};

@@ -17,10 +17,25 @@ typedef struct {
 	 * none), looked up once rather than by name at every definition. */
 	TSFieldId *name_field, *body_field;
 	TSFieldId value_field; /* "value" */
+	struct RowIds *ids;    /* row -> the ids of its other fields */
 } SpanRules;
 
-/* ROLE_DEF: a definition or a wrapper around one. */
-enum { ROLE_COMMENT = 1, ROLE_IMPORT = 2, ROLE_DEF = 4, ROLE_OPAQUE = 16 };
+#define NAME_PATH_MAX 3 /* fields in a DefRule's name_path */
+
+struct RowIds {
+	TSFieldId value, scope, owner;
+	TSFieldId path[NAME_PATH_MAX]; /* 0 past the last */
+};
+
+/* ROLE_DEF: a definition or a wrapper around one. ROLE_ATTR: what
+ * LangSpec.attributes lists. */
+enum {
+	ROLE_COMMENT = 1,
+	ROLE_IMPORT = 2,
+	ROLE_DEF = 4,
+	ROLE_OPAQUE = 16,
+	ROLE_ATTR = 32,
+};
 
 void span_rules_init(SpanRules *r, Lang lang);
 void span_rules_free(SpanRules *r);

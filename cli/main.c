@@ -383,9 +383,9 @@ static int cmd_index(int argc, char **argv)
 	else if (!o.quiet)
 		fprintf(stderr,
 			"castls: %u files: %u indexed, %u unchanged, "
-			"%u skipped, %u removed (%.2f s)\n",
+			"%u skipped (%u generated), %u removed (%.2f s)\n",
 			st.seen, st.indexed, st.unchanged, st.skipped,
-			st.removed, (double)(mono_ms() - p.start_ms) / 1000.0);
+			st.generated, st.removed, (double)(mono_ms() - p.start_ms) / 1000.0);
 	index_close(ix);
 	cli_opts_free(&o);
 	return err ? 1 : 0;

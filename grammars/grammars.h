@@ -12,5 +12,10 @@ const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_bash(void);
+const TSLanguage *tree_sitter_go(void);
+const TSLanguage *tree_sitter_rust(void);
+const TSLanguage *tree_sitter_java(void);
+const TSLanguage *tree_sitter_c(void);
+const TSLanguage *tree_sitter_cpp(void);
 
 #endif

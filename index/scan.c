@@ -373,6 +373,7 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
+	bool generated; /* skipped as minified or written by a tool */
 	uint32_t worker; /* the worker that made it, and frees it */
 	struct Result *next;
 } Result;
@@ -416,22 +417,29 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
 	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len,
 				  &ds);
-	buf_free(&abs);
 	/* A file rewritten while it was read keeps its rows: its stamp on
 	 * disk differs from the stored one, so the next scan reads it. */
 	r->kind = c->known && err != CASTLS_ECHANGING ? RES_DROP : RES_NOTHING;
 	r->skipped = true;
-	if (err) /* vanished, unreadable, not ours or past the limit */
+	if (err) { /* vanished, unreadable, not ours or past the limit */
+		buf_free(&abs);
 		return;
+	}
 	/* The stamp of the bytes read, not the walk's: the file may have
 	 * changed in between, and a stamp newer than its text would pass
 	 * that text for the file's truth until the next change. */
 	r->stamp.size = ds.size;
 	r->stamp.mtime = ds.mtime;
 	r->len = (uint32_t)len;
-	r->lang = lang_detect(c->rel, r->text, len);
-	if (r->lang == LANG_NONE || castls_is_binary(r->text, len) ||
-	    castls_is_minified(r->text, r->len))
+	/* The absolute path: a `.h` looks for its sibling `.cpp`. */
+	r->lang = lang_detect(abs.data, r->text, len);
+	buf_free(&abs);
+	if (r->lang == LANG_NONE || castls_is_binary(r->text, len))
+		return;
+	/* Nobody reads what a tool wrote, and it repeats its sources. */
+	r->generated = castls_is_minified(r->text, r->len) ||
+		       lang_generated(r->lang, c->rel, r->text, len);
+	if (r->generated)
 		return;
 	r->stamp.hash = castls_hash(r->text, len, 0);
 	r->skipped = false;
@@ -586,6 +594,7 @@ static int apply(Index *ix, Result *r, ScanStats *st)
 		break;
 	}
 	st->skipped += r->skipped;
+	st->generated += r->generated;
 	st->done++;
 	return err;
 }

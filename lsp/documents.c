@@ -662,9 +662,9 @@ static void write_run(Job *j)
 		if (castls_read_file_in(r->path, abs.data, w->max_file,
 					&w->text, &len, NULL) == 0)
 			w->len = (uint32_t)len;
-		buf_free(&abs);
-		w->lang = w->text ? lang_detect(w->rel, w->text, w->len)
+		w->lang = w->text ? lang_detect(abs.data, w->text, w->len)
 				  : LANG_NONE;
+		buf_free(&abs);
 		if (w->tree && (!w->text || w->lang != was)) {
 			ts_tree_delete(w->tree);
 			w->tree = NULL;

@@ -204,6 +204,8 @@ static const int symbol_kinds[SPAN_KIND_COUNT] = {
 	[SPAN_CLASS] = 5,     [SPAN_FUNCTION] = 12, [SPAN_METHOD] = 6,
 	[SPAN_INTERFACE] = 11, [SPAN_ENUM] = 10,    [SPAN_TYPE] = 23,
 	[SPAN_NAMESPACE] = 3, [SPAN_SECTION] = 15,
+	[SPAN_VARIABLE] = 13, [SPAN_CONSTANT] = 14, [SPAN_FIELD] = 8,
+	[SPAN_MACRO] = 14,
 };
 
 static cJSON *document_symbol(const Snapshot *sn, const Span *sp)

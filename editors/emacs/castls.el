@@ -11,7 +11,8 @@
 ;; castls is a language server that indexes a workspace into
 ;; syntax-aligned chunks and ranks the ones most useful at the cursor.
 ;; This package registers it with Eglot for Python, TypeScript/TSX,
-;; JavaScript, shell scripts and Markdown, and adds:
+;; JavaScript, Go, Rust, Java, C, C++, shell scripts and Markdown, and
+;; adds:
 ;;
 ;;   M-x castls-context   the ranked chunks at point in *castls-context*,
 ;;                        each with a button that jumps to it
@@ -74,7 +75,17 @@ A plist such as (:maxChunkSize 1500 :budgetTokens 2000 :exclude
     (bash-ts-mode :language-id "shellscript")
     (markdown-mode :language-id "markdown")
     (gfm-mode :language-id "markdown")
-    (markdown-ts-mode :language-id "markdown"))
+    (markdown-ts-mode :language-id "markdown")
+    (go-mode :language-id "go")
+    (go-ts-mode :language-id "go")
+    (rust-mode :language-id "rust")
+    (rust-ts-mode :language-id "rust")
+    (java-mode :language-id "java")
+    (java-ts-mode :language-id "java")
+    (c-mode :language-id "c")
+    (c-ts-mode :language-id "c")
+    (c++-mode :language-id "cpp")
+    (c++-ts-mode :language-id "cpp"))
   "The major modes castls serves, with the languageId each sends.")
 
 ;;;###autoload

@@ -76,6 +76,16 @@ names the check."
      (equal (castls-eglot-contact)
             (list 'castls-eglot-server (getenv "CASTLS_SERVER") "serve"))
      "the contact: castls' server class and command")
+    ;; Go, Rust, Java, C and C++ modes send castls' names as languageId.
+    (dolist (m '((go-mode . "go") (go-ts-mode . "go") (rust-mode . "rust")
+                 (rust-ts-mode . "rust") (java-mode . "java")
+                 (java-ts-mode . "java") (c-mode . "c") (c-ts-mode . "c")
+                 (c++-mode . "cpp") (c++-ts-mode . "cpp")))
+      (castls-test-check
+       (equal (plist-get (cdr (assq (car m) (caar eglot-server-programs)))
+                         :language-id)
+              (cdr m))
+       (format "castls serves %s as %s" (car m) (cdr m))))
     (find-file (expand-file-name "pkg/report.py" repo))
     (setq source (current-buffer))
     (castls-test-check (eq major-mode 'python-mode) "python-mode")

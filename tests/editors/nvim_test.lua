@@ -235,6 +235,18 @@ local function run()
     return s and not s.indexing
   end, 'reindexing to finish')
 
+  -- A C++ buffer (not on disk, so the index keeps its five files) gets
+  -- castls too, as do Go, Rust, Java and C ones by filetype.
+  for _, ft in ipairs({ 'go', 'rust', 'java', 'c', 'cpp' }) do
+    check(vim.tbl_contains(castls.config.filetypes, ft), 'filetype ' .. ft)
+  end
+  vim.cmd('edit ' .. repo .. '/scratch.cpp')
+  local cpp = vim.api.nvim_get_current_buf()
+  check(vim.bo.filetype == 'cpp', 'filetype cpp', vim.bo.filetype)
+  wait(10000, function()
+    return vim.lsp.buf_is_attached(cpp, client.id)
+  end, 'castls attached to a C++ buffer')
+
   -- Stop the client; the driver checks the server's exit and stderr.
   vim.lsp.stop_client(client.id)
   wait(10000, function()

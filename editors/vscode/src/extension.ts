@@ -34,7 +34,8 @@ export interface CastlsApi {
 
 /* The languages castls chunks, as VS Code names them. */
 export const LANGUAGES = ['python', 'typescript', 'typescriptreact',
-	'javascript', 'javascriptreact', 'shellscript', 'markdown'];
+	'javascript', 'javascriptreact', 'shellscript', 'markdown', 'go', 'rust',
+	'java', 'c', 'cpp'];
 
 const SEARCH_DEBOUNCE_MS = 150;
 

@@ -105,7 +105,8 @@ export function namesOf(list: string | undefined): string[] {
 
 /* Comments by language (castls' names): a comment opener such as a
  * line holding only a slash and two stars names nothing. */
-const SLASH_COMMENTS = new Set(['typescript', 'tsx', 'javascript']);
+const SLASH_COMMENTS = new Set(['typescript', 'tsx', 'javascript', 'go',
+	'rust', 'java', 'c', 'cpp']);
 const HASH_COMMENTS = new Set(['python', 'bash']);
 
 /* The first line of code in text, trimmed: blank lines, comments and (in

@@ -92,6 +92,15 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 				.test(status().text));
 		/* The language client registered the server's own commands. */
 		assert.ok(rec.commands.has('castls.reindex'));
+		/* Every language served activates the extension, those of
+		 * issue 18 included. */
+		const pkg = JSON.parse(fs.readFileSync(
+			path.join(__dirname, '..', 'package.json'), 'utf8'));
+		for (const id of ['go', 'rust', 'java', 'c', 'cpp'])
+			assert.ok(ext.LANGUAGES.includes(id), id);
+		for (const id of ext.LANGUAGES)
+			assert.ok(pkg.activationEvents.includes(`onLanguage:${id}`),
+				id);
 	});
 
 	await t.test('Show Context at Cursor fills the view', async () => {

@@ -15,7 +15,8 @@ M.config = {
   -- logLevel, dbPath.
   settings = {},
   filetypes = { 'python', 'typescript', 'typescriptreact', 'javascript',
-    'javascriptreact', 'sh', 'bash', 'markdown' },
+    'javascriptreact', 'sh', 'bash', 'markdown', 'go', 'rust', 'java', 'c',
+    'cpp' },
   -- 'float' (a floating window) or 'split' (a scratch buffer in a split).
   view = 'float',
 }
