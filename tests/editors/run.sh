@@ -27,7 +27,7 @@ case $kind in
 vscode_package) need node npm script ;;
 vscode_*) need node npm ;;
 nvim) need nvim ;;
-emacs) need emacs ;;
+emacs) need emacs pylsp ;;
 esac
 
 tmp=$(mktemp -d)
