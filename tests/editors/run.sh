@@ -122,7 +122,7 @@ leaked = [n for n in names if n.startswith(("extension/src/",
 pkg = json.loads(z.read("extension/package.json"))
 cmds = {c["command"] for c in pkg["contributes"]["commands"]}
 print(f"castls.vsix: {len(names)} files, commands {sorted(cmds)}")
-sys.exit(1 if missing or leaked or len(cmds) != 5 else 0)
+sys.exit(1 if missing or leaked or len(cmds) != 6 else 0)
 PY
 	;;
 vscode_protocol | vscode_activation)
