@@ -129,6 +129,13 @@ Requests send pending edits first, whatever this is."
   "Seconds to wait for castls to start and answer initialize."
   :type 'number)
 
+(defcustom castls-events-buffer-size 0
+  "How many characters of the protocol to keep in *castls ... events*.
+0 keeps none (logging every edit costs time); nil keeps all.  Set it
+before the server starts, e.g. to 2000000 to see what castls.el and
+the server said to each other."
+  :type '(choice (const :tag "All" nil) integer))
+
 (defvar castls-progress-functions nil
   "Functions run with the connection after each `$/progress' report.
 The mode line is updated before they run.")
@@ -322,6 +329,7 @@ it again" (or (castls-connection-root conn) "single files"))))
               (make-instance
                'castls-connection
                :name name :root root
+               :events-buffer-scrollback-size castls-events-buffer-size
                :notification-dispatcher #'castls--handle-notification
                :request-dispatcher #'castls--handle-request
                :on-shutdown #'castls--on-shutdown
@@ -427,6 +435,7 @@ to the castls executable" program (error-message-string err))))))
     (add-hook 'after-save-hook #'castls--after-save nil t)
     (add-hook 'kill-buffer-hook #'castls--detach nil t)
     (add-hook 'change-major-mode-hook #'castls--major-mode-change nil t)
+    (add-hook 'after-set-visited-file-name-hook #'castls--renamed nil t)
     (jsonrpc-notify conn :textDocument/didOpen
                     (list :textDocument
                           (list :uri castls--uri
@@ -449,7 +458,18 @@ to the castls executable" program (error-message-string err))))))
   (remove-hook 'after-save-hook #'castls--after-save t)
   (remove-hook 'kill-buffer-hook #'castls--detach t)
   (remove-hook 'change-major-mode-hook #'castls--major-mode-change t)
+  (remove-hook 'after-set-visited-file-name-hook #'castls--renamed t)
   (setq castls--connection nil castls--changes nil))
+
+(defun castls--renamed ()
+  "The buffer visits another file now: close the old one, open the new."
+  (castls--detach)
+  (condition-case err
+      (if (and buffer-file-name (castls--language-id))
+          (castls--attach)
+        (castls-mode -1))
+    (error (castls-mode -1)
+           (message "%s" (error-message-string err)))))
 
 (defun castls--major-mode-change ()
   "The major mode is about to change: close the buffer.

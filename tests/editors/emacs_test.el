@@ -363,6 +363,21 @@ Returns the buffer."
           (castls-test-check (apply #'equal ends)
                              "castls' chunks of sync.py end where the buffer ends"
                              ends)))
+      ;; Visiting another file: the old URI is closed, the new one open.
+      (let ((old castls--uri))
+        (set-visited-file-name (castls-test-file "pkg/renamed.py") t)
+        (castls-test-check (string-suffix-p "/pkg/renamed.py" castls--uri)
+                           "renamed: the buffer has the new URI" castls--uri)
+        (castls-test-check
+         (plist-get (castls--request :castls/chunks
+                                     (list :textDocument (castls--document)))
+                    :chunks)
+         "renamed: castls has the new URI open")
+        (castls-test-check
+         (castls-test-error
+          (lambda () (castls--request :castls/chunks
+                                      (list :textDocument (list :uri old)))))
+         "renamed: the old URI was closed"))
       (set-buffer-modified-p nil))))
 
 (defun castls-test-fundamental (conn)
