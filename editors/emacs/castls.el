@@ -211,18 +211,27 @@ or set `castls-program' to its path" castls-program why))
 
 ;;;; Projects
 
+(defun castls--too-wide-p (dir)
+  "Non-nil when DIR is the home directory or /: never a project root."
+  (member (file-name-as-directory (file-truename dir))
+          (list (file-name-as-directory (file-truename "~")) "/")))
+
 (defun castls-find-root (file)
   "The project root of FILE, or nil when it belongs to none.
 The nearest directory holding .git, else the nearest holding one of
-`castls-root-markers'."
-  (let ((dir (file-name-directory (expand-file-name file))))
-    (when-let ((root (or (locate-dominating-file dir ".git")
-                         (locate-dominating-file
-                          dir (lambda (d)
-                                (seq-some (lambda (m)
-                                            (file-exists-p (expand-file-name m d)))
-                                          castls-root-markers))))))
-      (file-name-as-directory (file-truename root)))))
+`castls-root-markers'.  The home directory and / are never roots (a
+dotfiles repository would have castls index all of home): a file
+there is served on its own."
+  (let* ((dir (file-name-directory (expand-file-name file)))
+         (git (locate-dominating-file dir ".git"))
+         (marked (locate-dominating-file
+                  dir (lambda (d)
+                        (seq-some (lambda (m)
+                                    (file-exists-p (expand-file-name m d)))
+                                  castls-root-markers))))
+         (root (seq-find (lambda (d) (and d (not (castls--too-wide-p d))))
+                         (list git marked))))
+    (and root (file-name-as-directory (file-truename root)))))
 
 (defun castls--language-id ()
   "The languageId of this buffer's file, or nil when castls does not serve it."

@@ -380,6 +380,34 @@ Returns the buffer."
          "renamed: the old URI was closed"))
       (set-buffer-modified-p nil))))
 
+(defun castls-test-roots ()
+  "Roots: the git root, else a project marker; never home or /."
+  (let* ((home (file-name-as-directory (file-truename "~")))
+         (notes (expand-file-name "notes/todo.py" home))
+         (app (expand-file-name "../app/src/main.py" castls-test-repo)))
+    (make-directory (expand-file-name ".git" home) t)
+    (make-directory (file-name-directory app) t)
+    (write-region "{}\n" nil (expand-file-name "../app/package.json"
+                                               castls-test-repo)
+                  nil 'silent)
+    (unwind-protect
+        (progn
+          (castls-test-check
+           (equal (castls-find-root (castls-test-file "pkg/report.py"))
+                  (file-name-as-directory castls-test-repo))
+           "root: the git root")
+          (castls-test-check
+           (equal (castls-find-root app)
+                  (file-name-as-directory
+                   (file-truename (expand-file-name "../app"
+                                                    castls-test-repo))))
+           "root: without git, the directory with package.json"
+           (castls-find-root app))
+          (castls-test-check (null (castls-find-root notes))
+                             "root: never the home directory, even with .git"
+                             (castls-find-root notes)))
+      (delete-directory (expand-file-name ".git" home) t))))
+
 (defun castls-test-fundamental (conn)
   "A .ts file, in Fundamental mode on Emacs 28, gets castls by its name."
   (with-current-buffer (find-file-noselect (castls-test-file "web/numbers.ts"))
@@ -569,6 +597,7 @@ Returns the buffer."
     (castls-test-progress source)
     (castls-test-sync conn)
     (castls-test-fundamental conn)
+    (castls-test-roots)
     (castls-test-show-message)
     (castls-test-missing-program)
     (castls-test-restart source)
