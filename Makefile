@@ -6,7 +6,9 @@ RELEASE := build/release
 TEST    := build/test
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps release test run bench fuzz fuzz-long eval clean
+PREFIX  ?= /usr/local
+
+.PHONY: all deps release test run install bench fuzz fuzz-long eval clean
 
 all: release
 
@@ -32,6 +34,13 @@ test: deps
 RUN_AT ?= tests/eval/run.py:252
 run: release
 	@./$(RELEASE)/castls context --root . $(RUN_AT) --budget 1200
+	@echo "castls: the binary is $(RELEASE)/castls;" \
+		"make install puts it in $(PREFIX)/bin" >&2
+
+# Installs under PREFIX (DESTDIR for staging): bin/castls, its man page,
+# the Neovim plugin and the Emacs package.
+install: release
+	@DESTDIR="$(DESTDIR)" cmake --install $(RELEASE) --prefix "$(PREFIX)"
 
 bench: release
 	@tests/corpus/fetch build/corpus

@@ -33,6 +33,15 @@ void cli_opts_free(Opts *o);
  * and returns non-zero on failure. scan: the command writes it. */
 int cli_open_index(const Opts *o, const char *root, Index **ix, bool scan);
 
+/* root.c: the root of the project file (an absolute, real path) is in:
+ * the git repository around it, else the nearest directory with a
+ * project file (pyproject.toml, package.json, go.mod, ...), into out
+ * (PATH_MAX bytes). -1 when there is none, or only / or the home
+ * directory. */
+int cli_project_root(const char *file, char *out);
+/* Whether dir is / or the home directory: too wide to index unasked. */
+bool cli_too_wide(const char *dir);
+
 /* context.c: castls context FILE:LINE[:COL]. */
 int cli_context(int argc, char **argv);
 

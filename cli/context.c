@@ -138,7 +138,7 @@ static int run(const Opts *o, const Spec *sp, const char *root, Index *ix,
 	Buf out = {0};
 
 	q.roots = &rr;
-	q.nroots = 1;
+	q.nroots = ix ? 1 : 0; /* none: the file alone */
 	q.chunker = chunker_new(0);
 	q.lang = lang_detect(real, text, len);
 	q.text = text;
@@ -148,7 +148,7 @@ static int run(const Opts *o, const Spec *sp, const char *root, Index *ix,
 	q.budget = o->budget ? o->budget : DEFAULT_BUDGET;
 	q.limit = o->nlimit;
 	q.root = -1;
-	if (strncmp(real, root, n) == 0 && real[n] == '/') {
+	if (ix && strncmp(real, root, n) == 0 && real[n] == '/') {
 		q.root = 0;
 		q.rel = real + n + 1;
 	}
@@ -168,6 +168,20 @@ static int run(const Opts *o, const Spec *sp, const char *root, Index *ix,
 	return 0;
 }
 
+/* The real path of FILE into real: relative to the root when --root is
+ * given (root), else to the working directory. */
+static bool file_path(const Spec *sp, const char *root, char *real)
+{
+	char joined[PATH_MAX];
+
+	if (root && sp->file[0] != '/' &&
+	    snprintf(joined, sizeof(joined), "%s/%s", root, sp->file) <
+		    (int)sizeof(joined) &&
+	    realpath(joined, real))
+		return true;
+	return realpath(sp->file, real) != NULL;
+}
+
 int cli_context(int argc, char **argv)
 {
 	Opts o;
@@ -185,17 +199,26 @@ int cli_context(int argc, char **argv)
 		code = err;
 		goto out;
 	}
-	if (!realpath(o.root ? o.root : ".", root)) {
-		fprintf(stderr, "castls: %s: no such directory\n",
-			o.root ? o.root : ".");
+	if (o.root && !realpath(o.root, root)) {
+		fprintf(stderr, "castls: %s: no such directory\n", o.root);
 		goto out;
 	}
-	if (!realpath(sp.file, real) ||
+	if (!file_path(&sp, o.root ? root : NULL, real) ||
 	    (err = castls_read_file(real, CHUNKER_MAX_INPUT, &text, &len))) {
-		fprintf(stderr, "castls: %s: cannot read\n", sp.file);
+		fprintf(stderr, "castls: %s: cannot read%s%s\n", sp.file,
+			err ? ": " : "", err ? castls_strerror(err) : "");
 		goto out;
 	}
-	if (!(ix = index_fresh(&o, root)))
+	/* Without --root: the file's project, or the file alone. */
+	if (!o.root && cli_project_root(real, root) != 0) {
+		fprintf(stderr,
+			"castls: %s is in no project (no git repository or "
+			"project file above it): only its own definitions are "
+			"used; --root DIR indexes DIR\n",
+			sp.file);
+		root[0] = '\0';
+	}
+	if (root[0] && !(ix = index_fresh(&o, root)))
 		goto out;
 	code = run(&o, &sp, root, ix, real, text, len);
 out:

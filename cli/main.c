@@ -14,20 +14,32 @@
 #include "cli_int.h"
 #include "lsp/server.h"
 
-#define USAGE                                                              \
-	"usage: castls [serve] [--db PATH]\n"                              \
-	"       castls chunk FILE... [--max-size N] [--format json|text]\n" \
-	"       castls spans FILE... [--format json|text]\n"               \
-	"       castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"   \
-	"                    [--max-file-size BYTES] [--exclude PATTERN]\n" \
-	"       castls search [ROOT] QUERY [--limit N] [--format json|text]\n" \
-	"       castls status [ROOT] [--db PATH] [--format json|text]\n"     \
-	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
+/* Each command's usage; `castls --help` prints them all. */
+#define USAGE_SERVE "usage: castls [serve] [--db PATH]\n"
+#define USAGE_CHUNK \
+	"usage: castls chunk FILE... [--max-size N] [--format json|text]\n"
+#define USAGE_SPANS "usage: castls spans FILE... [--format json|text]\n"
+#define USAGE_INDEX                                                     \
+	"usage: castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"  \
+	"                    [--max-file-size BYTES] [--exclude PATTERN]\n"
+#define USAGE_SEARCH \
+	"usage: castls search [ROOT] QUERY [--limit N] [--format json|text]\n"
+#define USAGE_STATUS \
+	"usage: castls status [ROOT] [--db PATH] [--format json|text]\n"
+#define USAGE_CONTEXT                                                      \
+	"usage: castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
 	"                      [--limit N] [--format json|text]\n"
+
+static const char *usage_all(void)
+{
+	return USAGE_SERVE USAGE_CONTEXT USAGE_INDEX USAGE_SEARCH USAGE_STATUS
+		USAGE_CHUNK USAGE_SPANS
+		"       castls --version | --help | COMMAND --help\n";
+}
 
 int cli_usage_error(const char *what)
 {
-	fprintf(stderr, "castls: %s\n%s", what, USAGE);
+	fprintf(stderr, "castls: %s\n%s", what, usage_all());
 	return 2;
 }
 
@@ -522,30 +534,58 @@ static int cmd_serve(int argc, char **argv)
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	const char *usage;
 } commands[] = {
-	{"serve", cmd_serve},
-	{"context", cli_context},
-	{"chunk", cmd_chunk},
-	{"spans", cmd_spans},
-	{"index", cmd_index},
-	{"search", cmd_search},
-	{"status", cmd_status},
+	{"serve", cmd_serve, USAGE_SERVE},
+	{"context", cli_context, USAGE_CONTEXT},
+	{"chunk", cmd_chunk, USAGE_CHUNK},
+	{"spans", cmd_spans, USAGE_SPANS},
+	{"index", cmd_index, USAGE_INDEX},
+	{"search", cmd_search, USAGE_SEARCH},
+	{"status", cmd_status, USAGE_STATUS},
 };
+
+static bool is_help(const char *a)
+{
+	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* The language server on a terminal waits for LSP messages that nobody
+ * will type: say what it is before waiting. */
+static void hint_if_terminal(void)
+{
+	if (isatty(0))
+		fputs("castls: a language server, waiting for LSP messages on "
+		      "standard input; `castls --help` lists the commands\n",
+		      stderr);
+}
 
 int main(int argc, char **argv)
 {
 	size_t i;
 
 	castls_init_allocators();
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-			 strcmp(argv[1], "--help") == 0)) {
-		fputs(USAGE, stdout);
+	if (argc > 1 && is_help(argv[1])) {
+		fputs(usage_all(), stdout);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+		printf("castls %s\n", CASTLS_VERSION);
 		return 0;
 	}
 	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(*commands); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			for (int k = 2; k < argc; k++)
+				if (is_help(argv[k])) {
+					fputs(commands[i].usage, stdout);
+					return 0;
+				}
+			if (commands[i].run == cmd_serve)
+				hint_if_terminal();
 			return commands[i].run(argc - 2, argv + 2);
+		}
 	if (argc > 1 && argv[1][0] != '-')
 		return cli_usage_error("unknown command");
+	hint_if_terminal();
 	return cmd_serve(argc - 1, argv + 1);
 }

@@ -137,6 +137,31 @@ static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
 static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth);
 
 /* One directory entry; abs and rel already name it. */
+/* Skipped unless an exclude pattern brings them back (gitignore's
+ * `!node_modules/`): dependencies and caches fill a workspace with code
+ * that is not the project's. So do virtual environments, whatever their
+ * name (is_venv). */
+#define DEFAULT_EXCLUDES \
+	"node_modules/\n__pycache__/\n.tox/\n.mypy_cache/\n"
+/* Build outputs and vendored copies, where no git repository's ignore
+ * files say what is the project's (in one, a tracked vendor/ is). */
+#define DEFAULT_EXCLUDES_NO_GIT "dist/\nbuild/\ntarget/\nvendor/\n"
+
+/* Whether directory abs is a Python virtual environment (it holds the
+ * pyvenv.cfg every venv has), whatever its name. */
+static bool is_venv(Buf *abs)
+{
+	size_t n = abs->len;
+	struct stat st;
+	bool yes;
+
+	buf_puts(abs, "/pyvenv.cfg");
+	yes = stat(abs->data, &st) == 0 && S_ISREG(st.st_mode);
+	abs->len = n;
+	abs->data[n] = '\0';
+	return yes;
+}
+
 static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
 {
 	struct stat st;
@@ -156,7 +181,7 @@ static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		if (strcmp(base, ".git") == 0 ||
-		    ignore_match(w->ig, rel->data, true))
+		    ignore_match(w->ig, rel->data, true) || is_venv(abs))
 			return;
 		if (depth < WALK_MAX_DEPTH && enter_once(w, &st))
 			walk_dir(w, abs, rel, depth + 1);
@@ -244,6 +269,15 @@ static void walk_root(Walk *w)
 
 	buf_puts(&abs, w->ix->root);
 	buf_puts(&rel, "");
+	/* Lowest precedence first: the defaults, which the user's exclude
+	 * patterns and every ignore file may override. */
+	ignore_add(w->ig, "", DEFAULT_EXCLUDES, strlen(DEFAULT_EXCLUDES));
+	buf_puts(&abs, "/.git");
+	if (stat(abs.data, &st) != 0)
+		ignore_add(w->ig, "", DEFAULT_EXCLUDES_NO_GIT,
+			   strlen(DEFAULT_EXCLUDES_NO_GIT));
+	abs.len = w->root_len;
+	abs.data[abs.len] = '\0';
 	if (w->ix->opt.exclude)
 		ignore_add(w->ig, "", w->ix->opt.exclude,
 			   strlen(w->ix->opt.exclude));

@@ -217,6 +217,8 @@ void pools_close(Pools *p);
  * rest of path after it; -1 when no root holds it. */
 int root_of_path(Server *s, const char *path, const char **rel);
 void server_reindex(Server *s, int root);
+/* Whether a scan of any root is under way. */
+bool server_indexing(Server *s);
 /* Records that writing root's index failed with err (a castls code):
  * castls/status shows it, and the user is told once, by
  * window/showMessage, until the error changes or a scan succeeds. */
@@ -310,6 +312,8 @@ void req_context(Server *s, const cJSON *id, const cJSON *params);
 void req_search(Server *s, const cJSON *id, const cJSON *params);
 void req_chunks(Server *s, const cJSON *id, const cJSON *params);
 void req_status(Server *s, const cJSON *id, const cJSON *params);
-cJSON *status_json(Server *s);
+/* The loop's part of castls/status: the roots not removed, whose indexes
+ * into the roots go to root_of (MAX_ROOTS of room). */
+cJSON *status_json(Server *s, int *root_of);
 
 #endif

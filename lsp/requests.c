@@ -138,6 +138,8 @@ typedef struct {
 	Job job;
 	Snapshot sn;
 	ContextArgs args;
+	bool indexing;      /* a scan was under way when asked: the answer
+			     * may miss what it has not reached yet */
 	struct timespec t0;
 	uint32_t flattened; /* documentSymbol: symbols moved up */
 } DocJob;
@@ -359,10 +361,10 @@ static void context_job_run(Job *j)
 	DocJob *dj = (DocJob *)j;
 	cJSON *r = context_run(j->pools, &dj->sn, &dj->args);
 
-	if (r)
-		cJSON_AddNumberToObject(r, "elapsedMs",
-					(double)(int64_t)(elapsed_ms(&dj->t0) *
-							  100) / 100);
+	cJSON_AddBoolToObject(r, "indexing", dj->indexing);
+	cJSON_AddNumberToObject(r, "elapsedMs",
+				(double)(int64_t)(elapsed_ms(&dj->t0) * 100) /
+					100);
 	j->result = r;
 }
 
@@ -385,6 +387,7 @@ void req_context(Server *s, const cJSON *id, const cJSON *params)
 	dj->args.cursor = doc_offset(s, d, pos);
 	dj->args.budget = budget_of(s, params);
 	dj->args.limit = limit_of(params, 20);
+	dj->indexing = server_indexing(s);
 	server_queue_fresh(s, &dj->job);
 }
 
@@ -397,6 +400,7 @@ typedef struct {
 	char *query;
 	uint32_t budget, limit;
 	struct timespec t0;
+	bool indexing;      /* as DocJob's */
 } QueryJob;
 
 static void queryjob_release(Job *j)
@@ -482,6 +486,7 @@ static void search_job_run(Job *j)
 	QueryJob *q = (QueryJob *)j;
 
 	j->result = search_run(j->pools, q->query, q->budget, q->limit);
+	cJSON_AddBoolToObject(j->result, "indexing", q->indexing);
 	cJSON_AddNumberToObject(j->result, "elapsedMs",
 				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
 					100);
@@ -499,6 +504,7 @@ void req_search(Server *s, const cJSON *id, const cJSON *params)
 	qj = queryjob_new(id, q->valuestring, search_job_run);
 	qj->budget = budget_of(s, params);
 	qj->limit = limit_of(params, 20);
+	qj->indexing = server_indexing(s);
 	server_queue_fresh(s, &qj->job);
 }
 
@@ -506,8 +512,14 @@ void req_search(Server *s, const cJSON *id, const cJSON *params)
  * Status
  * ---------------------------------------------------------------------- */
 
+typedef struct {
+	Job job;
+	int root_of[MAX_ROOTS]; /* the root of each listed entry */
+} StatusJob;
+
 static void status_run(Job *j)
 {
+	StatusJob *sj = (StatusJob *)j;
 	Pools *p = j->pools;
 	cJSON *res = j->result, *roots = cJSON_GetObjectItemCaseSensitive(res,
 									  "roots");
@@ -518,7 +530,8 @@ static void status_run(Job *j)
 	cJSON_ArrayForEach(rj, roots) {
 		IndexStatus st;
 		int err;
-		Index *ix = pools_index(p, p->roots[r], &err);
+		Root *root = p->roots[sj->root_of[r]];
+		Index *ix = pools_index(p, root, &err);
 
 		if (ix && index_counts(ix, &st) == 0) {
 			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
@@ -545,7 +558,7 @@ static void status_run(Job *j)
 								   : err));
 		}
 		if (ix)
-			pools_index_return(p->roots[r], ix);
+			pools_index_return(root, ix);
 		r++;
 	}
 	cJSON_AddNumberToObject(res, "files", (double)files);
@@ -554,15 +567,20 @@ static void status_run(Job *j)
 }
 
 /* The loop-side part of the status: what only the loop may read. */
-cJSON *status_json(Server *s)
+cJSON *status_json(Server *s, int *root_of)
 {
 	cJSON *res = cJSON_CreateObject(), *roots;
-	int open = 0;
+	int open = 0, n = 0;
 	bool indexing = false;
 
 	roots = cJSON_AddArrayToObject(res, "roots");
 	for (int i = 0; i < s->pools.nroots; i++) {
-		cJSON *r = cJSON_CreateObject();
+		cJSON *r;
+
+		if (s->pools.roots[i]->removed)
+			continue; /* a folder the client took away */
+		r = cJSON_CreateObject();
+		root_of[n++] = i;
 
 		cJSON_AddStringToObject(r, "path", s->pools.roots[i]->path);
 		cJSON_AddBoolToObject(r, "indexing", s->pools.roots[i]->indexing);
@@ -586,9 +604,6 @@ cJSON *status_json(Server *s)
 	return res;
 }
 
-typedef struct {
-	Job job;
-} StatusJob;
 
 static void status_release(Job *j) { xfree(j); }
 
@@ -598,7 +613,7 @@ void req_status(Server *s, const cJSON *id, const cJSON *params)
 
 	(void)params;
 	sj->job.id = cJSON_Duplicate(id, 1);
-	sj->job.result = status_json(s);
+	sj->job.result = status_json(s, sj->root_of);
 	sj->job.run = status_run;
 	sj->job.release = status_release;
 	server_queue(s, &sj->job);

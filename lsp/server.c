@@ -5,6 +5,7 @@
 #include "server_int.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,77 +30,161 @@ static void settings_free(Settings *st)
 	xfree(st->db_path);
 }
 
-static int log_level_of(const cJSON *v, int dflt)
-{
-	static const char *const names[] = {"error", "warn", "info", "debug"};
+static const char *const log_levels[] = {"error", "warn", "info", "debug"};
 
-	if (cJSON_IsNumber(v))
-		return v->valueint < 0 ? 0 : v->valueint > 3 ? 3 : v->valueint;
+/* Tells the user that setting `name` was given a value it cannot take,
+ * and what is used instead: the setting is otherwise silently ignored. */
+static void setting_refused(Server *s, const char *name, const cJSON *v,
+			    const char *want, const char *used)
+{
+	char *given = cJSON_PrintUnformatted(v);
+	cJSON *p = cJSON_CreateObject();
+	Buf m = {0};
+
+	buf_printf(&m, "castls: setting %s: %.60s is not %s; using %s", name,
+		   given ? given : "?", want, used);
+	cJSON_AddNumberToObject(p, "type", 2); /* Warning */
+	cJSON_AddStringToObject(p, "message", m.data);
+	lsp_notify(s, "window/showMessage", p);
+	lsp_log(s, 1, "%s", m.data);
+	xfree(given);
+	buf_free(&m);
+}
+
+/* The whole-number settings, each within its range. */
+static const struct {
+	const char *name;
+	double lo, hi;
+	size_t at;   /* offset in Settings */
+	bool wide;   /* a uint64_t there, else a uint32_t */
+	bool reindex;
+	uint64_t zero; /* what 0 (the default) stands for */
+} numbers[] = {
+	{"maxChunkSize", 50, 100000, offsetof(Settings, max_chunk_size),
+	 false, true, CHUNKER_DEFAULT_MAX_SIZE},
+	{"budgetTokens", 1, MAX_BUDGET_TOKENS, offsetof(Settings, budget_tokens),
+	 false, false, DEFAULT_BUDGET_TOKENS},
+	{"maxFileSize", 1, CHUNKER_MAX_INPUT, offsetof(Settings, max_file_size),
+	 true, true, INDEX_DEFAULT_MAX_FILE},
+};
+
+/* Applies the number settings of obj; true when one that changes the
+ * index changed. */
+static bool numbers_apply(Server *s, const cJSON *obj)
+{
+	bool reindex = false;
+
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(*numbers); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
+								  numbers[i].name);
+		char *at = (char *)&s->settings + numbers[i].at;
+		uint64_t now = numbers[i].wide ? *(uint64_t *)at
+					       : *(uint32_t *)at;
+		char want[64], used[32];
+
+		if (!v || cJSON_IsNull(v))
+			continue;
+		if (!cJSON_IsNumber(v) || v->valuedouble < numbers[i].lo ||
+		    v->valuedouble > numbers[i].hi ||
+		    v->valuedouble != (double)(uint64_t)v->valuedouble) {
+			snprintf(want, sizeof(want), "a whole number from %.0f to %.0f",
+				 numbers[i].lo, numbers[i].hi);
+			snprintf(used, sizeof(used), "%llu",
+				 (unsigned long long)(now ? now : numbers[i].zero));
+			setting_refused(s, numbers[i].name, v, want, used);
+			continue;
+		}
+		if ((uint64_t)v->valuedouble == now)
+			continue;
+		if (numbers[i].wide)
+			*(uint64_t *)at = (uint64_t)v->valuedouble;
+		else
+			*(uint32_t *)at = (uint32_t)v->valuedouble;
+		reindex |= numbers[i].reindex;
+	}
+	return reindex;
+}
+
+static void log_level_apply(Server *s, const cJSON *v)
+{
+	if (!v || cJSON_IsNull(v))
+		return;
 	for (int i = 0; cJSON_IsString(v) && i < 4; i++)
-		if (strcmp(v->valuestring, names[i]) == 0)
-			return i;
-	return dflt;
+		if (strcmp(v->valuestring, log_levels[i]) == 0) {
+			s->settings.log_level = i;
+			return;
+		}
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 3) {
+		s->settings.log_level = v->valueint;
+		return;
+	}
+	setting_refused(s, "logLevel", v,
+			"one of \"error\", \"warn\", \"info\", \"debug\"",
+			log_levels[s->settings.log_level < 0
+					   ? 0
+					   : s->settings.log_level]);
+}
+
+/* Applies exclude (a pattern or a list of them); true when it changed. */
+static bool exclude_apply(Server *s, const cJSON *v)
+{
+	Settings *st = &s->settings;
+	const cJSON *e;
+	const char *now;
+	Buf b = {0};
+	bool changed;
+
+	if (!v || cJSON_IsNull(v))
+		return false;
+	if (!cJSON_IsArray(v) && !cJSON_IsString(v)) {
+		setting_refused(s, "exclude", v,
+				"a gitignore pattern or a list of them",
+				st->exclude ? "the patterns before" : "none");
+		return false;
+	}
+	if (cJSON_IsString(v))
+		buf_printf(&b, "%s\n", v->valuestring);
+	cJSON_ArrayForEach(e, v)
+		if (cJSON_IsString(e))
+			buf_printf(&b, "%s\n", e->valuestring);
+	now = b.len ? b.data : NULL;
+	/* An empty list is no excludes, same as none sent. */
+	changed = (st->exclude == NULL) != (now == NULL) ||
+		  (now && strcmp(st->exclude, now));
+	if (changed) {
+		xfree(st->exclude);
+		st->exclude = now ? buf_take(&b) : NULL;
+	}
+	buf_free(&b);
+	return changed;
 }
 
 /* Applies the settings in obj (either the castls section itself or an
- * object holding a "castls" member). Returns true when a setting that
- * changes the index (chunk size, excludes, file size) changed. */
+ * object holding a "castls" member), saying which values it refuses.
+ * Returns true when a setting that changes the index (chunk size,
+ * excludes, file size) changed. */
 static bool settings_apply(Server *s, const cJSON *obj)
 {
 	Settings *st = &s->settings;
 	const cJSON *v, *sec = cJSON_GetObjectItemCaseSensitive(obj, "castls");
-	bool reindex = false;
+	bool reindex;
 
 	if (cJSON_IsObject(sec))
 		obj = sec;
 	if (!cJSON_IsObject(obj))
 		return false;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "maxChunkSize");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 50 &&
-	    v->valuedouble <= 100000 &&
-	    (uint32_t)v->valuedouble != st->max_chunk_size) {
-		st->max_chunk_size = (uint32_t)v->valuedouble;
-		reindex = true;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "budgetTokens");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
-	    v->valuedouble <= MAX_BUDGET_TOKENS)
-		st->budget_tokens = (uint32_t)v->valuedouble;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "maxFileSize");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
-	    v->valuedouble <= CHUNKER_MAX_INPUT &&
-	    (uint64_t)v->valuedouble != st->max_file_size) {
-		st->max_file_size = (uint64_t)v->valuedouble;
-		reindex = true;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "exclude");
-	if (cJSON_IsArray(v) || cJSON_IsString(v)) {
-		Buf b = {0};
-		const cJSON *e;
-
-		if (cJSON_IsString(v))
-			buf_printf(&b, "%s\n", v->valuestring);
-		cJSON_ArrayForEach(e, v)
-			if (cJSON_IsString(e))
-				buf_printf(&b, "%s\n", e->valuestring);
-		const char *now = b.len ? b.data : NULL;
-
-		/* An empty list is no excludes, same as none sent. */
-		if ((st->exclude == NULL) != (now == NULL) ||
-		    (now && strcmp(st->exclude, now))) {
-			xfree(st->exclude);
-			st->exclude = now ? buf_take(&b) : NULL;
-			reindex = true;
-		}
-		buf_free(&b);
-	}
+	reindex = numbers_apply(s, obj);
+	reindex |= exclude_apply(s,
+				 cJSON_GetObjectItemCaseSensitive(obj, "exclude"));
 	v = cJSON_GetObjectItemCaseSensitive(obj, "dbPath");
 	if (cJSON_IsString(v) && *v->valuestring) {
 		xfree(st->db_path);
 		st->db_path = xstrdup(v->valuestring);
+	} else if (v && !cJSON_IsNull(v) && !cJSON_IsString(v)) {
+		setting_refused(s, "dbPath", v, "a path",
+				st->db_path ? st->db_path : "the default");
 	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "logLevel");
-	st->log_level = log_level_of(v, st->log_level);
+	log_level_apply(s, cJSON_GetObjectItemCaseSensitive(obj, "logLevel"));
 	return reindex;
 }
 
@@ -301,7 +386,7 @@ static void scan_run(Job *j)
 	pools_index_return(r, ix);
 }
 
-static bool any_indexing(Server *s)
+bool server_indexing(Server *s)
 {
 	for (int i = 0; i < s->pools.nroots; i++)
 		if (s->pools.roots[i]->indexing)
@@ -355,7 +440,8 @@ void root_failed(Server *s, int root, int err)
 {
 	Root *r = s->pools.roots[root];
 	cJSON *p;
-	char msg[512];
+	char msg[1024];
+	Buf db = {0};
 
 	if (r->error == err || s->exiting)
 		return;
@@ -363,8 +449,16 @@ void root_failed(Server *s, int root, int err)
 	/* A log line scrolls away; a full disk or a read-only cache
 	 * leaves the index stale until the user acts, so say it where
 	 * they look. */
-	snprintf(msg, sizeof(msg), "castls: cannot write the index of %s: %s",
-		 r->path, castls_strerror(err));
+	if (root == 0 && s->pools.db_path)
+		buf_puts(&db, s->pools.db_path);
+	else
+		index_default_db_path(r->path, &db);
+	snprintf(msg, sizeof(msg),
+		 "castls: cannot write the index of %s (%s): %s; context "
+		 "comes from what it holds. The dbPath setting (or castls "
+		 "serve --db) names another file",
+		 r->path, db.data, castls_strerror(err));
+	buf_free(&db);
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "type", 1); /* Error */
 	cJSON_AddStringToObject(p, "message", msg);
@@ -406,7 +500,7 @@ static void scan_done(Job *j)
 		server_reindex(s, sj->root);
 		return;
 	}
-	if (!any_indexing(s) && s->progress_begun) {
+	if (!server_indexing(s) && s->progress_begun) {
 		progress_send(s, "end", "done", -1);
 		s->progress_begun = false;
 	}

@@ -121,6 +121,12 @@ try:
     assert any(n.endswith("/first.py") for n in names), res
     st = cl.request("castls/status", {}, timeout=30)
     assert st["files"] == 4, st
+    # Said where the user looks: the database, the cause, the setting.
+    cl.pump(0.5)
+    shown = [p["message"] for m, p in cl.notifications
+             if m == "window/showMessage"]
+    assert any(db in m and "read-only" in m and "dbPath" in m
+               for m in shown), shown
 finally:
     cl.close()
 PY

@@ -13,3 +13,9 @@ foreach(fault readonly full full_server unreadable)
                        ENVIRONMENT "${SAN_ENV}" TIMEOUT 300
                        SKIP_RETURN_CODE 77)
 endforeach()
+
+# make install's layout, --version and each command's --help.
+add_test(NAME cli.install
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/install_test.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(cli.install PROPERTIES ENVIRONMENT "${SAN_ENV}"
+                     TIMEOUT 120)

@@ -1244,3 +1244,39 @@ TEST(scan_rechunks_when_chunk_size_changes)
 	EXPECT_INT_EQ(large, 1);
 	fixture_close(&f);
 }
+
+/* Without a word from the user, dependencies, caches and virtual
+ * environments are skipped, and build outputs where no git repository
+ * says what is the project's; an exclude pattern brings any back. */
+TEST(scan_default_excludes)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	ScanStats st;
+
+	fixture_init(&f);
+	ixt_write(f.root, "app.py", "app = 1\n");
+	ixt_write(f.root, "node_modules/pkg/index.js", "exports.x = 1;\n");
+	ixt_write(f.root, "pkg/__pycache__/m.py", "m = 1\n");
+	ixt_write(f.root, "env/pyvenv.cfg", "home = /usr/bin\n");
+	ixt_write(f.root, "env/lib/site.py", "site = 1\n");
+	ixt_write(f.root, "build/lib/app.py", "copy = 1\n");
+	ixt_write(f.root, "vendor/dep.py", "dep = 1\n");
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path", "app.py\n");
+	index_close(f.ix);
+
+	/* In a git repository, its ignore files decide about build/. */
+	ixt_write(f.root, ".git/HEAD", "ref: refs/heads/main\n");
+	o.exclude = "!node_modules/\n";
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "app.py\nbuild/lib/app.py\nnode_modules/pkg/index.js\n"
+		    "vendor/dep.py\n");
+	fixture_close(&f);
+}
