@@ -277,7 +277,7 @@ Returns the buffer."
   (set-buffer source)
   (goto-char (point-min))
   (search-forward "circle_area(r)")
-  (let ((flag (lambda (reply) (append reply '(:indexing t)))))
+  (let ((flag (lambda (reply) (plist-put (copy-sequence reply) :indexing t))))
     (advice-add 'castls-context-items :filter-return flag)
     (unwind-protect
         (let ((text (with-current-buffer (castls-context) (buffer-string))))
@@ -527,6 +527,10 @@ Returns the buffer."
        (seq-every-p (lambda (b) (with-current-buffer b (castls--live-p)))
                     served)
        "every buffer reattached without revisiting it")
+      (castls-test-wait 30 "the new server to index"
+                        (lambda () (not (castls--true
+                                         (plist-get (castls-status)
+                                                    :indexing)))))
       (goto-char (point-min))
       (search-forward "circle_area(r)")
       (castls-test-check

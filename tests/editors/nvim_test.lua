@@ -372,6 +372,10 @@ local function run()
   client = client_of(src)
   check(client_of(geometry) and client_of(geometry).id == client.id,
     'geometry.py attached again without :edit')
+  wait(30000, function()
+    local _, s = sync(castls.status)
+    return s and not s.indexing
+  end, 'the new server to index')
   err, res = sync(castls.context, src, { 8, 18 }, {})
   check(err == nil and res.items[1] and res.items[1].symbol == 'circle_area',
     'context after :CastlsRestart', err or res)
