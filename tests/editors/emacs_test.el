@@ -431,7 +431,8 @@ Returns the buffer."
   "An error the server shows (an index it cannot write) reaches *Warnings*."
   (let* ((other (expand-file-name "../other" castls-test-repo))
          (file (expand-file-name "a.py" other))
-         (castls-settings '(:dbPath "/dev/null/castls/index.db")))
+         (castls-settings '(:dbPath "/dev/null/castls/index.db"
+                                    :budgetTokens "lots")))
     (make-directory (expand-file-name ".git" other) t)
     (write-region "x = 1\n" nil file nil 'silent)
     (with-current-buffer (find-file-noselect file)
@@ -443,6 +444,12 @@ Returns the buffer."
                                  (string-search "cannot write the index"
                                                 (buffer-string))))))
       (castls-test-check t "window/showMessage is shown in *Warnings*")
+      (castls-test-check
+       (with-current-buffer "*Warnings*"
+         (string-match-p "^Warning (castls): castls: setting budgetTokens: \"?lots\"? is not"
+                         (buffer-string)))
+       "a setting of the wrong type is shown as a warning"
+       (with-current-buffer "*Warnings*" (buffer-string)))
       (let ((conn castls--connection))
         (kill-buffer)
         (castls--stop conn)
