@@ -249,7 +249,11 @@ there is served on its own."
              :documentation "The last indexing report, nil when not indexing.")
    (stopping :initform nil :accessor castls--stopping
              :documentation "Non-nil once castls.el has asked it to exit.")
-   (server-info :initform nil :accessor castls--server-info))
+   (server-info :initform nil :accessor castls--server-info)
+   (ready :initform nil :accessor castls--ready
+          :documentation "Non-nil once the server answered initialize.")
+   (proc :initform nil :accessor castls--proc
+         :documentation "The server's process."))
   :documentation "A connection to a castls server for one project.")
 
 (defvar castls--connections (make-hash-table :test #'equal)
@@ -323,9 +327,20 @@ there is served on its own."
       (remhash key castls--connections)))
   (setf (castls--progress conn) nil)
   (castls--update-mode-lines conn)
-  (unless (castls--stopping conn)
+  (unless (or (castls--stopping conn) (not (castls--ready conn)))
     (message "castls: the server for %s exited; M-x castls-restart starts \
 it again" (or (castls-connection-root conn) "single files"))))
+
+(defun castls--kill (conn)
+  "End CONN's process if it still runs; wait a little for its end.
+Unlike `jsonrpc-shutdown', never waits forever for a sentinel."
+  (let ((proc (castls--proc conn))
+        (deadline (+ (float-time) 2)))
+    (when (process-live-p proc)
+      (delete-process proc))
+    (while (and (process-live-p proc) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (castls--update-mode-lines conn)))
 
 (defun castls--start (root)
   "Start castls for ROOT (nil: single files); return the connection."
@@ -333,6 +348,7 @@ it again" (or (castls-connection-root conn) "single files"))))
          (name (format "castls %s" (if root (abbreviate-file-name root)
                                      "(no project)")))
          (default-directory (or root default-directory))
+         (proc nil)
          (conn
           (condition-case err
               (make-instance
@@ -344,14 +360,17 @@ it again" (or (castls-connection-root conn) "single files"))))
                :on-shutdown #'castls--on-shutdown
                :process
                (lambda ()
-                 (make-process
-                  :name name :command (cons program castls-program-args)
-                  :connection-type 'pipe :coding 'utf-8-emacs-unix
-                  :noquery t :file-handler nil
-                  :stderr (get-buffer-create (format "*%s stderr*" name)))))
+                 (setq proc
+                       (make-process
+                        :name name :command (cons program castls-program-args)
+                        :connection-type 'pipe :coding 'utf-8-emacs-unix
+                        :noquery t :file-handler nil
+                        :stderr (get-buffer-create
+                                 (format "*%s stderr*" name))))))
             (file-error
              (user-error "castls: cannot run %s: %s; set `castls-program' \
 to the castls executable" program (error-message-string err))))))
+    (setf (castls--proc conn) proc)
     (condition-case err
         (let ((reply
                (jsonrpc-request
@@ -377,13 +396,20 @@ to the castls executable" program (error-message-string err))))))
                                   (list :didSave t :dynamicRegistration
                                         :json-false))))
                 :timeout castls-connect-timeout)))
-          (setf (castls--server-info conn) (plist-get reply :serverInfo))
+          (setf (castls--server-info conn) (plist-get reply :serverInfo)
+                (castls--ready conn) t)
           (jsonrpc-notify conn :initialized (make-hash-table)))
       (error
-       (setf (castls--stopping conn) t)
-       (ignore-errors (jsonrpc-shutdown conn))
-       (user-error "castls: %s did not start: %s (see *%s stderr*)"
-                   program (error-message-string err) name)))
+       (let ((stderr (ignore-errors
+                       (buffer-name (jsonrpc-stderr-buffer conn)))))
+         (setf (castls--stopping conn) t)
+         (castls--kill conn)
+         (user-error "castls: %s did not start: %s%s" program
+                     (or (and (eq (car err) 'jsonrpc-error)
+                              (alist-get 'jsonrpc-error-message (cdr err)))
+                         (error-message-string err))
+                     (if stderr (format " (its stderr: buffer %S)" stderr)
+                       "")))))
     (puthash (or root :none) conn castls--connections)
     conn))
 
@@ -406,7 +432,7 @@ to the castls executable" program (error-message-string err))))))
     (let ((deadline (+ (float-time) 5)))
       (while (and (jsonrpc-running-p conn) (< (float-time) deadline))
         (accept-process-output nil 0.05))))
-  (ignore-errors (jsonrpc-shutdown conn)))
+  (castls--kill conn))
 
 (defun castls-shutdown-all ()
   "Shut down every castls server this Emacs started."
@@ -639,7 +665,7 @@ shows indexing progress.  Commands: `castls-context',
   "Let Eglot run castls for the modes in `castls-eglot-modes'.
 Eglot runs one server per buffer: castls then takes the place of
 pylsp, pyright, tsserver... in these modes.  To keep them, use
-`castls-mode' instead."
+`castls-mode' instead (and not both: each would start a server)."
   (interactive)
   (require 'eglot)
   (add-to-list 'eglot-server-programs

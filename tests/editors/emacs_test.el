@@ -480,6 +480,18 @@ Returns the buffer."
            "castls-context says castls is not on"
            (castls-test-error #'castls-context))
           (kill-buffer))))
+    ;; A program that is no castls: it exits before answering.
+    (let ((castls-program "false"))
+      (with-current-buffer (find-file-noselect file)
+        (castls-mode 1)
+        (castls-test-check (not castls-mode)
+                           "castls-mode stays off when the server dies at once")
+        (castls-test-check
+         (string-match-p "^castls: /[^ ]*/false did not start: "
+                         (castls-test-messages))
+         "the message says the program did not start"
+         (castls-test-messages))
+        (kill-buffer)))
     (castls-test-check
      (string-match-p "set .castls-program."
                      (or (castls-test-error #'castls-eglot-contact) ""))
