@@ -27,7 +27,7 @@ case $kind in
 vscode_package) need node npm script ;;
 vscode_*) need node npm ;;
 nvim) need nvim ;;
-emacs) need emacs ;;
+emacs) need emacs pylsp ;;
 esac
 
 tmp=$(mktemp -d)
@@ -122,7 +122,7 @@ leaked = [n for n in names if n.startswith(("extension/src/",
 pkg = json.loads(z.read("extension/package.json"))
 cmds = {c["command"] for c in pkg["contributes"]["commands"]}
 print(f"castls.vsix: {len(names)} files, commands {sorted(cmds)}")
-sys.exit(1 if missing or leaked or len(cmds) != 5 else 0)
+sys.exit(1 if missing or leaked or len(cmds) != 6 else 0)
 PY
 	;;
 vscode_protocol | vscode_activation | vscode_mcp)
