@@ -14,21 +14,19 @@
 #include <time.h>
 #include <unistd.h>
 
-
 /* ---------------------------------------------------------------------- *
  * Errors
  * ---------------------------------------------------------------------- */
 
-static const char *const error_text[] = {
-	"success",
+static const char *const error_text[] = {"success",
 #define X(name, text) text,
-	CASTLS_ERRORS(X)
+					 CASTLS_ERRORS(X)
 #undef X
 };
 
 const char *castls_strerror(int code)
 {
-	size_t i = code <= 0 ? (size_t)-(long)code : 0;
+	size_t i = code <= 0 ? (size_t) - (long)code : 0;
 
 	if (code > 0 || i >= sizeof(error_text) / sizeof(error_text[0]))
 		return "unknown error";

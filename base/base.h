@@ -14,24 +14,24 @@
  * Errors: fallible functions return 0 or one of these negative codes.
  * ---------------------------------------------------------------------- */
 
-#define CASTLS_ERRORS(X)                                               \
-	X(INVAL, "invalid argument")                                   \
-	X(IO, "input/output error")                                    \
-	X(NOENT, "no such file or directory")                          \
-	X(ACCES, "permission denied")                                  \
-	X(NOSPC, "no space left on device")                            \
-	X(TOOBIG, "file exceeds the size limit")                       \
-	X(BINARY, "binary file")                                       \
-	X(NOLANG, "no supported language for this file")               \
-	X(PARSE, "parser gave up")                                     \
-	X(LIMIT, "input exceeds a limit")                              \
-	X(DB, "database error")                                        \
-	X(CORRUPT, "database is corrupt")                              \
-	X(BUSY, "database is locked by another process")               \
-	X(READONLY, "database is read-only")                           \
-	X(CANCELED, "operation canceled")                              \
-	X(NOTREG, "not a regular file")                                \
-	X(OUTSIDE, "outside the workspace root")                       \
+#define CASTLS_ERRORS(X)                                 \
+	X(INVAL, "invalid argument")                     \
+	X(IO, "input/output error")                      \
+	X(NOENT, "no such file or directory")            \
+	X(ACCES, "permission denied")                    \
+	X(NOSPC, "no space left on device")              \
+	X(TOOBIG, "file exceeds the size limit")         \
+	X(BINARY, "binary file")                         \
+	X(NOLANG, "no supported language for this file") \
+	X(PARSE, "parser gave up")                       \
+	X(LIMIT, "input exceeds a limit")                \
+	X(DB, "database error")                          \
+	X(CORRUPT, "database is corrupt")                \
+	X(BUSY, "database is locked by another process") \
+	X(READONLY, "database is read-only")             \
+	X(CANCELED, "operation canceled")                \
+	X(NOTREG, "not a regular file")                  \
+	X(OUTSIDE, "outside the workspace root")         \
 	X(CHANGING, "file kept changing while it was read")
 
 /* Positions in the table; the codes themselves are their negatives. */
@@ -80,7 +80,7 @@ typedef struct {
 void buf_append(Buf *b, const void *p, size_t n);
 void buf_puts(Buf *b, const char *s);
 void buf_printf(Buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 is
  * replaced by U+FFFD so the output is always valid JSON. */
 void buf_json_string(Buf *b, const char *s, size_t n);
@@ -163,8 +163,7 @@ typedef struct {
  * meanwhile: truncated, or half written) is retried a few times, then
  * fails with CASTLS_ECHANGING.
  */
-int castls_read_file(const char *path, size_t limit, char **out,
-		     size_t *len);
+int castls_read_file(const char *path, size_t limit, char **out, size_t *len);
 
 /* castls_read_file, only when the file opened lies inside the directory
  * root (an absolute real path; borrowed; NULL: anywhere): checked on the

@@ -16,10 +16,10 @@ typedef struct {
 	int jobs;
 	bool json, quiet;
 	const char *db;
-	const char *root;  /* --root */
-	uint32_t budget;   /* --budget, tokens */
-	uint32_t nlimit;   /* --limit as given, 0 when absent */
-	Buf exclude;       /* --exclude patterns, one per line */
+	const char *root; /* --root */
+	uint32_t budget;  /* --budget, tokens */
+	uint32_t nlimit;  /* --limit as given, 0 when absent */
+	Buf exclude;	  /* --exclude patterns, one per line */
 } Opts;
 
 /* Prints what was wrong and the usage; returns the exit code 2. */

@@ -21,9 +21,9 @@
 #define DEFAULT_BUDGET 2000
 
 typedef struct {
-	char *file;            /* FILE of FILE:LINE[:COL] */
+	char *file;	       /* FILE of FILE:LINE[:COL] */
 	unsigned line, column; /* 1-based; column in bytes, 0: none */
-	bool prompt;           /* --format prompt */
+	bool prompt;	       /* --format prompt */
 	bool stdin_text;       /* --stdin: the buffer comes on stdin */
 } Spec;
 
@@ -281,7 +281,7 @@ static bool file_path(const Spec *sp, const char *root, bool may_be_new,
 
 	if (root && f[0] != '/' &&
 	    snprintf(joined, sizeof(joined), "%s/%s", root, f) <
-		    (int)sizeof(joined) &&
+		(int)sizeof(joined) &&
 	    (may_be_new ? real_path(joined, real) : !!realpath(joined, real)))
 		return true;
 	return may_be_new ? real_path(f, real) : realpath(f, real) != NULL;

@@ -14,10 +14,22 @@
 
 /* Files that make their directory a project's root. */
 static const char *const markers[] = {
-	"pyproject.toml", "setup.py", "setup.cfg", "package.json",
-	"tsconfig.json", "deno.json", "go.mod", "Cargo.toml", "pom.xml",
-	"build.gradle", "build.gradle.kts", "CMakeLists.txt",
-	"compile_commands.json", "meson.build", "Gemfile", "composer.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "package.json",
+    "tsconfig.json",
+    "deno.json",
+    "go.mod",
+    "Cargo.toml",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "CMakeLists.txt",
+    "compile_commands.json",
+    "meson.build",
+    "Gemfile",
+    "composer.json",
 };
 
 static bool has(const char *dir, const char *name)
@@ -26,7 +38,7 @@ static bool has(const char *dir, const char *name)
 	struct stat st;
 
 	return snprintf(path, sizeof(path), "%s/%s", dir, name) <
-		       (int)sizeof(path) &&
+		   (int)sizeof(path) &&
 	       stat(path, &st) == 0;
 }
 
@@ -40,8 +52,7 @@ static bool has_marker(const char *dir)
 
 /* The nearest directory above file (an absolute, real path) for which
  * found() holds, into out; false when none below / does. */
-static bool nearest(const char *file, bool (*found)(const char *dir),
-		    char *out)
+static bool nearest(const char *file, bool (*found)(const char *dir), char *out)
 {
 	char dir[PATH_MAX];
 	char *slash;

@@ -41,21 +41,21 @@ typedef struct {
 } ByteSet;
 
 enum {
-	RULE_NEGATE = 1 << 0,   /* `!pattern`: re-includes */
-	RULE_DIRONLY = 1 << 1,  /* `pattern/`: directories only */
+	RULE_NEGATE = 1 << 0,	/* `!pattern`: re-includes */
+	RULE_DIRONLY = 1 << 1,	/* `pattern/`: directories only */
 	RULE_ANCHORED = 1 << 2, /* has a '/': matched against the path */
-	RULE_LITERAL = 1 << 3,  /* only TOK_LIT: compared with memcmp */
+	RULE_LITERAL = 1 << 3,	/* only TOK_LIT: compared with memcmp */
 	RULE_ENDSWITH = 1 << 4, /* `*` then only TOK_LIT, like `*.o` */
 };
 
 typedef struct {
-	char *dir;        /* owned, NUL-terminated; "" for the root */
-	size_t dirlen;    /* bytes */
-	Tok *toks;        /* owned, ntok entries */
-	size_t ntok;      /* <= IGNORE_PATTERN_MAX */
+	char *dir;	  /* owned, NUL-terminated; "" for the root */
+	size_t dirlen;	  /* bytes */
+	Tok *toks;	  /* owned, ntok entries */
+	size_t ntok;	  /* <= IGNORE_PATTERN_MAX */
 	ByteSet *classes; /* owned, NULL when there are none */
-	char *lit;        /* owned when RULE_LITERAL: the ntok bytes */
-	unsigned flags;   /* RULE_* */
+	char *lit;	  /* owned when RULE_LITERAL: the ntok bytes */
+	unsigned flags;	  /* RULE_* */
 	/* A prefilter: every match is at least minlen bytes, starts with
 	 * the npre literal tokens, ends with the nsuf literal tokens and
 	 * contains need (owned, nneed bytes, NULL when not useful). */
@@ -101,10 +101,10 @@ static const struct {
 	const char *name;
 	int (*test)(int c);
 } posix_classes[] = {
-	{"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
-	{"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
-	{"lower", islower}, {"print", isprint}, {"punct", ispunct},
-	{"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
+    {"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
+    {"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
+    {"lower", islower}, {"print", isprint}, {"punct", ispunct},
+    {"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
 };
 
 /* Adds the ASCII members of the class named by the n bytes at name.
@@ -115,8 +115,7 @@ static bool byteset_add_posix(ByteSet *s, const char *name, size_t n)
 	size_t i;
 	int c;
 
-	for (i = 0; i < sizeof(posix_classes) / sizeof(posix_classes[0]);
-	     i++) {
+	for (i = 0; i < sizeof(posix_classes) / sizeof(posix_classes[0]); i++) {
 		if (strlen(posix_classes[i].name) != n ||
 		    memcmp(posix_classes[i].name, name, n) != 0)
 			continue;
@@ -147,7 +146,7 @@ static bool parse_class(const char *p, size_t n, size_t *i, ByteSet *s)
 		negate = true;
 		k++;
 	}
-	for (start = k;; ) {
+	for (start = k;;) {
 		if (k >= n)
 			return false;
 		if (p[k] == ']' && k > start)
@@ -327,8 +326,7 @@ static void find_need(Rule *r)
 }
 
 /* True when the n bytes at hay contain the m >= 1 bytes at needle. */
-static bool contains(const char *hay, size_t n, const char *needle,
-		     size_t m)
+static bool contains(const char *hay, size_t n, const char *needle, size_t m)
 {
 	const char *p = hay, *end = hay + n;
 
@@ -479,8 +477,7 @@ static void mark_duplicates(Line *l, size_t n)
 	xfree(slot);
 }
 
-size_t ignore_add(Ignore *ig, const char *dir, const char *text,
-		  size_t len)
+size_t ignore_add(Ignore *ig, const char *dir, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len, *nl;
 	size_t n, skipped = 0, nlines = 0, cap = 0, i;

@@ -86,8 +86,7 @@ void ignore_delete(Ignore *ig);
  * `[:name:]` class, a lone trailing backslash), so the caller can log
  * it. Skipped lines are not an error: git also ignores such patterns.
  */
-size_t ignore_add(Ignore *ig, const char *dir, const char *text,
-		  size_t len);
+size_t ignore_add(Ignore *ig, const char *dir, const char *text, size_t len);
 
 /* The current height of the pattern stack, for ignore_reset(). */
 size_t ignore_mark(const Ignore *ig);

@@ -28,22 +28,22 @@
 typedef struct Index Index;
 
 typedef struct {
-	const char *root;         /* workspace root; must exist */
-	const char *db_path;      /* NULL: the default cache location */
+	const char *root;	  /* workspace root; must exist */
+	const char *db_path;	  /* NULL: the default cache location */
 	uint32_t max_chunk_size;  /* 0: CHUNKER_DEFAULT_MAX_SIZE */
-	uint64_t max_file_size;   /* 0: INDEX_DEFAULT_MAX_FILE */
-	const char *exclude;      /* extra ignore patterns, one per line,
+	uint64_t max_file_size;	  /* 0: INDEX_DEFAULT_MAX_FILE */
+	const char *exclude;	  /* extra ignore patterns, one per line,
 				   * gitignore syntax, anchored at the root;
 				   * copied; NULL: none */
 	uint32_t busy_timeout_ms; /* wait for another writer; 0: default */
-	bool verify;              /* run PRAGMA quick_check when opening (it
+	bool verify;		  /* run PRAGMA quick_check when opening (it
 				   * reads the whole file) */
-	bool quiet;               /* no messages on stderr */
-	bool reader;              /* only reads (castls search, status): a
+	bool quiet;		  /* no messages on stderr */
+	bool reader;		  /* only reads (castls search, status): a
 				   * database that cannot be written (a
 				   * read-only file or cache directory) is
 				   * opened for reading instead of failing */
-	bool alone;               /* no one else reads the database while
+	bool alone;		  /* no one else reads the database while
 				   * this connection scans (castls index):
 				   * a first scan may then write it with a
 				   * rollback journal, each page once,
@@ -68,7 +68,7 @@ void index_default_db_path(const char *root, Buf *out);
 int index_open(const IndexOptions *opt, Index **out);
 void index_close(Index *ix); /* NULL-safe */
 
-const char *index_root(const Index *ix);    /* absolute, no trailing / */
+const char *index_root(const Index *ix); /* absolute, no trailing / */
 const char *index_db_path(const Index *ix);
 /* The last SQLite or system message behind an error, for the user. */
 const char *index_errmsg(const Index *ix);
@@ -78,8 +78,8 @@ const char *index_errmsg(const Index *ix);
  * ---------------------------------------------------------------------- */
 
 typedef struct {
-	uint32_t seen;      /* candidate files found so far */
-	uint32_t done;      /* of those, processed */
+	uint32_t seen;	    /* candidate files found so far */
+	uint32_t done;	    /* of those, processed */
 	uint32_t indexed;   /* chunked and written */
 	uint32_t unchanged; /* same stamp, or same content */
 	uint32_t skipped;   /* binary, too large, unreadable, no language */
@@ -88,8 +88,8 @@ typedef struct {
 	uint32_t removed;   /* rows of files that vanished */
 	uint32_t ignore_partial; /* paths not matched against every ignore
 				  * pattern: too costly (ignore.h) */
-	uint64_t bytes;     /* bytes chunked */
-	bool walking;       /* the directory walk is still going */
+	uint64_t bytes;		 /* bytes chunked */
+	bool walking;		 /* the directory walk is still going */
 } ScanStats;
 
 /* Called from the scanning thread about ten times a second, and once at
@@ -167,16 +167,16 @@ int index_file_remove(Index *ix, const char *relpath);
  * ---------------------------------------------------------------------- */
 
 typedef struct {
-	int64_t id;        /* chunk row id */
-	int64_t span_id;   /* innermost span, or 0 */
+	int64_t id;	 /* chunk row id */
+	int64_t span_id; /* innermost span, or 0 */
 	int64_t file_id;
-	char *path;        /* relative to the root */
+	char *path; /* relative to the root */
 	Lang lang;
 	ChunkKind kind;
 	ByteRange bytes;
 	LineRange lines;
-	double score;      /* higher is better (negated bm25) */
-	char *names;       /* qualified names in the chunk, space-separated */
+	double score; /* higher is better (negated bm25) */
+	char *names;  /* qualified names in the chunk, space-separated */
 	char *text;
 } IndexHit;
 
@@ -191,13 +191,13 @@ void index_hits_free(IndexHit *hits, uint32_t n);
 
 typedef struct {
 	int64_t id, parent_id, file_id; /* parent_id 0 at top level */
-	char *path;                     /* relative to the root */
+	char *path;			/* relative to the root */
 	Lang lang;
 	SpanKind kind;
 	char *name, *qualname, *header, *doc;
 	ByteRange bytes;
 	LineRange lines;
-	double score;                   /* index_symbols only */
+	double score; /* index_symbols only */
 } IndexSpan;
 
 /* One span by row id; returns 1 found (release it with
@@ -213,8 +213,8 @@ void index_spans_free(IndexSpan *spans, uint32_t n);
  * Exact names first, then prefixes, then part matches; shorter names
  * first within each. An empty query lists spans in path order.
  */
-int index_symbols(Index *ix, const char *query, uint32_t limit,
-		  IndexSpan **out, uint32_t *n);
+int index_symbols(Index *ix, const char *query, uint32_t limit, IndexSpan **out,
+		  uint32_t *n);
 
 /* Spans named `name` exactly, shortest qualified name first, up to
  * limit (at most INDEX_SEARCH_MAX). */
@@ -222,14 +222,14 @@ int index_spans_named(Index *ix, const char *name, uint32_t limit,
 		      IndexSpan **out, uint32_t *n);
 
 /* The spans whose parent is span id (a class's methods), in order. */
-int index_span_children(Index *ix, int64_t id, uint32_t limit,
-			IndexSpan **out, uint32_t *n);
+int index_span_children(Index *ix, int64_t id, uint32_t limit, IndexSpan **out,
+			uint32_t *n);
 
 /* The indexed text of bytes [start, end) of a file, rebuilt from its
  * chunks, into *out (the caller's to xfree). Returns 1 found, 0 when
  * the rows do not cover the range, or an error. */
-int index_file_text(Index *ix, int64_t file_id, uint32_t start,
-		    uint32_t end, char **out);
+int index_file_text(Index *ix, int64_t file_id, uint32_t start, uint32_t end,
+		    char **out);
 
 /*
  * The chunks holding the definitions named `name` exactly (the chunk
@@ -253,8 +253,7 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
  * in the order of index_spans_named, sorted by name (bytewise) and then
  * that order. Borrows names. */
 int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
-			   uint32_t per_name, IndexSpan **out,
-			   uint32_t *nout);
+			   uint32_t per_name, IndexSpan **out, uint32_t *nout);
 
 /* The spans named names[i] whose parent span is named classes[i] (the
  * methods `x.name` may mean when x is a classes[i]), at most per_pair of
@@ -297,8 +296,8 @@ typedef struct {
 	uint32_t chunks_by_kind[CHUNK_KIND_COUNT];
 	uint32_t spans_by_kind[SPAN_KIND_COUNT];
 	uint64_t source_bytes;
-	uint64_t db_bytes;       /* database file plus its WAL */
-	int64_t last_indexed;    /* unix seconds; 0 never */
+	uint64_t db_bytes;    /* database file plus its WAL */
+	int64_t last_indexed; /* unix seconds; 0 never */
 } IndexStatus;
 
 /* The totals, files by language, sizes and the last scan: a few index

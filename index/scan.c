@@ -26,7 +26,7 @@
 
 #include "ignore.h"
 
-#define WALK_MAX_DEPTH 128     /* directories deeper than this are skipped */
+#define WALK_MAX_DEPTH 128 /* directories deeper than this are skipped */
 /* A write transaction ends after this many files, source bytes or
  * milliseconds, whichever comes first. Every commit leaves the full-text
  * index one more segment, and merging segments costs about as much as
@@ -68,8 +68,8 @@ typedef struct {
 	size_t root_len;
 	ScanStats *stats;
 	const volatile int *cancel;
-	bool rechunk; /* stored rows were cut at another chunk size */
-	bool bulk; /* a first scan into an empty index */
+	bool rechunk;	 /* stored rows were cut at another chunk size */
+	bool bulk;	 /* a first scan into an empty index */
 	uint32_t stored; /* files the index had */
 } Walk;
 
@@ -82,7 +82,8 @@ static int64_t stat_mtime(const struct stat *st)
 static bool enter_once(Walk *w, const struct stat *st)
 {
 	for (uint32_t i = 0; i < w->ndirs; i++)
-		if (w->dirs[i].dev == st->st_dev && w->dirs[i].ino == st->st_ino)
+		if (w->dirs[i].dev == st->st_dev &&
+		    w->dirs[i].ino == st->st_ino)
 			return false;
 	if (w->ndirs == w->dcap) {
 		w->dcap = w->dcap ? w->dcap * 2 : 64;
@@ -141,8 +142,7 @@ static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth);
  * `!node_modules/`): dependencies and caches fill a workspace with code
  * that is not the project's. So do virtual environments, whatever their
  * name (is_venv). */
-#define DEFAULT_EXCLUDES \
-	"node_modules/\n__pycache__/\n.tox/\n.mypy_cache/\n"
+#define DEFAULT_EXCLUDES "node_modules/\n__pycache__/\n.tox/\n.mypy_cache/\n"
 /* Build outputs and vendored copies, where no git repository's ignore
  * files say what is the project's (in one, a tracked vendor/ is). */
 #define DEFAULT_EXCLUDES_NO_GIT "dist/\nbuild/\ntarget/\nvendor/\n"
@@ -344,8 +344,8 @@ static int merge_stored(Walk *w, Vanished *gone)
 		}
 		if (gone->n == gone->cap) {
 			gone->cap = gone->cap ? gone->cap * 2 : 64;
-			gone->ids = xrealloc(gone->ids,
-					     gone->cap * sizeof(*gone->ids));
+			gone->ids =
+			    xrealloc(gone->ids, gone->cap * sizeof(*gone->ids));
 		}
 		gone->ids[gone->n++] = sqlite3_column_int64(s, 0);
 	}
@@ -358,9 +358,9 @@ static int merge_stored(Walk *w, Vanished *gone)
  * ---------------------------------------------------------------------- */
 
 typedef enum {
-	RES_WRITE,  /* new rows */
-	RES_TOUCH,  /* same content, new stamp */
-	RES_DROP,   /* no longer indexable or gone: delete stored rows */
+	RES_WRITE, /* new rows */
+	RES_TOUCH, /* same content, new stamp */
+	RES_DROP,  /* no longer indexable or gone: delete stored rows */
 	RES_NOTHING,
 } ResultKind;
 
@@ -373,7 +373,7 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
-	bool generated; /* skipped as minified or written by a tool */
+	bool generated;	 /* skipped as minified or written by a tool */
 	uint32_t worker; /* the worker that made it, and frees it */
 	struct Result *next;
 } Result;
@@ -415,8 +415,7 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 
 	r->cand = c;
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
-	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len,
-				  &ds);
+	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len, &ds);
 	/* A file rewritten while it was read keeps its rows: its stamp on
 	 * disk differs from the stored one, so the next scan reads it. */
 	r->kind = c->known && err != CASTLS_ECHANGING ? RES_DROP : RES_NOTHING;
@@ -609,9 +608,8 @@ static int batch_commit(Walk *w)
 	int err = index__commit(w->ix);
 
 	if (!err && w->bulk) {
-		sqlite3_wal_checkpoint_v2(w->ix->db, NULL,
-					  SQLITE_CHECKPOINT_PASSIVE, NULL,
-					  NULL);
+		sqlite3_wal_checkpoint_v2(
+		    w->ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		index__writeback(w->ix);
 	}
 	return err;

@@ -19,8 +19,8 @@ static uint32_t roots_borrow(Pools *p, RankRoot *roots, const char **paths)
 
 		paths[r] = root->path;
 		roots[r].path = root->path;
-		roots[r].ix = root->removed ? NULL
-					    : lsp__pools_index(p, root, &err);
+		roots[r].ix =
+		    root->removed ? NULL : lsp__pools_index(p, root, &err);
 	}
 	return n;
 }
@@ -61,7 +61,7 @@ cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 }
 
 cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
-		  uint32_t limit)
+		       uint32_t limit)
 {
 	RankRoot roots[MAX_ROOTS] = {{0}};
 	const char *paths[MAX_ROOTS];

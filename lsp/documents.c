@@ -165,8 +165,7 @@ static bool edit_record(Document *d, const TSInputEdit *e, uint64_t gen)
 		return false;
 	if (d->nedits == d->edits_cap) {
 		d->edits_cap = d->edits_cap ? d->edits_cap * 2 : 16;
-		d->edits = xrealloc(d->edits,
-				    d->edits_cap * sizeof(*d->edits));
+		d->edits = xrealloc(d->edits, d->edits_cap * sizeof(*d->edits));
 	}
 	d->edits[d->nedits].edit = *e;
 	d->edits[d->nedits++].generation = gen;
@@ -335,8 +334,8 @@ static uint64_t serials;
 
 void lsp__doc_open(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const char *uri = text_of(td, "uri"), *text = text_of(td, "text");
 	const char *rel = NULL;
@@ -370,8 +369,8 @@ void lsp__doc_open(Server *s, const cJSON *params)
 	buf_puts(&d->text, text);
 	d->lang = lang_from_name(text_of(td, "languageId"));
 	if (d->lang == LANG_NONE)
-		d->lang = lang_detect(named ? named : uri, d->text.data,
-				      d->text.len);
+		d->lang =
+		    lang_detect(named ? named : uri, d->text.data, d->text.len);
 	xfree(named);
 	line_index_build(&d->lines, d->text.data, d->text.len);
 	/* No parse here: the first index write parses on a worker. */
@@ -387,8 +386,8 @@ void lsp__doc_open(Server *s, const cJSON *params)
 /* Applies one contentChange, which brings d to generation gen, and
  * records it for the tree; returns false when it was malformed. *reset is
  * set when the tree must be parsed from scratch. */
-static bool apply_change(Server *s, Document *d, const cJSON *c,
-			 uint64_t gen, bool *reset)
+static bool apply_change(Server *s, Document *d, const cJSON *c, uint64_t gen,
+			 bool *reset)
 {
 	const cJSON *range = cJSON_GetObjectItemCaseSensitive(c, "range");
 	const char *text = text_of(c, "text");
@@ -407,8 +406,10 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 		*reset = true;
 		return true;
 	}
-	a = lsp__doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "start"));
-	b = lsp__doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "end"));
+	a = lsp__doc_offset(s, d,
+			    cJSON_GetObjectItemCaseSensitive(range, "start"));
+	b = lsp__doc_offset(s, d,
+			    cJSON_GetObjectItemCaseSensitive(range, "end"));
 	if (b < a)
 		b = a;
 	if ((uint64_t)d->text.len - (b - a) + n > CHUNKER_MAX_INPUT)
@@ -435,8 +436,8 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 
 void lsp__doc_change(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const cJSON *changes, *c;
 	Document *d = find(s, text_of(td, "uri"));
@@ -444,13 +445,13 @@ void lsp__doc_change(Server *s, const cJSON *params)
 
 	if (!d) {
 		lsp__log(s, 1, "didChange for a document that is not open: %s",
-			text_of(td, "uri") ? text_of(td, "uri") : "(no uri)");
+			 text_of(td, "uri") ? text_of(td, "uri") : "(no uri)");
 		return;
 	}
 	changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
-	cJSON_ArrayForEach(c, changes)
-		if (!apply_change(s, d, c, d->generation + 1, &reset))
-			lsp__log(s, 1, "%s: ignored a malformed change", d->uri);
+	cJSON_ArrayForEach(
+	    c, changes) if (!apply_change(s, d, c, d->generation + 1, &reset))
+	    lsp__log(s, 1, "%s: ignored a malformed change", d->uri);
 	if (cJSON_IsNumber(ver))
 		d->version = ver->valueint;
 	d->generation++;
@@ -476,23 +477,23 @@ typedef struct {
 	Lang lang;
 	char *text; /* NULL: read the disk file (after didClose) */
 	uint32_t len;
-	char *buffer;       /* after didClose: the buffer's last text, which
-			     * tree is a parse of */
+	char *buffer; /* after didClose: the buffer's last text, which
+		       * tree is a parse of */
 	uint32_t buffer_len;
-	TSTree *tree;       /* a copy of the document's tree, or NULL: parse
+	TSTree *tree;	    /* a copy of the document's tree, or NULL: parse
 			     * from scratch */
 	TSInputEdit *edits; /* to replay on tree first */
 	uint32_t nedits;
 	uint32_t rows_from; /* edits[rows_from..] came after rows */
-	Chunking *rows;     /* the document's rows, taken: carried across
+	Chunking *rows;	    /* the document's rows, taken: carried across
 			     * the edits and committed before the parse;
 			     * then what this write left in the index */
 	uint64_t rows_hash; /* castls_hash of the text rows are of */
-	uint64_t hash;      /* castls_hash of text */
+	uint64_t hash;	    /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
-	bool stopped;       /* the parse gave up */
-	TSTree *parsed;     /* the tree of text: a copy of the document's
+	bool stopped;	    /* the parse gave up */
+	TSTree *parsed;	    /* the tree of text: a copy of the document's
 			     * when it was up to date, else made here and
 			     * offered back to the document */
 	uint64_t generation;
@@ -529,7 +530,8 @@ static void checkpoint_done(Job *j)
 	j->pools->roots[c->root]->checkpointing = false;
 	if (c->err)
 		lsp__log(j->s, 1, "checkpoint of %s: %s",
-			j->pools->roots[c->root]->path, castls_strerror(c->err));
+			 j->pools->roots[c->root]->path,
+			 castls_strerror(c->err));
 }
 
 static void checkpoint_release(Job *j) { xfree(j); }
@@ -568,8 +570,7 @@ static void write_carried(WriteJob *w, Index *ix)
 		err = CASTLS_EINVAL;
 	} else {
 		err = n == 1 ? index_file_edit(ix, w->rel, w->text, w->len,
-					       w->hash,
-					       &w->edits[w->rows_from],
+					       w->hash, &w->edits[w->rows_from],
 					       &before, w->rows_hash, w->rows)
 			     : CASTLS_EINVAL;
 		/* Not one edit, or the index holds other rows. */
@@ -603,8 +604,8 @@ static void write_parse(WriteJob *w, Chunker *ch)
 		w->parsed = chunker_parse_unless(ch, w->lang, w->text, w->len,
 						 w->tree, write_should_stop, w);
 	else
-		w->parsed = chunker_parse(ch, w->lang, w->text, w->len,
-					  w->tree);
+		w->parsed =
+		    chunker_parse(ch, w->lang, w->text, w->len, w->tree);
 	w->stopped = w->rows_written && !w->parsed;
 }
 
@@ -613,8 +614,8 @@ static void write_parse(WriteJob *w, Chunker *ch)
 static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 {
 	if (!w->rows_written || !chunking_equal(w->rows, c))
-		w->err = index_file_put(ix, w->rel, w->text, w->len, c,
-					&w->delta);
+		w->err =
+		    index_file_put(ix, w->rel, w->text, w->len, c, &w->delta);
 	rows_free(&w->rows);
 	if (w->err == 0) {
 		w->rows = xmalloc(sizeof(*w->rows));
@@ -755,7 +756,8 @@ static void write_done(Job *j)
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
 	if (w->err) {
-		lsp__log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
+		lsp__log(s, 1, "indexing %s: %s", w->rel,
+			 castls_strerror(w->err));
 		if (storage_error(w->err))
 			lsp__root_failed(s, w->root, w->err);
 	}
@@ -827,8 +829,8 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->max_file = lsp__max_file_size(s);
 	atomic_init(&w->stop, false);
 	if (!from_disk) {
-		w->text = xstrndup(d->text.data ? d->text.data : "",
-				   d->text.len);
+		w->text =
+		    xstrndup(d->text.data ? d->text.data : "", d->text.len);
 		w->len = (uint32_t)d->text.len;
 		w->generation = d->generation;
 		if (d->tree && d->nedits) {
@@ -847,8 +849,8 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 		/* The document is closing: its text and tree, to edit to
 		 * the disk text. */
 		w->buffer_len = (uint32_t)d->text.len;
-		w->buffer = xstrndup(d->text.data ? d->text.data : "",
-				     d->text.len);
+		w->buffer =
+		    xstrndup(d->text.data ? d->text.data : "", d->text.len);
 		w->tree = ts_tree_copy(d->tree);
 	}
 	w->job.run = write_run;
@@ -875,8 +877,8 @@ void lsp__doc_schedule_write(Server *s, Document *d)
 
 void lsp__doc_close(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	Document **p = &s->docs, *d;
 	const char *uri = text_of(td, "uri");
 

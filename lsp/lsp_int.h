@@ -56,14 +56,14 @@ typedef struct {
 				  * with SQLITE_BUSY at the switch to WAL */
 	Index *idle[8];
 	int nidle;
-	bool indexing;  /* a scan is running */
-	bool rescan;    /* another scan was asked for meanwhile */
-	bool removed;   /* folder removed: close when idle */
-	bool verified;  /* the first connection ran quick_check */
+	bool indexing;	    /* a scan is running */
+	bool rescan;	    /* another scan was asked for meanwhile */
+	bool removed;	    /* folder removed: close when idle */
+	bool verified;	    /* the first connection ran quick_check */
 	bool checkpointing; /* a checkpoint job is in flight */
-	int busy;       /* connections handed out */
-	int error;      /* castls code of the last failed index write (a
-			 * scan's or a buffer's); 0 once a scan succeeds */
+	int busy;	    /* connections handed out */
+	int error;	    /* castls code of the last failed index write (a
+			     * scan's or a buffer's); 0 once a scan succeeds */
 } Root;
 
 /*
@@ -79,9 +79,9 @@ typedef struct {
 	 * added, hence atomic. */
 	Root *roots[MAX_ROOTS];
 	atomic_int nroots;
-	pthread_mutex_t mu;       /* guards the rest */
-	char *db_path;            /* the first root's database (--db, then
-				   * dbPath); NULL: the default */
+	pthread_mutex_t mu; /* guards the rest */
+	char *db_path;	    /* the first root's database (--db, then
+			     * dbPath); NULL: the default */
 	uint32_t max_chunk_size;
 	uint64_t max_file_size;
 	char *exclude;
@@ -91,11 +91,11 @@ typedef struct {
 
 /* Indexing progress: scan threads report into it, the loop sends it. */
 typedef struct {
-	uv_async_t async;         /* wakes the loop */
-	pthread_mutex_t mu;       /* guards the rest */
-	ScanStats stats;          /* the last report */
-	int root;                 /* of this root */
-	bool dirty;               /* not sent yet */
+	uv_async_t async;   /* wakes the loop */
+	pthread_mutex_t mu; /* guards the rest */
+	ScanStats stats;    /* the last report */
+	int root;	    /* of this root */
+	bool dirty;	    /* not sent yet */
 } Progress;
 
 /* One contentChange as tree-sitter sees it, and the generation it made. */
@@ -113,34 +113,34 @@ typedef struct {
  */
 typedef struct Document {
 	char *uri;
-	char *path;     /* absolute file path, or NULL for other schemes */
-	int root;       /* index into Server.roots, or -1 */
-	char *rel;      /* path relative to that root, or NULL */
+	char *path; /* absolute file path, or NULL for other schemes */
+	int root;   /* index into Server.roots, or -1 */
+	char *rel;  /* path relative to that root, or NULL */
 	Lang lang;
 	int32_t version;
 	Buf text;
 	LineIndex lines;
-	TSTree *tree;   /* a parse of the text as of tree_gen, or NULL (none
-			 * yet, Markdown, unknown languages, over 512 KiB) */
-	uint64_t tree_gen;   /* generation that tree parses */
-	uint64_t reset_gen;  /* last generation that replaced the whole text:
-			      * no tree from before it may come back */
-	DocEdit *edits;      /* the edits after tree_gen (after reset_gen
-			      * while tree is NULL), oldest first */
+	TSTree *tree;	    /* a parse of the text as of tree_gen, or NULL (none
+			     * yet, Markdown, unknown languages, over 512 KiB) */
+	uint64_t tree_gen;  /* generation that tree parses */
+	uint64_t reset_gen; /* last generation that replaced the whole text:
+			     * no tree from before it may come back */
+	DocEdit *edits;	    /* the edits after tree_gen (after reset_gen
+			     * while tree is NULL), oldest first */
 	uint32_t nedits, edits_cap;
 	uint64_t serial;     /* tells this opening of uri from earlier ones */
 	uint64_t generation; /* bumped by every change */
 	uint64_t written;    /* generation last written to the index */
-	bool writing;        /* an index write is in flight */
-	Chunking *rows;      /* what the index holds for the text as of
+	bool writing;	     /* an index write is in flight */
+	Chunking *rows;	     /* what the index holds for the text as of
 			      * rows_gen, to carry across the next edits
 			      * until they are parsed; NULL while a write
 			      * has it, or when unknown */
 	uint64_t rows_gen;
-	uint64_t rows_hash;  /* castls_hash of the text rows are of */
-	atomic_bool *stop;   /* set: the write in flight may give up its
-			      * parse, a newer text is waiting */
-	uint32_t stops;      /* parses given up in a row */
+	uint64_t rows_hash; /* castls_hash of the text rows are of */
+	atomic_bool *stop;  /* set: the write in flight may give up its
+			     * parse, a newer text is waiting */
+	uint32_t stops;	    /* parses given up in a row */
 	struct Document *next;
 } Document;
 
@@ -153,19 +153,18 @@ typedef struct Document {
 typedef struct Job Job;
 struct Job {
 	uv_work_t req;
-	Server *s;               /* the loop's: done() and release() only */
-	Pools *pools;            /* what run() may use besides the job */
+	Server *s;    /* the loop's: done() and release() only */
+	Pools *pools; /* what run() may use besides the job */
 	void (*run)(Job *j);
-	void (*done)(Job *j);    /* optional */
+	void (*done)(Job *j);	 /* optional */
 	void (*release)(Job *j); /* frees the job */
-	cJSON *id;               /* request id (owned); NULL: internal job */
-	cJSON *result;           /* reply for a request (owned) */
-	int err;                 /* JSON-RPC error code, or 0 */
+	cJSON *id;		 /* request id (owned); NULL: internal job */
+	cJSON *result;		 /* reply for a request (owned) */
+	int err;		 /* JSON-RPC error code, or 0 */
 	char msg[256];
-	bool cancelled;          /* $/cancelRequest arrived */
-	struct Job *next;        /* in Server.requests while in flight */
+	bool cancelled;	  /* $/cancelRequest arrived */
+	struct Job *next; /* in Server.requests while in flight */
 };
-
 
 /* transport.c */
 int lsp__transport_start(Server *s);
@@ -179,13 +178,13 @@ char *lsp__json_text_utf8(const cJSON *j, size_t *len);
 void lsp__send(Server *s, cJSON *msg);
 void lsp__reply(Server *s, const cJSON *id, cJSON *result);
 void lsp__error(Server *s, const cJSON *id, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 void lsp__notify(Server *s, const char *method, cJSON *params);
 /* Sends a request to the client; its reply is ignored. */
 void lsp__request(Server *s, const char *method, cJSON *params);
 /* Logs to stderr and, at or under the log level, window/logMessage. */
 void lsp__log(Server *s, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* server.c */
 void lsp__server_dispatch(Server *s, const char *body, size_t len);
@@ -290,18 +289,18 @@ uint64_t lsp__max_file_size(const Server *s);
 /* context.c: castls/context for a snapshot, and castls/search, on a
  * worker thread. */
 typedef struct {
-	uint32_t cursor;       /* byte offset */
-	uint32_t budget;       /* tokens */
-	uint32_t limit;        /* items at most */
+	uint32_t cursor; /* byte offset */
+	uint32_t budget; /* tokens */
+	uint32_t limit;	 /* items at most */
 } ContextArgs;
 cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a);
 cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
-		  uint32_t limit);
+		       uint32_t limit);
 
 /* render.c: the result of rank_context or rank_search as JSON; roots[i]
  * is the path of root i, buffer_uri the uri of the buffer's own items. */
 cJSON *lsp__render_result(const RankResult *r, const char *const *roots,
-		     const char *buffer_uri);
+			  const char *buffer_uri);
 /* An LSP range of whole lines. */
 cJSON *lsp__render_lines(LineRange lines);
 

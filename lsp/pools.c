@@ -135,8 +135,8 @@ void lsp__pools_chunker_return(Pools *p, Chunker *ch)
 	chunker_trim(ch); /* pooled chunkers keep no scratch heap */
 	pthread_mutex_lock(&p->mu);
 	if (chunker_max_size(ch) == (p->max_chunk_size
-					     ? p->max_chunk_size
-					     : CHUNKER_DEFAULT_MAX_SIZE) &&
+					 ? p->max_chunk_size
+					 : CHUNKER_DEFAULT_MAX_SIZE) &&
 	    p->nchunkers < CHUNKERS_MAX) {
 		p->chunkers[p->nchunkers++] = ch;
 		ch = NULL;

@@ -35,12 +35,12 @@ static uint32_t char_len(const unsigned char *p, size_t avail)
 		hi = 0x8F;
 	if (c < 0xF0)
 		return avail >= 3 && p[1] >= lo && p[1] <= hi && is_cont(p[2])
-			       ? 3
-			       : 1;
+			   ? 3
+			   : 1;
 	return avail >= 4 && p[1] >= lo && p[1] <= hi && is_cont(p[2]) &&
-			       is_cont(p[3])
-		       ? 4
-		       : 1;
+		       is_cont(p[3])
+		   ? 4
+		   : 1;
 }
 
 /* Code units of a character of clen bytes in the given encoding. */
@@ -139,9 +139,8 @@ int line_index_update(LineIndex *li, const char *new_text, size_t new_len,
 
 	if (new_len > UINT32_MAX)
 		return CASTLS_ELIMIT;
-	if (li->n == 0 || start_byte > old_end_byte ||
-	    old_end_byte > li->len || start_byte > new_end_byte ||
-	    new_end_byte > new_len ||
+	if (li->n == 0 || start_byte > old_end_byte || old_end_byte > li->len ||
+	    start_byte > new_end_byte || new_end_byte > new_len ||
 	    new_len - new_end_byte != li->len - old_end_byte)
 		return CASTLS_EINVAL;
 	/* lo <= old_end_byte + 1, so i0 <= i1. */
@@ -289,11 +288,11 @@ void pos_marks_build(PosMarks *m, const LineIndex *li, const char *text,
 			if (p >= next) {
 				if (m->n == m->cap) {
 					m->cap = m->cap ? m->cap * 2 : 64;
-					m->at = xrealloc(m->at, m->cap *
-							 sizeof(*m->at));
-					m->units = xrealloc(m->units,
-							    m->cap *
-							    sizeof(*m->units));
+					m->at = xrealloc(
+					    m->at, m->cap * sizeof(*m->at));
+					m->units = xrealloc(
+					    m->units,
+					    m->cap * sizeof(*m->units));
 				}
 				m->at[m->n] = p;
 				m->units[m->n++] = units;

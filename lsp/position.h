@@ -28,7 +28,7 @@ typedef enum { POS_UTF8, POS_UTF16, POS_UTF32 } PosEncoding;
 typedef struct {
 	uint32_t *starts; /* byte offset of each line start, ascending */
 	uint32_t n, cap;  /* lines; allocated entries */
-	uint32_t len;     /* bytes of the text indexed */
+	uint32_t len;	  /* bytes of the text indexed */
 } LineIndex;
 
 /* Indexes text[0..len) (borrowed). li must be zero-initialised or hold an
@@ -83,7 +83,7 @@ void position_from_byte(const LineIndex *li, const char *text, size_t len,
 #define POS_MARK_STRIDE 4096u
 
 typedef struct {
-	uint32_t *at;    /* byte offset of each mark, ascending */
+	uint32_t *at;	 /* byte offset of each mark, ascending */
 	uint32_t *units; /* code units from its line's start to at[i] */
 	uint32_t n, cap;
 	PosEncoding enc;

@@ -98,7 +98,7 @@ static cJSON *item_json(const RankItem *it, const char *uri)
 }
 
 cJSON *lsp__render_result(const RankResult *r, const char *const *roots,
-		     const char *buffer_uri)
+			  const char *buffer_uri)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *items = cJSON_AddArrayToObject(res, "items");
@@ -107,8 +107,8 @@ cJSON *lsp__render_result(const RankResult *r, const char *const *roots,
 	for (uint32_t i = 0; i < r->nitems; i++) {
 		const RankItem *it = &r->items[i];
 		char *uri = it->in_buffer && buffer_uri
-				    ? xstrdup(buffer_uri)
-				    : lsp__uri_in_root(roots[it->root], it->path);
+				? xstrdup(buffer_uri)
+				: lsp__uri_in_root(roots[it->root], it->path);
 
 		cJSON_AddItemToArray(items, item_json(it, uri));
 		xfree(uri);

@@ -70,12 +70,13 @@ static uint32_t budget_of(const Server *s, const cJSON *params)
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "chars");
 
 	if (cJSON_IsNumber(t) && t->valuedouble >= 1)
-		return t->valuedouble > MAX_BUDGET_TOKENS ? MAX_BUDGET_TOKENS
-							  : (uint32_t)t->valuedouble;
+		return t->valuedouble > MAX_BUDGET_TOKENS
+			   ? MAX_BUDGET_TOKENS
+			   : (uint32_t)t->valuedouble;
 	if (cJSON_IsNumber(c) && c->valuedouble >= 1)
 		return rank_tokens(c->valuedouble > 4.0 * MAX_BUDGET_TOKENS
-					       ? 4u * MAX_BUDGET_TOKENS
-					       : (size_t)c->valuedouble);
+				       ? 4u * MAX_BUDGET_TOKENS
+				       : (size_t)c->valuedouble);
 	return s->settings.budget_tokens;
 }
 
@@ -86,7 +87,7 @@ static uint32_t limit_of(const cJSON *params, uint32_t dflt)
 	if (!cJSON_IsNumber(l) || l->valuedouble < 1)
 		return dflt;
 	return l->valuedouble > RANK_MAX_ITEMS ? RANK_MAX_ITEMS
-						  : (uint32_t)l->valuedouble;
+					       : (uint32_t)l->valuedouble;
 }
 
 static double elapsed_ms(const struct timespec *t0)
@@ -106,8 +107,9 @@ static bool chunkable(Server *s, const cJSON *id, const Document *d)
 	if (d->text.len <= lsp__max_file_size(s))
 		return true;
 	lsp__error(s, id, RPC_REQUEST_FAILED,
-		  "%s: %zu bytes, over maxFileSize (%llu bytes): not chunked",
-		  d->uri, d->text.len, (unsigned long long)lsp__max_file_size(s));
+		   "%s: %zu bytes, over maxFileSize (%llu bytes): not chunked",
+		   d->uri, d->text.len,
+		   (unsigned long long)lsp__max_file_size(s));
 	return false;
 }
 
@@ -115,18 +117,18 @@ static bool chunkable(Server *s, const cJSON *id, const Document *d)
  * (and NULL). */
 static Document *param_doc(Server *s, const cJSON *id, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
-	const char *uri = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(td, "uri"));
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
+	const char *uri =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(td, "uri"));
 	Document *d = lsp__doc_find(s, uri);
 
 	if (!uri)
 		lsp__error(s, id, RPC_INVALID_PARAMS,
-			  "textDocument.uri must be a string");
+			   "textDocument.uri must be a string");
 	else if (!d)
 		lsp__error(s, id, RPC_INVALID_PARAMS, "document not open: %s",
-			  uri);
+			   uri);
 	return d;
 }
 
@@ -138,8 +140,8 @@ typedef struct {
 	Job job;
 	Snapshot sn;
 	ContextArgs args;
-	bool indexing;      /* a scan was under way when asked: the answer
-			     * may miss what it has not reached yet */
+	bool indexing; /* a scan was under way when asked: the answer
+			* may miss what it has not reached yet */
 	struct timespec t0;
 	uint32_t flattened; /* documentSymbol: symbols moved up */
 } DocJob;
@@ -201,11 +203,10 @@ static cJSON *byte_range(const Snapshot *sn, uint32_t a, uint32_t b)
 
 /* LSP SymbolKind for each span kind. */
 static const int symbol_kinds[SPAN_KIND_COUNT] = {
-	[SPAN_CLASS] = 5,     [SPAN_FUNCTION] = 12, [SPAN_METHOD] = 6,
-	[SPAN_INTERFACE] = 11, [SPAN_ENUM] = 10,    [SPAN_TYPE] = 23,
-	[SPAN_NAMESPACE] = 3, [SPAN_SECTION] = 15,
-	[SPAN_VARIABLE] = 13, [SPAN_CONSTANT] = 14, [SPAN_FIELD] = 8,
-	[SPAN_MACRO] = 14,
+    [SPAN_CLASS] = 5,	   [SPAN_FUNCTION] = 12, [SPAN_METHOD] = 6,
+    [SPAN_INTERFACE] = 11, [SPAN_ENUM] = 10,	 [SPAN_TYPE] = 23,
+    [SPAN_NAMESPACE] = 3,  [SPAN_SECTION] = 15,	 [SPAN_VARIABLE] = 13,
+    [SPAN_CONSTANT] = 14,  [SPAN_FIELD] = 8,	 [SPAN_MACRO] = 14,
 };
 
 static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
@@ -222,14 +223,14 @@ static cJSON *document_symbol(const Snapshot *sn, const Span *sp)
 	}
 	nl = strchr(line, '\n');
 	detail = xstrndup(line, nl ? (size_t)(nl - line) : strlen(line));
-	uint32_t sel_end = sp->body_start > sp->bytes.start ? sp->body_start
-							    : sp->bytes.end;
+	uint32_t sel_end =
+	    sp->body_start > sp->bytes.start ? sp->body_start : sp->bytes.end;
 
 	cJSON_AddStringToObject(o, "name", sp->name);
 	cJSON_AddStringToObject(o, "detail", detail);
 	cJSON_AddNumberToObject(o, "kind", symbol_kinds[sp->kind]);
-	cJSON_AddItemToObject(o, "range", byte_range(sn, sp->bytes.start,
-						     sp->bytes.end));
+	cJSON_AddItemToObject(o, "range",
+			      byte_range(sn, sp->bytes.start, sp->bytes.end));
 	cJSON_AddItemToObject(o, "selectionRange",
 			      byte_range(sn, sp->bytes.start, sel_end));
 	cJSON_AddItemToObject(o, "children", cJSON_CreateArray());
@@ -272,7 +273,7 @@ static void symbols_run(Job *j)
 		depth[i] = h >= 0 ? depth[h] + 1 : 1;
 		made[i] = document_symbol(&dj->sn, sp);
 		cJSON_AddItemToArray(h >= 0 ? cJSON_GetObjectItemCaseSensitive(
-						      made[h], "children")
+						  made[h], "children")
 					    : top,
 				     made[i]);
 	}
@@ -290,10 +291,10 @@ static void symbols_done(Job *j)
 
 	if (dj->flattened)
 		lsp__log(j->s, 1,
-			"documentSymbol %s: %u symbols nest deeper than %d "
-			"levels; they are listed at level %d",
-			dj->sn.uri, dj->flattened, SYMBOL_MAX_DEPTH,
-			SYMBOL_MAX_DEPTH);
+			 "documentSymbol %s: %u symbols nest deeper than %d "
+			 "levels; they are listed at level %d",
+			 dj->sn.uri, dj->flattened, SYMBOL_MAX_DEPTH,
+			 SYMBOL_MAX_DEPTH);
 }
 
 void lsp__req_document_symbol(Server *s, const cJSON *id, const cJSON *params)
@@ -325,22 +326,19 @@ static void chunks_run(Job *j)
 		const Chunk *k = &c.chunks[i];
 		cJSON *o = cJSON_CreateObject(), *path = cJSON_CreateArray();
 
-		cJSON_AddItemToObject(o, "range",
-				      byte_range(&dj->sn, k->bytes.start,
-						 k->bytes.end));
+		cJSON_AddItemToObject(
+		    o, "range",
+		    byte_range(&dj->sn, k->bytes.start, k->bytes.end));
 		cJSON_AddStringToObject(o, "kind", chunk_kind_name(k->kind));
-		cJSON_AddStringToObject(o, "symbol",
-					k->span >= 0 ? c.spans[k->span].qualname
-						     : "");
+		cJSON_AddStringToObject(
+		    o, "symbol", k->span >= 0 ? c.spans[k->span].qualname : "");
 		for (int32_t sp = k->span; sp >= 0; sp = c.spans[sp].parent)
 			cJSON_InsertItemInArray(
-				path, 0,
-				cJSON_CreateString(c.spans[sp].name));
+			    path, 0, cJSON_CreateString(c.spans[sp].name));
 		cJSON_AddItemToObject(o, "spanPath", path);
 		cJSON_AddNumberToObject(o, "size", k->size);
-		cJSON_AddNumberToObject(o, "tokens",
-					rank_tokens(k->bytes.end -
-							k->bytes.start));
+		cJSON_AddNumberToObject(
+		    o, "tokens", rank_tokens(k->bytes.end - k->bytes.start));
 		cJSON_AddItemToArray(arr, o);
 	}
 	j->result = cJSON_CreateObject();
@@ -364,9 +362,8 @@ static void context_job_run(Job *j)
 	cJSON *r = lsp__context_run(j->pools, &dj->sn, &dj->args);
 
 	cJSON_AddBoolToObject(r, "indexing", dj->indexing);
-	cJSON_AddNumberToObject(r, "elapsedMs",
-				(double)(int64_t)(elapsed_ms(&dj->t0) * 100) /
-					100);
+	cJSON_AddNumberToObject(
+	    r, "elapsedMs", (double)(int64_t)(elapsed_ms(&dj->t0) * 100) / 100);
 	j->result = r;
 }
 
@@ -380,9 +377,10 @@ void lsp__req_context(Server *s, const cJSON *id, const cJSON *params)
 		return;
 	if (!cJSON_IsObject(pos) ||
 	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "line")) ||
-	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pos, "character"))) {
+	    !cJSON_IsNumber(
+		cJSON_GetObjectItemCaseSensitive(pos, "character"))) {
 		lsp__error(s, id, RPC_INVALID_PARAMS,
-			  "position must be {line, character} numbers");
+			   "position must be {line, character} numbers");
 		return;
 	}
 	dj = docjob_new(s, id, d, context_job_run);
@@ -402,7 +400,7 @@ typedef struct {
 	char *query;
 	uint32_t budget, limit;
 	struct timespec t0;
-	bool indexing;      /* as DocJob's */
+	bool indexing; /* as DocJob's */
 } QueryJob;
 
 static void queryjob_release(Job *j)
@@ -434,31 +432,34 @@ static void workspace_symbol_run(Job *j)
 		IndexSpan *sp;
 		uint32_t n;
 		int err;
-		Index *ix = p->roots[r]->removed ? NULL
-						 : lsp__pools_index(p, p->roots[r], &err);
+		Index *ix = p->roots[r]->removed
+				? NULL
+				: lsp__pools_index(p, p->roots[r], &err);
 
 		if (!ix)
 			continue;
 		if (index_symbols(ix, q->query, q->limit, &sp, &n) == 0) {
 			for (uint32_t i = 0; i < n; i++) {
 				cJSON *o = cJSON_CreateObject();
-				cJSON *loc = cJSON_AddObjectToObject(o, "location");
+				cJSON *loc =
+				    cJSON_AddObjectToObject(o, "location");
 				char *uri = lsp__uri_in_root(p->roots[r]->path,
-							sp[i].path);
+							     sp[i].path);
 				const char *dot = strrchr(sp[i].qualname, '.');
 
 				cJSON_AddStringToObject(o, "name", sp[i].name);
-				cJSON_AddNumberToObject(o, "kind",
-							symbol_kinds[sp[i].kind]);
+				cJSON_AddNumberToObject(
+				    o, "kind", symbol_kinds[sp[i].kind]);
 				if (dot)
 					cJSON_AddItemToObject(
-						o, "containerName",
-						string_n(sp[i].qualname,
-							 (size_t)(dot -
-								  sp[i].qualname)));
+					    o, "containerName",
+					    string_n(sp[i].qualname,
+						     (size_t)(dot -
+							      sp[i].qualname)));
 				cJSON_AddStringToObject(loc, "uri", uri);
-				cJSON_AddItemToObject(loc, "range",
-						      lsp__render_lines(sp[i].lines));
+				cJSON_AddItemToObject(
+				    loc, "range",
+				    lsp__render_lines(sp[i].lines));
 				cJSON_AddItemToArray(arr, o);
 				xfree(uri);
 			}
@@ -491,7 +492,7 @@ static void search_job_run(Job *j)
 	cJSON_AddBoolToObject(j->result, "indexing", q->indexing);
 	cJSON_AddNumberToObject(j->result, "elapsedMs",
 				(double)(int64_t)(elapsed_ms(&q->t0) * 100) /
-					100);
+				    100);
 }
 
 void lsp__req_search(Server *s, const cJSON *id, const cJSON *params)
@@ -523,13 +524,14 @@ static void status_run(Job *j)
 {
 	StatusJob *sj = (StatusJob *)j;
 	Pools *p = j->pools;
-	cJSON *res = j->result, *roots = cJSON_GetObjectItemCaseSensitive(res,
-									  "roots");
+	cJSON *res = j->result,
+	      *roots = cJSON_GetObjectItemCaseSensitive(res, "roots");
 	cJSON *rj;
 	int r = 0;
 	uint64_t files = 0, chunks = 0, spans = 0;
 
-	cJSON_ArrayForEach(rj, roots) {
+	cJSON_ArrayForEach(rj, roots)
+	{
 		IndexStatus st;
 		int err;
 		Root *root = p->roots[sj->root_of[r]];
@@ -538,7 +540,8 @@ static void status_run(Job *j)
 		if (ix && index_counts(ix, &st) == 0) {
 			cJSON *langs = cJSON_AddObjectToObject(rj, "languages");
 
-			cJSON_AddStringToObject(rj, "database", index_db_path(ix));
+			cJSON_AddStringToObject(rj, "database",
+						index_db_path(ix));
 			cJSON_AddNumberToObject(rj, "databaseBytes",
 						(double)st.db_bytes);
 			cJSON_AddNumberToObject(rj, "files", st.files);
@@ -549,15 +552,15 @@ static void status_run(Job *j)
 			for (int l = 1; l < LANG_COUNT; l++)
 				if (st.files_by_lang[l])
 					cJSON_AddNumberToObject(
-						langs, lang_name((Lang)l),
-						st.files_by_lang[l]);
+					    langs, lang_name((Lang)l),
+					    st.files_by_lang[l]);
 			files += st.files;
 			chunks += st.chunks;
 			spans += st.spans;
 		} else {
-			cJSON_AddStringToObject(rj, "error",
-						castls_strerror(ix ? CASTLS_EDB
-								   : err));
+			cJSON_AddStringToObject(
+			    rj, "error",
+			    castls_strerror(ix ? CASTLS_EDB : err));
 		}
 		if (ix)
 			lsp__pools_index_return(root, ix);
@@ -585,7 +588,8 @@ cJSON *lsp__status_json(Server *s, int *root_of)
 		root_of[n++] = i;
 
 		cJSON_AddStringToObject(r, "path", s->pools.roots[i]->path);
-		cJSON_AddBoolToObject(r, "indexing", s->pools.roots[i]->indexing);
+		cJSON_AddBoolToObject(r, "indexing",
+				      s->pools.roots[i]->indexing);
 		if (s->pools.roots[i]->error)
 			cJSON_AddStringToObject(
 			    r, "indexError",
@@ -599,13 +603,14 @@ cJSON *lsp__status_json(Server *s, int *root_of)
 	cJSON_AddNumberToObject(res, "openDocuments", open);
 	if (indexing) {
 		pthread_mutex_lock(&s->progress.mu);
-		cJSON_AddNumberToObject(res, "filesDone", s->progress.stats.done);
-		cJSON_AddNumberToObject(res, "filesSeen", s->progress.stats.seen);
+		cJSON_AddNumberToObject(res, "filesDone",
+					s->progress.stats.done);
+		cJSON_AddNumberToObject(res, "filesSeen",
+					s->progress.stats.seen);
 		pthread_mutex_unlock(&s->progress.mu);
 	}
 	return res;
 }
-
 
 static void status_release(Job *j) { xfree(j); }
 

@@ -23,7 +23,8 @@ static int add_root(Server *s, const char *path)
 	if (s->pools.nroots == MAX_ROOTS || !realpath(path, real))
 		return -1;
 	for (int i = 0; i < s->pools.nroots; i++)
-		if (strcmp(s->pools.roots[i]->path, real) == 0 && !s->pools.roots[i]->removed)
+		if (strcmp(s->pools.roots[i]->path, real) == 0 &&
+		    !s->pools.roots[i]->removed)
 			return i;
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(real);
@@ -55,8 +56,9 @@ int lsp__root_of_path(Server *s, const char *path, const char **rel)
 		size_t n = strlen(rp);
 
 		/* Whole components, and below the root, not the root. */
-		if (s->pools.roots[i]->removed || !castls_path_within(rp, path) ||
-		    strcmp(rp, path) == 0 || n < best_len)
+		if (s->pools.roots[i]->removed ||
+		    !castls_path_within(rp, path) || strcmp(rp, path) == 0 ||
+		    n < best_len)
 			continue;
 		best = i;
 		best_len = n;
@@ -94,7 +96,7 @@ static void job_after(uv_work_t *req, int status)
 	if (j->id && !s->exiting) {
 		if (j->cancelled)
 			lsp__error(s, j->id, RPC_REQUEST_CANCELLED,
-				  "request cancelled");
+				   "request cancelled");
 		else if (j->err)
 			lsp__error(s, j->id, j->err, "%s", j->msg);
 		else
@@ -132,10 +134,7 @@ static void unpark(Server *s)
 	}
 }
 
-static void on_park_timeout(uv_timer_t *t)
-{
-	unpark(t->data);
-}
+static void on_park_timeout(uv_timer_t *t) { unpark(t->data); }
 
 void lsp__server_queue_fresh(Server *s, Job *j)
 {
@@ -297,21 +296,21 @@ static void scan_done(Job *j)
 	r->indexing = false;
 	if (sj->err && sj->err != CASTLS_ECANCELED) {
 		lsp__log(s, 0, "indexing %s: %s", r->path,
-			castls_strerror(sj->err));
+			 castls_strerror(sj->err));
 		lsp__root_failed(s, sj->root, sj->err);
 	} else if (!sj->err) {
 		r->error = 0;
 	}
 	if (!sj->err)
 		lsp__log(s, 2, "indexed %s: %u files, %u changed, %u removed",
-			r->path, sj->stats.seen, sj->stats.indexed,
-			sj->stats.removed);
+			 r->path, sj->stats.seen, sj->stats.indexed,
+			 sj->stats.removed);
 	if (sj->stats.ignore_partial)
 		lsp__log(s, 1,
-			"indexing %s: ignore patterns too costly to match: %u "
-			"paths were matched against only part of them, and "
-			"may be indexed though ignored",
-			r->path, sj->stats.ignore_partial);
+			 "indexing %s: ignore patterns too costly to match: %u "
+			 "paths were matched against only part of them, and "
+			 "may be indexed though ignored",
+			 r->path, sj->stats.ignore_partial);
 	/* The scan wrote disk contents; open buffers are the truth. */
 	for (Document *d = s->docs; d; d = d->next)
 		if (d->root == sj->root) {
@@ -404,9 +403,9 @@ static PosEncoding pick_encoding(const cJSON *caps)
 {
 	const cJSON *e, *list = get(caps, "general.positionEncodings");
 
-	cJSON_ArrayForEach(e, list)
-		if (cJSON_IsString(e) && strcmp(e->valuestring, "utf-8") == 0)
-			return POS_UTF8;
+	cJSON_ArrayForEach(e, list) if (cJSON_IsString(e) &&
+					strcmp(e->valuestring, "utf-8") ==
+					    0) return POS_UTF8;
 	return POS_UTF16;
 }
 
@@ -450,15 +449,17 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 		return;
 	}
 	s->encoding = pick_encoding(caps);
-	s->cap_work_progress = cJSON_IsTrue(get(caps, "window.workDoneProgress"));
-	s->cap_configuration = cJSON_IsTrue(get(caps, "workspace.configuration"));
+	s->cap_work_progress =
+	    cJSON_IsTrue(get(caps, "window.workDoneProgress"));
+	s->cap_configuration =
+	    cJSON_IsTrue(get(caps, "workspace.configuration"));
 	s->cap_watch_dynamic = cJSON_IsTrue(
-		get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
+	    get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
 	lsp__settings_apply(s, get(params, "initializationOptions"));
 	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	folders = get(params, "workspaceFolders");
 	cJSON_ArrayForEach(f, folders)
-		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
+	    add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
 	if (!s->pools.nroots && cJSON_IsString(get(params, "rootUri")))
 		add_folder_uri(s, get(params, "rootUri")->valuestring);
 	if (!s->pools.nroots && cJSON_IsString(get(params, "rootPath")) &&
@@ -475,8 +476,8 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 
 static void register_watchers(Server *s)
 {
-	cJSON *p = cJSON_CreateObject(), *regs = cJSON_AddArrayToObject(p,
-								     "registrations");
+	cJSON *p = cJSON_CreateObject(),
+	      *regs = cJSON_AddArrayToObject(p, "registrations");
 	cJSON *reg = cJSON_CreateObject(), *opts, *watchers, *w;
 
 	cJSON_AddStringToObject(reg, "id", "castls-watch");
@@ -490,7 +491,8 @@ static void register_watchers(Server *s)
 				"sh,bash,md,markdown}");
 	cJSON_AddItemToArray(watchers, w);
 	w = cJSON_CreateObject();
-	cJSON_AddStringToObject(w, "globPattern", "**/{.gitignore,.castlsignore}");
+	cJSON_AddStringToObject(w, "globPattern",
+				"**/{.gitignore,.castlsignore}");
 	cJSON_AddItemToArray(watchers, w);
 	cJSON_AddItemToArray(regs, reg);
 	lsp__request(s, "client/registerCapability", p);
@@ -498,7 +500,8 @@ static void register_watchers(Server *s)
 
 static void pull_configuration(Server *s)
 {
-	cJSON *p = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(p, "items");
+	cJSON *p = cJSON_CreateObject(),
+	      *items = cJSON_AddArrayToObject(p, "items");
 	cJSON *it = cJSON_CreateObject();
 	cJSON *m = cJSON_CreateObject();
 
@@ -549,15 +552,18 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, get(params, "event.removed")) {
-		char *path = lsp__uri_path_real(cJSON_GetStringValue(get(f, "uri")));
+	cJSON_ArrayForEach(f, get(params, "event.removed"))
+	{
+		char *path =
+		    lsp__uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
 		for (int i = 0; path && i < s->pools.nroots; i++)
 			if (strcmp(s->pools.roots[i]->path, path) == 0)
 				s->pools.roots[i]->removed = true;
 		xfree(path);
 	}
-	cJSON_ArrayForEach(f, get(params, "event.added")) {
+	cJSON_ArrayForEach(f, get(params, "event.added"))
+	{
 		int before = s->pools.nroots;
 
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
@@ -571,8 +577,10 @@ static void on_watched_files(Server *s, const cJSON *params)
 	const cJSON *c;
 	bool hit[MAX_ROOTS] = {false};
 
-	cJSON_ArrayForEach(c, get(params, "changes")) {
-		char *path = lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
+	cJSON_ArrayForEach(c, get(params, "changes"))
+	{
+		char *path =
+		    lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
 		int r = path ? lsp__root_of_path(s, path, NULL) : -1;
 
 		if (r >= 0)
@@ -597,7 +605,7 @@ static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
 		lsp__req_status(s, id, p);
 	} else {
 		lsp__error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
-			  cmd ? cmd : "(none)");
+			   cmd ? cmd : "(none)");
 	}
 }
 
@@ -695,26 +703,26 @@ static const struct {
 	Handler fn;
 	const char *needs; /* a params member that must be an object */
 } methods[] = {
-	{"initialize", M_REQUEST, h_initialize, NULL},
-	{"initialized", M_NOTIFY, h_initialized, NULL},
-	{"shutdown", M_REQUEST, h_shutdown, NULL},
-	{"exit", M_NOTIFY, h_exit, NULL},
-	{"textDocument/didOpen", M_NOTIFY, h_open, "textDocument"},
-	{"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
-	{"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
-	{"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
-	{"textDocument/documentSymbol", M_REQUEST, lsp__req_document_symbol,
-	 "textDocument"},
-	{"workspace/symbol", M_REQUEST, lsp__req_workspace_symbol, NULL},
-	{"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
-	{"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
-	{"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
-	{"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
-	{"castls/context", M_REQUEST, lsp__req_context, "textDocument"},
-	{"castls/search", M_REQUEST, lsp__req_search, NULL},
-	{"castls/chunks", M_REQUEST, lsp__req_chunks, "textDocument"},
-	{"castls/status", M_REQUEST, lsp__req_status, NULL},
-	{"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
+    {"initialize", M_REQUEST, h_initialize, NULL},
+    {"initialized", M_NOTIFY, h_initialized, NULL},
+    {"shutdown", M_REQUEST, h_shutdown, NULL},
+    {"exit", M_NOTIFY, h_exit, NULL},
+    {"textDocument/didOpen", M_NOTIFY, h_open, "textDocument"},
+    {"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
+    {"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
+    {"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
+    {"textDocument/documentSymbol", M_REQUEST, lsp__req_document_symbol,
+     "textDocument"},
+    {"workspace/symbol", M_REQUEST, lsp__req_workspace_symbol, NULL},
+    {"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
+    {"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
+    {"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
+    {"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
+    {"castls/context", M_REQUEST, lsp__req_context, "textDocument"},
+    {"castls/search", M_REQUEST, lsp__req_search, NULL},
+    {"castls/chunks", M_REQUEST, lsp__req_chunks, "textDocument"},
+    {"castls/status", M_REQUEST, lsp__req_status, NULL},
+    {"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
 };
 
 static void dispatch_response(Server *s, const cJSON *msg)
@@ -740,7 +748,8 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	size_t i;
 
 	if (!cJSON_IsObject(msg)) {
-		lsp__error(s, NULL, RPC_INVALID_REQUEST, "message is not an object");
+		lsp__error(s, NULL, RPC_INVALID_REQUEST,
+			   "message is not an object");
 		return;
 	}
 	if (!method && id && (get(msg, "result") || get(msg, "error"))) {
@@ -749,15 +758,15 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	}
 	if (!cJSON_IsString(method) || (request && !valid_id(id))) {
 		lsp__error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
-			  "not a JSON-RPC request: %s",
-			  !cJSON_IsString(method) ? "no method" : "bad id");
+			   "not a JSON-RPC request: %s",
+			   !cJSON_IsString(method) ? "no method" : "bad id");
 		return;
 	}
 	if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params) &&
 	    !cJSON_IsNull(params)) {
 		if (request)
 			lsp__error(s, id, RPC_INVALID_PARAMS,
-				  "params must be an object or array");
+				   "params must be an object or array");
 		return;
 	}
 	if (cJSON_IsNull(params))
@@ -772,36 +781,37 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	if (!s->initialized && strcmp(method->valuestring, "initialize")) {
 		if (request)
 			lsp__error(s, id, RPC_SERVER_NOT_INITIALIZED,
-				  "server not initialized");
+				   "server not initialized");
 		return;
 	}
 	if (s->shutdown && request) {
-		lsp__error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
+		lsp__error(s, id, RPC_INVALID_REQUEST,
+			   "server is shutting down");
 		return;
 	}
 	if (i == sizeof(methods) / sizeof(*methods)) {
 		/* Unknown notifications ($/setTrace, ...) are ignored. */
 		if (request)
 			lsp__error(s, id, RPC_METHOD_NOT_FOUND,
-				  "unknown method: %s", method->valuestring);
+				   "unknown method: %s", method->valuestring);
 		return;
 	}
 	if ((methods[i].kind == M_REQUEST) != request) {
 		if (request)
 			lsp__error(s, id, RPC_INVALID_REQUEST,
-				  "%s is a notification", method->valuestring);
+				   "%s is a notification", method->valuestring);
 		return;
 	}
 	if (methods[i].needs &&
-	    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
-							     methods[i].needs))) {
+	    !cJSON_IsObject(
+		cJSON_GetObjectItemCaseSensitive(params, methods[i].needs))) {
 		if (request)
 			lsp__error(s, id, RPC_INVALID_PARAMS,
-				  "params.%s must be an object",
-				  methods[i].needs);
+				   "params.%s must be an object",
+				   methods[i].needs);
 		else
 			lsp__log(s, 1, "%s: params.%s must be an object",
-				method->valuestring, methods[i].needs);
+				 method->valuestring, methods[i].needs);
 		return;
 	}
 	methods[i].fn(s, request ? id : NULL, params);
@@ -815,8 +825,8 @@ void lsp__server_dispatch(Server *s, const char *body, size_t len)
 		return;
 	if (!json_depth_ok(body, len, LSP_MAX_JSON_DEPTH)) {
 		lsp__error(s, NULL, RPC_PARSE_ERROR,
-			  "JSON nested deeper than %d levels",
-			  LSP_MAX_JSON_DEPTH);
+			   "JSON nested deeper than %d levels",
+			   LSP_MAX_JSON_DEPTH);
 		return;
 	}
 	msg = cJSON_ParseWithLength(body, len);

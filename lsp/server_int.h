@@ -13,7 +13,7 @@ struct Server {
 	uv_loop_t *loop;
 	ServerOptions opt;
 	/* transport */
-	uv_stream_t *in_stream;  /* pipe or TTY; NULL when reading a file */
+	uv_stream_t *in_stream; /* pipe or TTY; NULL when reading a file */
 	uv_fs_t in_req;
 	char in_buf[65536];
 	uv_stream_t *out_stream; /* pipe or TTY; NULL: blocking writes */
@@ -26,23 +26,23 @@ struct Server {
 	bool cap_work_progress, cap_configuration, cap_watch_dynamic;
 	int64_t next_request_id;
 	/* workspace */
-	Pools pools;             /* the roots, and what workers may use */
+	Pools pools; /* the roots, and what workers may use */
 	Settings settings;
 	Document *docs;
-	Document *closed;        /* recently closed: disk text and tree */
-	Job *requests;           /* in flight, for $/cancelRequest */
+	Document *closed; /* recently closed: disk text and tree */
+	Job *requests;	  /* in flight, for $/cancelRequest */
 	int jobs_in_flight;
 	/* Requests that read the index wait for the buffers' writes in
 	 * flight, at most PARK_MS: they must see the text the client sent
 	 * before them. */
 	Job *parked, **parked_tail;
-	uint32_t doc_writes;     /* document index writes queued or running */
+	uint32_t doc_writes; /* document index writes queued or running */
 	Job *writes, **writes_tail; /* queued behind the running one: one at
 				     * a time, in order, so a reopened file's
 				     * rows never lose to its disk refresh */
 	uv_timer_t park_timer;
 	volatile int cancel_scans; /* set on shutdown and exit */
-	Progress progress;       /* indexing, from scan threads */
+	Progress progress;	   /* indexing, from scan threads */
 	char progress_token[48];
 	bool progress_begun;
 };

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 void lsp__settings_defaults(Settings *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -47,17 +46,17 @@ static void setting_refused(Server *s, const char *name, const cJSON *v,
 static const struct {
 	const char *name;
 	double lo, hi;
-	size_t at;   /* offset in Settings */
-	bool wide;   /* a uint64_t there, else a uint32_t */
+	size_t at; /* offset in Settings */
+	bool wide; /* a uint64_t there, else a uint32_t */
 	bool reindex;
 	uint64_t zero; /* what 0 (the default) stands for */
 } numbers[] = {
-	{"maxChunkSize", 50, 100000, offsetof(Settings, max_chunk_size),
-	 false, true, CHUNKER_DEFAULT_MAX_SIZE},
-	{"budgetTokens", 1, MAX_BUDGET_TOKENS, offsetof(Settings, budget_tokens),
-	 false, false, DEFAULT_BUDGET_TOKENS},
-	{"maxFileSize", 1, CHUNKER_MAX_INPUT, offsetof(Settings, max_file_size),
-	 true, true, INDEX_DEFAULT_MAX_FILE},
+    {"maxChunkSize", 50, 100000, offsetof(Settings, max_chunk_size), false,
+     true, CHUNKER_DEFAULT_MAX_SIZE},
+    {"budgetTokens", 1, MAX_BUDGET_TOKENS, offsetof(Settings, budget_tokens),
+     false, false, DEFAULT_BUDGET_TOKENS},
+    {"maxFileSize", 1, CHUNKER_MAX_INPUT, offsetof(Settings, max_file_size),
+     true, true, INDEX_DEFAULT_MAX_FILE},
 };
 
 /* Applies the number settings of obj; true when one that changes the
@@ -67,11 +66,11 @@ static bool numbers_apply(Server *s, const cJSON *obj)
 	bool reindex = false;
 
 	for (size_t i = 0; i < sizeof(numbers) / sizeof(*numbers); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
-								  numbers[i].name);
+		const cJSON *v =
+		    cJSON_GetObjectItemCaseSensitive(obj, numbers[i].name);
 		char *at = (char *)&s->settings + numbers[i].at;
-		uint64_t now = numbers[i].wide ? *(uint64_t *)at
-					       : *(uint32_t *)at;
+		uint64_t now =
+		    numbers[i].wide ? *(uint64_t *)at : *(uint32_t *)at;
 		char want[64], used[32];
 
 		if (!v || cJSON_IsNull(v))
@@ -79,10 +78,12 @@ static bool numbers_apply(Server *s, const cJSON *obj)
 		if (!cJSON_IsNumber(v) || v->valuedouble < numbers[i].lo ||
 		    v->valuedouble > numbers[i].hi ||
 		    v->valuedouble != (double)(uint64_t)v->valuedouble) {
-			snprintf(want, sizeof(want), "a whole number from %.0f to %.0f",
+			snprintf(want, sizeof(want),
+				 "a whole number from %.0f to %.0f",
 				 numbers[i].lo, numbers[i].hi);
-			snprintf(used, sizeof(used), "%llu",
-				 (unsigned long long)(now ? now : numbers[i].zero));
+			snprintf(
+			    used, sizeof(used), "%llu",
+			    (unsigned long long)(now ? now : numbers[i].zero));
 			setting_refused(s, numbers[i].name, v, want, used);
 			continue;
 		}
@@ -110,11 +111,9 @@ static void log_level_apply(Server *s, const cJSON *v)
 		s->settings.log_level = v->valueint;
 		return;
 	}
-	setting_refused(s, "logLevel", v,
-			"one of \"error\", \"warn\", \"info\", \"debug\"",
-			log_levels[s->settings.log_level < 0
-					   ? 0
-					   : s->settings.log_level]);
+	setting_refused(
+	    s, "logLevel", v, "one of \"error\", \"warn\", \"info\", \"debug\"",
+	    log_levels[s->settings.log_level < 0 ? 0 : s->settings.log_level]);
 }
 
 /* Applies exclude (a pattern or a list of them); true when it changed. */
@@ -136,9 +135,8 @@ static bool exclude_apply(Server *s, const cJSON *v)
 	}
 	if (cJSON_IsString(v))
 		buf_printf(&b, "%s\n", v->valuestring);
-	cJSON_ArrayForEach(e, v)
-		if (cJSON_IsString(e))
-			buf_printf(&b, "%s\n", e->valuestring);
+	cJSON_ArrayForEach(e, v) if (cJSON_IsString(e))
+	    buf_printf(&b, "%s\n", e->valuestring);
 	now = b.len ? b.data : NULL;
 	/* An empty list is no excludes, same as none sent. */
 	changed = (st->exclude == NULL) != (now == NULL) ||
@@ -166,8 +164,8 @@ bool lsp__settings_apply(Server *s, const cJSON *obj)
 	if (!cJSON_IsObject(obj))
 		return false;
 	reindex = numbers_apply(s, obj);
-	reindex |= exclude_apply(s,
-				 cJSON_GetObjectItemCaseSensitive(obj, "exclude"));
+	reindex |=
+	    exclude_apply(s, cJSON_GetObjectItemCaseSensitive(obj, "exclude"));
 	v = cJSON_GetObjectItemCaseSensitive(obj, "dbPath");
 	if (cJSON_IsString(v) && *v->valuestring) {
 		xfree(st->db_path);
@@ -179,4 +177,3 @@ bool lsp__settings_apply(Server *s, const cJSON *obj)
 	log_level_apply(s, cJSON_GetObjectItemCaseSensitive(obj, "logLevel"));
 	return reindex;
 }
-

@@ -66,8 +66,7 @@ static void file_read_next(Server *s)
 {
 	uv_buf_t b = uv_buf_init(s->in_buf, sizeof(s->in_buf));
 
-	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1,
-		   file_read_cb);
+	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1, file_read_cb);
 }
 
 static void file_read_cb(uv_fs_t *req)
@@ -277,7 +276,8 @@ void lsp__reply(Server *s, const cJSON *id, cJSON *result)
 	cJSON *m = cJSON_CreateObject();
 
 	cJSON_AddItemToObject(m, "id", copy_id(id));
-	cJSON_AddItemToObject(m, "result", result ? result : cJSON_CreateNull());
+	cJSON_AddItemToObject(m, "result",
+			      result ? result : cJSON_CreateNull());
 	lsp__send(s, m);
 }
 
@@ -312,7 +312,8 @@ void lsp__request(Server *s, const char *method, cJSON *params)
 	cJSON *m = cJSON_CreateObject();
 	char id[32];
 
-	snprintf(id, sizeof(id), "castls-%lld", (long long)++s->next_request_id);
+	snprintf(id, sizeof(id), "castls-%lld",
+		 (long long)++s->next_request_id);
 	cJSON_AddStringToObject(m, "id", id);
 	cJSON_AddStringToObject(m, "method", method);
 	if (params)

@@ -13,10 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 static int hexval(int c)
 {
-	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+	return isdigit(c)    ? c - '0'
+	       : isxdigit(c) ? (tolower(c) - 'a' + 10)
+			     : -1;
 }
 
 char *lsp__uri_to_path(const char *uri)
@@ -136,4 +137,3 @@ char *lsp__uri_path_real(const char *uri)
 	xfree(named);
 	return real;
 }
-

@@ -16,7 +16,6 @@
 #define DEF_CANDIDATES 200  /* spans of one name looked at per root */
 #define SUGGESTIONS 8	    /* names offered when nothing matched */
 
-
 #define MAX_PARTS 32
 
 typedef struct {
@@ -436,4 +435,3 @@ void mcp__definition_run(ToolCall *c)
 	parts_free(&want);
 	mcp__workspace_return(c->s, &w);
 }
-

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* The protocol revisions spoken, newest first: the first is offered to
  * a client asking for one not listed. */
 static const struct {
@@ -290,8 +289,8 @@ static void call_admit(McpServer *s, Call *c)
 	 * the index alone waits briefly for it. Context reads its own file
 	 * from disk: it rescans less often, and does not wait (a walk of
 	 * a large tree would cost it more than the ranking). */
-	if (mcp__refresh(s,
-		    c->tool->fresh ? MCP_RESCAN_MS : MCP_CONTEXT_RESCAN_MS) &&
+	if (mcp__refresh(s, c->tool->fresh ? MCP_RESCAN_MS
+					   : MCP_CONTEXT_RESCAN_MS) &&
 	    c->tool->fresh)
 		park(s, c, now + MCP_REFRESH_WAIT_MS);
 	else

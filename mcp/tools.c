@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIGNATURE_MAX 160   /* bytes of an outline entry's signature */
+#define SIGNATURE_MAX 160 /* bytes of an outline entry's signature */
 
 /* ---------------------------------------------------------------------- *
  * Schemas
@@ -422,7 +422,8 @@ static bool context_buffer(ToolCall *c, const ResolvedPath *rp,
 			   const char *path, Buffer *b)
 {
 	const char *code = mcp__arg_str(c, "code");
-	uint32_t line = mcp__arg_u32(c, "line", 0), column = mcp__arg_u32(c, "column", 0);
+	uint32_t line = mcp__arg_u32(c, "line", 0),
+		 column = mcp__arg_u32(c, "column", 0);
 	char *disk;
 	size_t len;
 	long end;
