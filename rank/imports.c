@@ -223,19 +223,11 @@ static void add_members(Where *w, const char *prefix, size_t plen,
 	uint32_t hi = w->q->cursor;
 
 	for (uint32_t i = w->q_lo; i + plen + 1 < hi; i++) {
-		uint32_t a = i + (uint32_t)plen + 1, z = a;
+		uint32_t a, z;
 		Import *im;
 		int k;
 
-		if (memcmp(t + i, prefix, plen) != 0 || t[i + plen] != '.' ||
-		    (i > w->q_lo &&
-		     (rank__ident_char((unsigned char)t[i - 1]) ||
-		      t[i - 1] == '.')))
-			continue;
-		while (z < hi && rank__ident_char((unsigned char)t[z]))
-			z++;
-		if (z == a || z - a >= IDENT_MAX ||
-		    !rank__ident_start((unsigned char)t[a]))
+		if (!rank__member_at(t, w->q_lo, hi, i, prefix, plen, &a, &z))
 			continue;
 		for (k = 0; k < w->nimp; k++)
 			if (w->imp[k].member &&

@@ -61,6 +61,12 @@ bool rank__ident_char(unsigned char c);
 bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 		     uint32_t *a);
 
+/* Whether t[i] starts `prefix.name` (prefix not the tail of a longer
+ * name or path) within [lo, hi), with name an identifier: its bytes in
+ * [*a, *z). */
+bool rank__member_at(const char *t, uint32_t lo, uint32_t hi, uint32_t i,
+		     const char *prefix, size_t plen, uint32_t *a, uint32_t *z);
+
 typedef struct {
 	char name[IDENT_MAX];
 	double weight; /* falls with the distance from the cursor */

@@ -59,19 +59,11 @@ static void calls_on(Where *w, const char *recv, const char *cls)
 
 	for (uint32_t i = w->q_lo; i + rl + 1 < hi && w->nrecv < RECEIVERS_MAX;
 	     i++) {
-		uint32_t a = i + (uint32_t)rl + 1, z = a;
+		uint32_t a, z;
 		Receiver *r;
 		int k;
 
-		if (memcmp(t + i, recv, rl) != 0 || t[i + rl] != '.' ||
-		    (i > w->q_lo &&
-		     (rank__ident_char((unsigned char)t[i - 1]) ||
-		      t[i - 1] == '.')))
-			continue;
-		while (z < hi && rank__ident_char((unsigned char)t[z]))
-			z++;
-		if (z == a || z - a >= IDENT_MAX ||
-		    !rank__ident_start((unsigned char)t[a]))
+		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, &a, &z))
 			continue;
 		for (k = 0; k < w->nrecv; k++)
 			if (strcmp(w->recv[k].cls, cls) == 0 &&

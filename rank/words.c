@@ -34,6 +34,21 @@ bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 	return true;
 }
 
+bool rank__member_at(const char *t, uint32_t lo, uint32_t hi, uint32_t i,
+		     const char *prefix, size_t plen, uint32_t *a, uint32_t *z)
+{
+	if (i + plen + 1 >= hi || memcmp(t + i, prefix, plen) != 0 ||
+	    t[i + plen] != '.' ||
+	    (i > lo &&
+	     (rank__ident_char((unsigned char)t[i - 1]) || t[i - 1] == '.')))
+		return false;
+	*a = *z = i + (uint32_t)plen + 1;
+	while (*z < hi && rank__ident_char((unsigned char)t[*z]))
+		(*z)++;
+	return *z > *a && *z - *a < IDENT_MAX &&
+	       rank__ident_start((unsigned char)t[*a]);
+}
+
 /* ---------------------------------------------------------------------- *
  * Identifiers near the cursor
  * ---------------------------------------------------------------------- */
