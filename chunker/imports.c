@@ -283,6 +283,36 @@ uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
 }
 
 /* ---------------------------------------------------------------------- *
+ * A walk over the nodes of a range
+ * ---------------------------------------------------------------------- */
+
+/* Calls visit(x, ctx) on every node of tree that overlaps [lo, hi), in
+ * preorder; it enters x's children only when visit returns true. */
+static void walk_range(const TSTree *tree, uint32_t lo, uint32_t hi,
+		       bool (*visit)(TSNode x, void *ctx), void *ctx)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+	bool down = true;
+
+	for (;;) {
+		TSNode x = ts_tree_cursor_current_node(&cur);
+		bool inside =
+		    ts_node_end_byte(x) > lo && ts_node_start_byte(x) < hi;
+
+		if (down && inside && visit(x, ctx) &&
+		    ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		down = true;
+		if (ts_tree_cursor_goto_next_sibling(&cur))
+			continue;
+		if (!ts_tree_cursor_goto_parent(&cur))
+			break;
+		down = false;
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+/* ---------------------------------------------------------------------- *
  * Text that is no code
  * ---------------------------------------------------------------------- */
 
@@ -307,49 +337,42 @@ static void range_push(ByteRange **r, uint32_t *n, uint32_t *cap, ByteRange x)
 	(*r)[(*n)++] = x;
 }
 
+typedef struct {
+	const LangSpec *spec;
+	unsigned what;
+	ByteRange *r;
+	uint32_t n, cap;
+} NoncodeWalk;
+
+/* A comment, string or import is recorded and not entered. */
+static bool noncode_visit(TSNode x, void *ctx)
+{
+	NoncodeWalk *w = ctx;
+	const LangSpec *spec = w->spec;
+
+	if (((w->what & NONCODE_COMMENTS) && is_type(x, spec->comments)) ||
+	    ((w->what & NONCODE_STRINGS) && is_type(x, spec->strings))) {
+		range_push(&w->r, &w->n, &w->cap, range_of(x));
+		return false;
+	}
+	if ((w->what & NONCODE_MODULES) && is_type(x, spec->imports)) {
+		range_push(&w->r, &w->n, &w->cap, module_of(spec, x));
+		return false;
+	}
+	return true;
+}
+
 uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 			 uint32_t hi, unsigned what, ByteRange **out)
 {
-	const LangSpec *spec = lang_spec(lang);
-	ByteRange *r = NULL;
-	uint32_t n = 0, cap = 0;
-	TSTreeCursor cur;
-	bool down = true;
+	NoncodeWalk w = {lang_spec(lang), what, NULL, 0, 0};
 
 	*out = NULL;
 	if (!tree || lo >= hi)
 		return 0;
-	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
-	/* Preorder over the nodes that overlap [lo, hi); a comment, string
-	 * or import is recorded and not entered. */
-	for (;;) {
-		TSNode x = ts_tree_cursor_current_node(&cur);
-		uint32_t a = ts_node_start_byte(x), z = ts_node_end_byte(x);
-		bool inside = z > lo && a < hi;
-
-		if (inside &&
-		    (((what & NONCODE_COMMENTS) &&
-		      is_type(x, spec->comments)) ||
-		     ((what & NONCODE_STRINGS) && is_type(x, spec->strings)))) {
-			range_push(&r, &n, &cap, (ByteRange){a, z});
-			inside = false;
-		} else if (inside && (what & NONCODE_MODULES) &&
-			   is_type(x, spec->imports)) {
-			range_push(&r, &n, &cap, module_of(spec, x));
-			inside = false;
-		}
-		if (down && inside && ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		down = true;
-		if (ts_tree_cursor_goto_next_sibling(&cur))
-			continue;
-		if (!ts_tree_cursor_goto_parent(&cur))
-			break;
-		down = false;
-	}
-	ts_tree_cursor_delete(&cur);
-	*out = r;
-	return n;
+	walk_range(tree, lo, hi, noncode_visit, &w);
+	*out = w.r;
+	return w.n;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -407,47 +430,42 @@ static const TypingRule *typing_rule(const LangSpec *spec, TSNode x)
 	return NULL;
 }
 
+typedef struct {
+	const LangSpec *spec;
+	uint32_t hi;
+	TypedName *r;
+	uint32_t n, cap;
+} TypedWalk;
+
+static bool typed_visit(TSNode x, void *ctx)
+{
+	TypedWalk *w = ctx;
+	const TypingRule *ru = typing_rule(w->spec, x);
+	TSNode name, type;
+
+	if (ru && !ts_node_is_null(name = field(x, ru->name_field)) &&
+	    !ts_node_is_null(type = type_of(w->spec, ru, x)) &&
+	    ts_node_end_byte(x) <= w->hi) {
+		if (w->n == w->cap) {
+			w->cap = w->cap ? w->cap * 2 : 16;
+			w->r = xrealloc(w->r, w->cap * sizeof(*w->r));
+		}
+		w->r[w->n].name = range_of(name);
+		w->r[w->n].type = range_of(type);
+		w->r[w->n++].member = in_class_body(w->spec, x);
+	}
+	return true;
+}
+
 uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 			     uint32_t hi, TypedName **out)
 {
-	const LangSpec *spec = lang_spec(lang);
-	TypedName *r = NULL;
-	uint32_t n = 0, cap = 0;
-	TSTreeCursor cur;
-	bool down = true;
+	TypedWalk w = {lang_spec(lang), hi, NULL, 0, 0};
 
 	*out = NULL;
-	if (!tree || lo >= hi || !spec->typings)
+	if (!tree || lo >= hi || !w.spec->typings)
 		return 0;
-	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
-	for (;;) {
-		TSNode x = ts_tree_cursor_current_node(&cur);
-		bool inside =
-		    ts_node_end_byte(x) > lo && ts_node_start_byte(x) < hi;
-		const TypingRule *ru = inside ? typing_rule(spec, x) : NULL;
-		TSNode name, type;
-
-		if (ru && !ts_node_is_null(name = field(x, ru->name_field)) &&
-		    !ts_node_is_null(type = type_of(spec, ru, x)) &&
-		    ts_node_end_byte(x) <= hi) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				r = xrealloc(r, cap * sizeof(*r));
-			}
-			r[n].name = range_of(name);
-			r[n].type = range_of(type);
-			r[n++].member = in_class_body(spec, x);
-		}
-		if (down && inside && ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		down = true;
-		if (ts_tree_cursor_goto_next_sibling(&cur))
-			continue;
-		if (!ts_tree_cursor_goto_parent(&cur))
-			break;
-		down = false;
-	}
-	ts_tree_cursor_delete(&cur);
-	*out = r;
-	return n;
+	walk_range(tree, lo, hi, typed_visit, &w);
+	*out = w.r;
+	return w.n;
 }
