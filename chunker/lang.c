@@ -241,13 +241,34 @@ static const DefRule cpp_defs[] = {
  * bodies hold none in C and C++ (local structs and variables are not
  * worth a span) nor in Go (closures are unnamed). */
 #define GO_OPAQUE "block func_literal comment interpreted_string_literal " \
-		  "raw_string_literal import_declaration package_clause"
+		  "raw_string_literal import_declaration package_clause " \
+		  "parameter_list field_declaration_list " \
+		  "type_parameter_list expression_list"
 #define RUST_OPAQUE "let_declaration expression_statement " \
 		    "macro_invocation token_tree use_declaration " \
 		    "line_comment block_comment string_literal " \
-		    "raw_string_literal attribute_item"
+		    "raw_string_literal attribute_item parameters " \
+		    "type_arguments type_parameters where_clause " \
+		    "field_declaration_list ordered_field_declaration_list " \
+		    "enum_variant_list visibility_modifier " \
+		    "call_expression match_expression if_expression " \
+		    "struct_expression closure_expression " \
+		    "binary_expression field_expression " \
+		    "reference_expression unary_expression " \
+		    "return_expression try_expression index_expression " \
+		    "tuple_expression array_expression for_expression " \
+		    "while_expression loop_expression scoped_identifier"
 #define JAVA_OPAQUE "line_comment block_comment string_literal " \
-		    "import_declaration package_declaration"
+		    "import_declaration package_declaration " \
+		    "expression_statement local_variable_declaration " \
+		    "return_statement if_statement while_statement " \
+		    "for_statement enhanced_for_statement do_statement " \
+		    "try_statement try_with_resources_statement " \
+		    "switch_expression throw_statement " \
+		    "synchronized_statement labeled_statement " \
+		    "assert_statement yield_statement variable_declarator " \
+		    "formal_parameters modifiers type_parameters " \
+		    "superclass super_interfaces throws"
 #define C_OPAQUE "compound_statement comment string_literal " \
 		 "concatenated_string initializer_list preproc_include " \
 		 "preproc_arg"
