@@ -6,7 +6,9 @@ RELEASE := build/release
 TEST    := build/test
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps release test run bench fuzz eval clean
+PREFIX  ?= /usr/local
+
+.PHONY: all deps release test run install bench fuzz fuzz-long eval clean
 
 all: release
 
@@ -32,6 +34,13 @@ test: deps
 RUN_AT ?= tests/eval/run.py:252
 run: release
 	@./$(RELEASE)/castls context --root . $(RUN_AT) --budget 1200
+	@echo "castls: the binary is $(RELEASE)/castls;" \
+		"make install puts it in $(PREFIX)/bin" >&2
+
+# Installs under PREFIX (DESTDIR for staging): bin/castls, its man page,
+# the Neovim plugin and the Emacs package.
+install: release
+	@DESTDIR="$(DESTDIR)" cmake --install $(RELEASE) --prefix "$(PREFIX)"
 
 bench: release
 	@.ci/deps --corpora
@@ -44,17 +53,38 @@ fuzz: deps
 	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker
 	@mkdir -p build/fuzz-corpus
 	@./$(TEST)/tests/fuzz_chunker -max_total_time=$(FUZZ_SECONDS) \
-		-max_len=65536 build/fuzz-corpus tests/fixtures
+		-max_len=65536 build/fuzz-corpus tests/fixtures \
+		tests/fuzz/regressions/chunker
 
-# Retrieval quality on RepoEval (../shared/bench), beside two baselines.
-EVAL_TS ?= build/corpus/npm/node_modules/rxjs
+# Every fuzz target, one after another, until FUZZ_LONG_RUNS executions
+# or FUZZ_LONG_SECONDS each, whichever comes first; prints executions,
+# exec/s and findings (tests/fuzz/long.sh). Hours, so not in `make test`.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long: deps
+	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
+		-DCASTLS_SANITIZE=ON >/dev/null
+	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker fuzz_framing \
+		fuzz_dispatch fuzz_mcp
+	@tests/fuzz/long.sh $(TEST) build/fuzz-long $(FUZZ_LONG_RUNS) \
+		$(FUZZ_LONG_SECONDS)
+
+# Retrieval quality beside two baselines (tests/eval/README.md): RepoEval's
+# dev split (../shared/bench), then the development set of Python projects
+# (Debian packages, installed by `.ci/deps --eval`; a project whose package
+# is missing is left out with a note) and of npm TypeScript packages, each
+# in a tuning and a check half. EVAL_ARGS adds options to run.py, e.g.
+# EVAL_ARGS="--sets python --methods castls".
+EVAL_ARGS ?=
 eval: release
+	@.ci/deps --eval || echo "eval: .ci/deps --eval failed;" \
+		"projects whose packages are missing are left out" >&2
 	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@python3 tests/eval/run.py --castls $(RELEASE)/castls \
 		--data ../shared/bench/repoeval-function-dev.tgz --work build/eval \
-		--json build/eval/results.json \
-		$(if $(wildcard $(EVAL_TS)),--ts-package $(EVAL_TS))
+		--ts-root build/corpus/npm/node_modules \
+		--json build/eval/results.json $(EVAL_ARGS)
 
 clean:
 	rm -rf build

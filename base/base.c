@@ -5,28 +5,28 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-
 
 /* ---------------------------------------------------------------------- *
  * Errors
  * ---------------------------------------------------------------------- */
 
-static const char *const error_text[] = {
-	"success",
+static const char *const error_text[] = {"success",
 #define X(name, text) text,
-	CASTLS_ERRORS(X)
+					 CASTLS_ERRORS(X)
 #undef X
 };
 
 const char *castls_strerror(int code)
 {
-	size_t i = code <= 0 ? (size_t)-(long)code : 0;
+	size_t i = code <= 0 ? (size_t) - (long)code : 0;
 
 	if (code > 0 || i >= sizeof(error_text) / sizeof(error_text[0]))
 		return "unknown error";
@@ -224,6 +224,38 @@ void buf_json_string(Buf *b, const char *s, size_t n)
 	buf_append(b, "\"", 1);
 }
 
+size_t utf8_valid_prefix(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!(len = utf8_valid_len(p + i, n - i)))
+			break;
+		i += len;
+	}
+	return i;
+}
+
+void buf_append_utf8(Buf *b, const char *s, size_t n)
+{
+	size_t ok;
+
+	while (n) {
+		ok = utf8_valid_prefix(s, n);
+		buf_append(b, s, ok);
+		if (ok == n)
+			break;
+		buf_append(b, "\xEF\xBF\xBD", 3);
+		s += ok + 1;
+		n -= ok + 1;
+	}
+}
+
 char *buf_take(Buf *b)
 {
 	char *p = b->data ? b->data : xstrdup("");
@@ -325,51 +357,151 @@ uint32_t castls_count_newlines(const char *text, uint32_t off)
 	return n;
 }
 
-int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
-{
-	struct stat st;
-	size_t size, got = 0;
-	char *data;
-	int fd, err = 0;
+/* ---------------------------------------------------------------------- *
+ * Files
+ * ---------------------------------------------------------------------- */
 
-	*out = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return castls_from_errno(errno);
-	if (fstat(fd, &st) < 0) {
-		err = castls_from_errno(errno);
-		goto close_fd;
+/* Tries at reading a file that changes under the read, and the pause
+ * before each retry (1, 4, 16 ms): a writer that truncates and rewrites
+ * is done within that, unless it rewrites without pause. */
+#define READ_TRIES 4
+
+bool castls_path_within(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return n > 0 && strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+static int64_t stat_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* The real path of the file open as fd (opened by the name path) in
+ * real, PATH_MAX bytes; false when it cannot be told. Linux names it in
+ * /proc, other systems with F_GETPATH; both describe the file itself, so
+ * a rename or a link swapped in after the open cannot fool them. The
+ * last resort, realpath of the name, could be raced. */
+static bool fd_real_path(int fd, const char *path, char *real)
+{
+#if defined(__linux__)
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, PATH_MAX - 1);
+	if (n > 0 && real[0] == '/') {
+		real[n] = '\0';
+		return true;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		err = CASTLS_EINVAL;
-		goto close_fd;
-	}
-	size = (size_t)st.st_size;
-	if (limit && size > limit) {
-		err = CASTLS_ETOOBIG;
-		goto close_fd;
-	}
-	data = xmalloc(size + 1);
-	/* The file may shrink or grow while we read: stop at EOF or size. */
-	while (got < size) {
-		ssize_t r = read(fd, data + got, size - got);
+#elif defined(F_GETPATH)
+	if (fcntl(fd, F_GETPATH, real) != -1)
+		return true;
+#endif
+	return realpath(path, real) != NULL;
+}
+
+/* Reads the n bytes at the start of fd into data; returns how many it
+ * got (fewer at an early end of file) or a negative castls code. */
+static int64_t read_all(int fd, char *data, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, data + got, n - got, (off_t)got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			err = castls_from_errno(errno);
-			xfree(data);
-			goto close_fd;
-		}
+		if (r < 0)
+			return castls_from_errno(errno);
 		if (r == 0)
 			break;
 		got += (size_t)r;
 	}
-	data[got] = '\0';
-	*out = data;
-	*len = got;
-close_fd:
+	return (int64_t)got;
+}
+
+/* Reads regular file fd whole, as one snapshot (see base.h). */
+static int read_snapshot(int fd, size_t limit, char **out, size_t *len,
+			 DiskStamp *stamp)
+{
+	for (int try = 0;; try++) {
+		struct stat a, b;
+		char *data;
+		int64_t got;
+
+		if (fstat(fd, &a) < 0)
+			return castls_from_errno(errno);
+		if (limit && (uint64_t)a.st_size > limit)
+			return CASTLS_ETOOBIG;
+		data = xmalloc((size_t)a.st_size + 1);
+		got = read_all(fd, data, (size_t)a.st_size);
+		if (got < 0) {
+			xfree(data);
+			return (int)got;
+		}
+		if (fstat(fd, &b) < 0) {
+			xfree(data);
+			return castls_from_errno(errno);
+		}
+		if (got == a.st_size && b.st_size == a.st_size &&
+		    stat_mtime_ns(&b) == stat_mtime_ns(&a)) {
+			data[got] = '\0';
+			*out = data;
+			*len = (size_t)got;
+			if (stamp)
+				*stamp =
+				    (DiskStamp){a.st_size, stat_mtime_ns(&a)};
+			return 0;
+		}
+		xfree(data);
+		if (try + 1 == READ_TRIES)
+			return CASTLS_ECHANGING;
+		nanosleep(&(struct timespec){0, 1000000L << (2 * try)}, NULL);
+	}
+}
+
+int castls_read_file_in(const char *root, const char *path, size_t limit,
+			char **out, size_t *len, DiskStamp *stamp)
+{
+	struct stat st;
+	char real[PATH_MAX];
+	int fd, err;
+
+	*out = NULL;
+	*len = 0;
+	/* Only a regular file is opened at all: opening a FIFO waits for a
+	 * writer, and opening a device can do anything. */
+	if (stat(path, &st) < 0)
+		return castls_from_errno(errno);
+	if (!S_ISREG(st.st_mode))
+		return CASTLS_ENOTREG;
+	if (limit && (uint64_t)st.st_size > limit)
+		return CASTLS_ETOOBIG;
+	/* Non-blocking, in case a FIFO took the file's place since. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return castls_from_errno(errno);
+	if (fstat(fd, &st) < 0)
+		err = castls_from_errno(errno);
+	else if (!S_ISREG(st.st_mode))
+		err = CASTLS_ENOTREG;
+	else if (root && (!fd_real_path(fd, path, real) ||
+			  !castls_path_within(root, real)))
+		err = CASTLS_EOUTSIDE;
+	else
+		err = read_snapshot(fd, limit, out, len, stamp);
 	close(fd);
 	return err;
+}
+
+int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
+{
+	return castls_read_file_in(NULL, path, limit, out, len, NULL);
 }

@@ -14,22 +14,25 @@
  * Errors: fallible functions return 0 or one of these negative codes.
  * ---------------------------------------------------------------------- */
 
-#define CASTLS_ERRORS(X)                                               \
-	X(INVAL, "invalid argument")                                   \
-	X(IO, "input/output error")                                    \
-	X(NOENT, "no such file or directory")                          \
-	X(ACCES, "permission denied")                                  \
-	X(NOSPC, "no space left on device")                            \
-	X(TOOBIG, "file exceeds the size limit")                       \
-	X(BINARY, "binary file")                                       \
-	X(NOLANG, "no supported language for this file")               \
-	X(PARSE, "parser gave up")                                     \
-	X(LIMIT, "input exceeds a limit")                              \
-	X(DB, "database error")                                        \
-	X(CORRUPT, "database is corrupt")                              \
-	X(BUSY, "database is locked by another process")               \
-	X(READONLY, "database is read-only")                           \
-	X(CANCELED, "operation canceled")
+#define CASTLS_ERRORS(X)                                 \
+	X(INVAL, "invalid argument")                     \
+	X(IO, "input/output error")                      \
+	X(NOENT, "no such file or directory")            \
+	X(ACCES, "permission denied")                    \
+	X(NOSPC, "no space left on device")              \
+	X(TOOBIG, "file exceeds the size limit")         \
+	X(BINARY, "binary file")                         \
+	X(NOLANG, "no supported language for this file") \
+	X(PARSE, "parser gave up")                       \
+	X(LIMIT, "input exceeds a limit")                \
+	X(DB, "database error")                          \
+	X(CORRUPT, "database is corrupt")                \
+	X(BUSY, "database is locked by another process") \
+	X(READONLY, "database is read-only")             \
+	X(CANCELED, "operation canceled")                \
+	X(NOTREG, "not a regular file")                  \
+	X(OUTSIDE, "outside the workspace root")         \
+	X(CHANGING, "file kept changing while it was read")
 
 /* Positions in the table; the codes themselves are their negatives. */
 enum {
@@ -77,10 +80,14 @@ typedef struct {
 void buf_append(Buf *b, const void *p, size_t n);
 void buf_puts(Buf *b, const char *s);
 void buf_printf(Buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal, quotes included. Invalid UTF-8 is
  * replaced by U+FFFD so the output is always valid JSON. */
 void buf_json_string(Buf *b, const char *s, size_t n);
+/* Appends the n bytes at s with every byte that does not begin a
+ * well-formed UTF-8 sequence replaced by U+FFFD, one for one (the count
+ * of characters stays what lsp/position.c takes it to be). */
+void buf_append_utf8(Buf *b, const char *s, size_t n);
 /* Gives the buffer's memory to the caller (NUL-terminated, possibly an
  * empty string) and resets b. */
 char *buf_take(Buf *b);
@@ -105,6 +112,11 @@ bool castls_is_binary(const char *text, size_t n);
 #define MINIFIED_LINE_BYTES 300
 bool castls_is_minified(const char *text, uint32_t n);
 
+/* How many of the n bytes at s, from the start, are well-formed UTF-8
+ * (RFC 3629: no overlong forms, surrogates or code points past
+ * U+10FFFF); n when all are. */
+size_t utf8_valid_prefix(const char *s, size_t n);
+
 /* True when byte b starts a UTF-8 character (anything but 10xxxxxx). */
 static inline bool utf8_is_lead(unsigned char b) { return (b & 0xC0) != 0x80; }
 
@@ -123,10 +135,43 @@ size_t castls_count_nonspace(const char *p, size_t n);
  * (tree-sitter row) of byte off. */
 uint32_t castls_count_newlines(const char *text, uint32_t off);
 
-/* Reads a whole file into a NUL-terminated heap buffer. Fails with
+/* ---------------------------------------------------------------------- *
+ * Files
+ * ---------------------------------------------------------------------- */
+
+/* True when path lies in directory dir or is dir itself, both absolute
+ * and borrowed, compared by whole components ("/a/bc" is not in
+ * "/a/b"); "/" holds every absolute path. Neither is resolved: callers
+ * pass real paths. */
+bool castls_path_within(const char *dir, const char *path);
+
+/* A file's size and modification time as a read saw them. */
+typedef struct {
+	int64_t size;  /* bytes */
+	int64_t mtime; /* nanoseconds since the epoch */
+} DiskStamp;
+
+/*
+ * Reads a whole regular file into a NUL-terminated heap buffer. Anything
+ * else (a FIFO, a device, a directory, a socket) fails with
+ * CASTLS_ENOTREG without being opened, so no read can block. Fails with
  * CASTLS_ETOOBIG when the file is larger than limit bytes (0: no limit).
- * On success *out is the caller's to xfree. */
-int castls_read_file(const char *path, size_t limit, char **out,
-		     size_t *len);
+ * On success *out is the caller's to xfree and *len its length.
+ *
+ * The bytes are a snapshot: the file's size and mtime are taken before
+ * and after the read, and a read that saw them change (a file rewritten
+ * meanwhile: truncated, or half written) is retried a few times, then
+ * fails with CASTLS_ECHANGING.
+ */
+int castls_read_file(const char *path, size_t limit, char **out, size_t *len);
+
+/* castls_read_file, only when the file opened lies inside the directory
+ * root (an absolute real path; borrowed; NULL: anywhere): checked on the
+ * open file, after any symlink was followed, so neither a link nor a
+ * directory swapped in before the open can lead out of root. A file
+ * outside fails with CASTLS_EOUTSIDE. stamp (may be NULL) gets the stamp
+ * the bytes belong to. */
+int castls_read_file_in(const char *root, const char *path, size_t limit,
+			char **out, size_t *len, DiskStamp *stamp);
 
 #endif

@@ -35,7 +35,7 @@ enum {
 	ATOM_COMMENT = ROLE_COMMENT,
 	ATOM_IMPORT = ROLE_IMPORT,
 	ATOM_DEF = ROLE_DEF, /* only while walking: never stored on atoms */
-	ATOM_BREAK = 8,      /* a chunk must start here */
+	ATOM_BREAK = 8,	     /* a chunk must start here */
 };
 
 typedef struct {
@@ -49,7 +49,7 @@ struct Chunker {
 	SpanRules rules[LANG_COUNT];
 	bool rules_ready[LANG_COUNT];
 	Scratch *scratch; /* the heap of trees parsed to walk once */
-	TSParser *once;   /* the parser of the tree in scratch, if any */
+	TSParser *once;	  /* the parser of the tree in scratch, if any */
 };
 
 /* Per-run state. */
@@ -62,9 +62,9 @@ typedef struct {
 	uint32_t nlines;
 	Atom *atoms;
 	uint32_t natoms, acap;
-	uint32_t *cuts;        /* cuts[k]: where atom k's chunk may start */
-	uint8_t pending;       /* flags for the next atom */
-	uint32_t covered;      /* end of the last atom */
+	uint32_t *cuts;	  /* cuts[k]: where atom k's chunk may start */
+	uint8_t pending;  /* flags for the next atom */
+	uint32_t covered; /* end of the last atom */
 } Run;
 
 /* ---------------------------------------------------------------------- *
@@ -84,8 +84,8 @@ static void build_tables(Run *r)
 
 		r->prefix[i] = count;
 		count += (uint32_t)castls_count_nonspace(
-			t + at, r->len - at < CHECKPOINT ? r->len - at
-							 : CHECKPOINT);
+		    t + at,
+		    r->len - at < CHECKPOINT ? r->len - at : CHECKPOINT);
 	}
 	/* A line starts after each '\n' but a final one. */
 	r->line_starts = xmalloc(lcap * sizeof(*r->line_starts));
@@ -96,7 +96,7 @@ static void build_tables(Run *r)
 		if (r->nlines == lcap) {
 			lcap *= 2;
 			r->line_starts = xrealloc(
-				r->line_starts, lcap * sizeof(*r->line_starts));
+			    r->line_starts, lcap * sizeof(*r->line_starts));
 		}
 		r->line_starts[r->nlines++] = (uint32_t)(nl + 1 - r->text);
 	}
@@ -247,10 +247,10 @@ static ByteRange walk_range(const Walk *w, uint8_t *flags)
 	}
 	n = ts_tree_cursor_current_node(&w->ts);
 	sym = ts_node_symbol(n); /* ERROR nodes are 65535, past the table */
-	*flags = sym < w->rules->nsymbols ? w->rules->role[sym] &
-						  (ROLE_COMMENT | ROLE_IMPORT |
-						   ROLE_DEF)
-					  : 0;
+	*flags =
+	    sym < w->rules->nsymbols
+		? w->rules->role[sym] & (ROLE_COMMENT | ROLE_IMPORT | ROLE_DEF)
+		: 0;
 	/* An attribute sticks to the definition below it as a comment
 	 * does. */
 	if (sym < w->rules->nsymbols && (w->rules->role[sym] & ROLE_ATTR))
@@ -355,7 +355,8 @@ static void emit_chunk(Run *r, Chunking *out, uint32_t *cap, uint32_t first,
 
 	if (out->nchunks == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		out->chunks = xrealloc(out->chunks, *cap * sizeof(*out->chunks));
+		out->chunks =
+		    xrealloc(out->chunks, *cap * sizeof(*out->chunks));
 	}
 	c = &out->chunks[out->nchunks++];
 	memset(c, 0, sizeof(*c));
@@ -415,8 +416,8 @@ static int32_t innermost(const Chunking *c, uint32_t a, uint32_t b)
 			hi = mid;
 	}
 	s = (int32_t)lo - 1;
-	while (s >= 0 && !(c->spans[s].bytes.start <= a &&
-			   b <= c->spans[s].bytes.end))
+	while (s >= 0 &&
+	       !(c->spans[s].bytes.start <= a && b <= c->spans[s].bytes.end))
 		s = c->spans[s].parent;
 	return s;
 }
@@ -480,8 +481,8 @@ static void classify(const Run *r, Chunking *out, Chunk *c)
 		SpanKind sk = out->spans[s].kind;
 
 		c->kind = sk == SPAN_FUNCTION || sk == SPAN_METHOD
-				  ? CHUNK_FUNCTION_PART
-				  : CHUNK_CLASS_PART;
+			      ? CHUNK_FUNCTION_PART
+			      : CHUNK_CLASS_PART;
 	} else {
 		c->kind = imports ? CHUNK_IMPORTS : CHUNK_STATEMENTS;
 	}
@@ -517,6 +518,11 @@ void chunker_delete(Chunker *ch)
 
 uint32_t chunker_max_size(const Chunker *ch) { return ch->max_size; }
 
+void chunker_set_max_size(Chunker *ch, uint32_t max_size)
+{
+	ch->max_size = max_size ? max_size : CHUNKER_DEFAULT_MAX_SIZE;
+}
+
 size_t chunker_scratch_peak(const Chunker *ch)
 {
 	return ch->scratch ? scratch_peak(ch->scratch) : 0;
@@ -524,8 +530,8 @@ size_t chunker_scratch_peak(const Chunker *ch)
 
 void chunker_trim(Chunker *ch) { scratch_trim(ch->scratch); }
 
-TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
-		      uint32_t len, const TSTree *old)
+TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		      const TSTree *old)
 {
 	const TSLanguage *tl = chunker_language(lang);
 
@@ -680,14 +686,17 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return CASTLS_EBINARY;
 	if (len == 0)
 		return 0;
-	if (lang != LANG_MARKDOWN && !tree) {
+	if (lang != LANG_MARKDOWN && !tree && len <= CHUNKER_PARSE_MAX) {
 		own = parse_once(ch, lang, text, len);
 		if (!own)
 			return CASTLS_EPARSE;
 		tree = own;
 	}
 	build_tables(&r);
-	collect(ch, &r, tree, out);
+	if (lang == LANG_MARKDOWN || tree)
+		collect(ch, &r, tree, out);
+	else /* too long to parse (CHUNKER_PARSE_MAX): lines */
+		push_lines(&r, 0, len, 0);
 	spans_set_lines(out, r.line_starts, r.nlines);
 	if (r.natoms) {
 		r.cuts = NULL;
@@ -744,6 +753,8 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		return lang == LANG_MARKDOWN ? 0 : CASTLS_ENOLANG;
 	if (len > CHUNKER_MAX_INPUT)
 		return CASTLS_ELIMIT;
+	if (!tree && len > CHUNKER_PARSE_MAX)
+		return 0; /* not parsed, so no spans */
 	if (!tree && !(tree = own = parse_once(ch, lang, text, len)))
 		return CASTLS_EPARSE;
 	spans_collect(rules_for(ch, lang), ts_tree_root_node(tree), text, at,
@@ -754,17 +765,17 @@ static int spans_only(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		for (i = 0; i < out->nspans; i++) {
 			Span *sp = &out->spans[i];
 
-			sp->lines.start = castls_count_newlines(text,
-								sp->bytes.start);
+			sp->lines.start =
+			    castls_count_newlines(text, sp->bytes.start);
 			sp->lines.end = castls_count_newlines(
-				text, sp->bytes.end > sp->bytes.start
-					      ? sp->bytes.end - 1
-					      : sp->bytes.start);
+			    text, sp->bytes.end > sp->bytes.start
+				      ? sp->bytes.end - 1
+				      : sp->bytes.start);
 		}
 	} else if (out->nspans) {
-		uint32_t *starts = xmalloc(((size_t)castls_count_newlines(
-						   text, len) + 1) *
-					   sizeof(*starts));
+		uint32_t *starts =
+		    xmalloc(((size_t)castls_count_newlines(text, len) + 1) *
+			    sizeof(*starts));
 		uint32_t n = 1;
 
 		starts[0] = 0;

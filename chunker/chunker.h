@@ -86,8 +86,8 @@ typedef enum {
 	CHUNK_FUNCTION_PART, /* part of a function or method too big for one */
 	CHUNK_CLASS_PART,    /* part of a class-like definition */
 	CHUNK_STATEMENTS,    /* module-level statements, maybe with defs */
-	CHUNK_IMPORTS,       /* only import statements */
-	CHUNK_SECTION,       /* Markdown: a section or part of one */
+	CHUNK_IMPORTS,	     /* only import statements */
+	CHUNK_SECTION,	     /* Markdown: a section or part of one */
 	CHUNK_KIND_COUNT
 } ChunkKind;
 
@@ -104,30 +104,30 @@ typedef struct {
 
 typedef struct {
 	SpanKind kind;
-	int32_t parent;      /* index into Chunking.spans; -1 at top level */
-	ByteRange bytes;     /* decorators and `export` included, leading
-			      * comments not */
+	int32_t parent;	 /* index into Chunking.spans; -1 at top level */
+	ByteRange bytes; /* decorators and `export` included, leading
+			  * comments not */
 	LineRange lines;
 	uint32_t body_start; /* byte where the body starts; bytes.end if none */
-	char *name;          /* owned by the Chunking; never NULL */
-	char *qualname;      /* "Outer.Inner.method"; sections use " > " */
-	char *header;        /* start of the definition up to its body */
-	char *doc;           /* docstring or leading comment; "" if none */
+	char *name;	     /* owned by the Chunking; never NULL */
+	char *qualname;	     /* "Outer.Inner.method"; sections use " > " */
+	char *header;	     /* start of the definition up to its body */
+	char *doc;	     /* docstring or leading comment; "" if none */
 } Span;
 
 typedef struct {
 	ChunkKind kind;
-	int32_t span;    /* innermost span containing the chunk; -1 none */
+	int32_t span; /* innermost span containing the chunk; -1 none */
 	ByteRange bytes;
 	LineRange lines;
-	uint32_t size;   /* non-whitespace characters */
+	uint32_t size; /* non-whitespace characters */
 } Chunk;
 
 typedef struct {
 	Lang lang;
-	Chunk *chunks;      /* in file order, tiling [0, len) */
+	Chunk *chunks; /* in file order, tiling [0, len) */
 	uint32_t nchunks;
-	Span *spans;        /* ordered by start; a parent precedes its children */
+	Span *spans; /* ordered by start; a parent precedes its children */
 	uint32_t nspans;
 	uint32_t oversized; /* chunks over max_size: indivisible pieces only */
 	bool had_errors;    /* the parser recovered from syntax errors */
@@ -172,6 +172,13 @@ void castls_init_allocators(void);
 #define CHUNKER_DEFAULT_MAX_SIZE 2000u
 /* Input limit; longer text is refused with CASTLS_ELIMIT. */
 #define CHUNKER_MAX_INPUT (256u * 1024u * 1024u)
+/* Longer text is not parsed: a syntax tree takes some 50 bytes for each
+ * byte of code (a 50 MB file peaked at 2.7 GB, an 8 MB one at 436 MB).
+ * chunker_run cuts such text at line ends instead, with no spans, in
+ * memory a small multiple of the text; chunker_spans finds none. The
+ * server's and the scan's file limit (1 MiB by default) keeps most
+ * files far below. */
+#define CHUNKER_PARSE_MAX (4u * 1024u * 1024u)
 
 typedef struct Chunker Chunker;
 
@@ -179,6 +186,9 @@ typedef struct Chunker Chunker;
 Chunker *chunker_new(uint32_t max_size);
 void chunker_delete(Chunker *ch);
 uint32_t chunker_max_size(const Chunker *ch);
+/* Changes the limit the next runs cut at (0: the default), keeping the
+ * parsers, tables and scratch heap a new Chunker would make again. */
+void chunker_set_max_size(Chunker *ch, uint32_t max_size);
 /* The most bytes of scratch heap one tree parsed here took (0 before
  * the first): what the scratch heap costs in memory. */
 size_t chunker_scratch_peak(const Chunker *ch);
@@ -195,8 +205,8 @@ const TSLanguage *chunker_language(Lang lang);
  * reuses its unchanged parts. Returns a new tree the caller frees with
  * ts_tree_delete, or NULL for languages without a grammar.
  */
-TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text,
-		      uint32_t len, const TSTree *old);
+TSTree *chunker_parse(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		      const TSTree *old);
 
 /*
  * chunker_parse that gives up when stop(ctx), which tree-sitter calls
@@ -240,10 +250,10 @@ int chunker_spans(Chunker *ch, Lang lang, const char *text, uint32_t len,
  * ---------------------------------------------------------------------- */
 
 typedef enum {
-	MODULES_NONE,   /* the language has no imports */
+	MODULES_NONE,	/* the language has no imports */
 	MODULES_DOTTED, /* Python: `a.b`, leading dots climb from the file's
 			 * package, otherwise a module path from some root */
-	MODULES_PATHS,  /* JavaScript: "./a/b" relative to the file, "pkg"
+	MODULES_PATHS,	/* JavaScript: "./a/b" relative to the file, "pkg"
 			 * for a package */
 } ModuleStyle;
 
@@ -264,9 +274,9 @@ bool lang_can_use(Lang user, Lang def);
 bool lang_is_stopword(Lang lang, const char *w, size_t n);
 
 typedef enum {
-	IMPORT_NAME,      /* `from m import a`, `import {a} from "m"` */
-	IMPORT_DEFAULT,   /* `import A from "m"` */
-	IMPORT_MODULE,    /* `import a.b`, `import a.b as m` */
+	IMPORT_NAME,	  /* `from m import a`, `import {a} from "m"` */
+	IMPORT_DEFAULT,	  /* `import A from "m"` */
+	IMPORT_MODULE,	  /* `import a.b`, `import a.b as m` */
 	IMPORT_NAMESPACE, /* `import * as M from "m"` */
 } ImportKind;
 
@@ -274,10 +284,10 @@ typedef enum {
  * text; an empty range is absent). */
 typedef struct {
 	ImportKind kind;
-	bool reexport;    /* `export {a} from "m"`: passed on, not bound */
-	ByteRange stmt;   /* the whole statement */
+	bool reexport;	  /* `export {a} from "m"`: passed on, not bound */
+	ByteRange stmt;	  /* the whole statement */
 	ByteRange module; /* the module as written, without quotes */
-	ByteRange name;   /* the name in the module, last component only ("C"
+	ByteRange name;	  /* the name in the module, last component only ("C"
 			   * of `a.b.C`); empty for a module or namespace */
 	ByteRange local;  /* the name it has in this file; empty when the
 			   * statement binds none (`import "./polyfill"`) */
@@ -294,7 +304,7 @@ uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 /* A name bound by assignment at the top level or in a top-level class
  * body (`MAX = 3`, `const table = {...}`): definitions without a span. */
 typedef struct {
-	ByteRange node;  /* the assignment or declarator */
+	ByteRange node;	 /* the assignment or declarator */
 	LineRange lines; /* of node */
 	ByteRange name;
 } Binding;
@@ -319,7 +329,7 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 typedef struct {
 	ByteRange name; /* an identifier, or `self.x`, `this.x` */
 	ByteRange type; /* the annotation or the callee, as written */
-	bool member;    /* declared in a class body: used through self/this */
+	bool member;	/* declared in a class body: used through self/this */
 } TypedName;
 
 /* The names given a type by nodes inside [lo, hi) of the text tree

@@ -82,8 +82,8 @@ static void import_add(ImportWalk *w, ImportKind kind, TSNode name,
 static void import_module(ImportWalk *w)
 {
 	TSNode m = ts_node_child_by_field_name(
-		w->stmt, w->rule->module_field,
-		(uint32_t)strlen(w->rule->module_field));
+	    w->stmt, w->rule->module_field,
+	    (uint32_t)strlen(w->rule->module_field));
 	ByteRange r = range_of(m);
 
 	if (r.end > w->len)
@@ -106,34 +106,33 @@ static void import_visit(ImportWalk *w, TSNode parent, TSNode skip)
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode x = ts_node_named_child(parent, i);
 		/* Python's `import a.b` binds a module per name. */
-		ImportKind named = ru->module_field ? IMPORT_NAME
-						    : IMPORT_MODULE;
+		ImportKind named =
+		    ru->module_field ? IMPORT_NAME : IMPORT_MODULE;
 
 		if (ts_node_eq(x, skip))
 			continue;
 		if (!ru->module_field)
 			w->module = range_of(
-				is_type(x, ru->aliased)
-					? ts_node_child_by_field_name(x, "name",
-								      4)
-					: x);
+			    is_type(x, ru->aliased)
+				? ts_node_child_by_field_name(x, "name", 4)
+				: x);
 		if (is_type(x, ru->aliased)) {
 			TSNode name = ts_node_child_by_field_name(x, "name", 4);
-			TSNode alias = ts_node_child_by_field_name(x, "alias",
-								   5);
+			TSNode alias =
+			    ts_node_child_by_field_name(x, "alias", 5);
 
 			if (ts_node_is_null(name))
 				continue;
 			if (named == IMPORT_MODULE)
 				import_add(w, named, (TSNode){0},
 					   ts_node_is_null(alias)
-						   ? ts_node_named_child(name, 0)
-						   : alias);
+					       ? ts_node_named_child(name, 0)
+					       : alias);
 			else
 				import_add(w, named, last_component(name),
 					   ts_node_is_null(alias)
-						   ? last_component(name)
-						   : last_component(alias));
+					       ? last_component(name)
+					       : last_component(alias));
 		} else if (is_type(x, ru->names)) {
 			if (named == IMPORT_MODULE)
 				import_add(w, named, (TSNode){0},
@@ -183,8 +182,8 @@ uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 			if (w.module.end == w.module.start)
 				continue; /* `export const x`: no module */
 			skip = ts_node_child_by_field_name(
-				st, w.rule->module_field,
-				(uint32_t)strlen(w.rule->module_field));
+			    st, w.rule->module_field,
+			    (uint32_t)strlen(w.rule->module_field));
 		}
 		before = w.n;
 		import_visit(&w, st, skip);
@@ -223,10 +222,10 @@ static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
 static void bind_add(BindWalk *w, TSNode node)
 {
 	const BindingRule *b = &w->spec->bindings;
-	TSNode name = ts_node_child_by_field_name(node, b->name_field,
-						  (uint32_t)strlen(b->name_field));
+	TSNode name = ts_node_child_by_field_name(
+	    node, b->name_field, (uint32_t)strlen(b->name_field));
 	TSNode value = ts_node_child_by_field_name(
-		node, b->value_field, (uint32_t)strlen(b->value_field));
+	    node, b->value_field, (uint32_t)strlen(b->value_field));
 	Binding *r;
 
 	if (!is_type(name, b->name_types) || is_type(value, b->skip_values) ||
@@ -248,8 +247,8 @@ static void bind_add(BindWalk *w, TSNode node)
 static void bind_visit(BindWalk *w, TSNode block, int depth)
 {
 	const BindingRule *b = &w->spec->bindings;
-	uint32_t n = ts_node_is_null(block) ? 0
-					    : ts_node_named_child_count(block);
+	uint32_t n =
+	    ts_node_is_null(block) ? 0 : ts_node_named_child_count(block);
 
 	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
 		TSNode x = ts_node_named_child(block, i);
@@ -262,8 +261,8 @@ static void bind_visit(BindWalk *w, TSNode block, int depth)
 		else if (depth == 0 && is_class(w->spec, x, &cls))
 			bind_visit(w,
 				   ts_node_child_by_field_name(
-					   x, cls->body_field,
-					   (uint32_t)strlen(cls->body_field)),
+				       x, cls->body_field,
+				       (uint32_t)strlen(cls->body_field)),
 				   depth + 1);
 	}
 }
@@ -294,13 +293,12 @@ static ByteRange module_of(const LangSpec *spec, TSNode st)
 	for (const ImportRule *ru = spec->import_rules; ru->type; ru++)
 		if (strcmp(ts_node_type(st), ru->type) == 0 && ru->module_field)
 			return range_of(ts_node_child_by_field_name(
-				st, ru->module_field,
-				(uint32_t)strlen(ru->module_field)));
+			    st, ru->module_field,
+			    (uint32_t)strlen(ru->module_field)));
 	return range_of(st);
 }
 
-static void range_push(ByteRange **r, uint32_t *n, uint32_t *cap,
-		       ByteRange x)
+static void range_push(ByteRange **r, uint32_t *n, uint32_t *cap, ByteRange x)
 {
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
@@ -329,10 +327,10 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 		uint32_t a = ts_node_start_byte(x), z = ts_node_end_byte(x);
 		bool inside = z > lo && a < hi;
 
-		if (inside && (((what & NONCODE_COMMENTS) &&
-				is_type(x, spec->comments)) ||
-			       ((what & NONCODE_STRINGS) &&
-				is_type(x, spec->strings)))) {
+		if (inside &&
+		    (((what & NONCODE_COMMENTS) &&
+		      is_type(x, spec->comments)) ||
+		     ((what & NONCODE_STRINGS) && is_type(x, spec->strings)))) {
 			range_push(&r, &n, &cap, (ByteRange){a, z});
 			inside = false;
 		} else if (inside && (what & NONCODE_MODULES) &&
@@ -424,7 +422,8 @@ uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
 	for (;;) {
 		TSNode x = ts_tree_cursor_current_node(&cur);
-		bool inside = ts_node_end_byte(x) > lo && ts_node_start_byte(x) < hi;
+		bool inside =
+		    ts_node_end_byte(x) > lo && ts_node_start_byte(x) < hi;
 		const TypingRule *ru = inside ? typing_rule(spec, x) : NULL;
 		TSNode name, type;
 

@@ -14,56 +14,51 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const DefRule python_defs[] = {
-	{"class_definition", SPAN_CLASS, "name", "body", NULL},
-	{"function_definition", SPAN_FUNCTION, "name", "body", NULL},
-	{NULL, 0, NULL, NULL, NULL},
+    {"class_definition", SPAN_CLASS, "name", "body", NULL},
+    {"function_definition", SPAN_FUNCTION, "name", "body", NULL},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
-#define FUNCTION_VALUES "arrow_function function_expression function " \
-			"generator_function"
+#define FUNCTION_VALUES                                \
+	"arrow_function function_expression function " \
+	"generator_function"
 
 /* TypeScript and TSX share one table: same node types. */
 static const DefRule typescript_defs[] = {
-	{"class_declaration", SPAN_CLASS, "name", "body", NULL},
-	{"abstract_class_declaration", SPAN_CLASS, "name", "body", NULL},
-	{"interface_declaration", SPAN_INTERFACE, "name", "body", NULL},
-	{"enum_declaration", SPAN_ENUM, "name", "body", NULL},
-	{"type_alias_declaration", SPAN_TYPE, "name", NULL, NULL},
-	{"internal_module", SPAN_NAMESPACE, "name", "body", NULL},
-	{"function_declaration", SPAN_FUNCTION, "name", "body", NULL},
-	{"generator_function_declaration", SPAN_FUNCTION, "name", "body",
-	 NULL},
-	{"function_signature", SPAN_FUNCTION, "name", NULL, NULL},
-	{"method_definition", SPAN_FUNCTION, "name", "body", NULL},
-	{"method_signature", SPAN_FUNCTION, "name", NULL, NULL},
-	{"abstract_method_signature", SPAN_FUNCTION, "name", NULL, NULL},
-	{"public_field_definition", SPAN_FUNCTION, "name", "body",
-	 FUNCTION_VALUES},
-	{"variable_declarator", SPAN_FUNCTION, "name", "body",
-	 FUNCTION_VALUES},
-	{NULL, 0, NULL, NULL, NULL},
+    {"class_declaration", SPAN_CLASS, "name", "body", NULL},
+    {"abstract_class_declaration", SPAN_CLASS, "name", "body", NULL},
+    {"interface_declaration", SPAN_INTERFACE, "name", "body", NULL},
+    {"enum_declaration", SPAN_ENUM, "name", "body", NULL},
+    {"type_alias_declaration", SPAN_TYPE, "name", NULL, NULL},
+    {"internal_module", SPAN_NAMESPACE, "name", "body", NULL},
+    {"function_declaration", SPAN_FUNCTION, "name", "body", NULL},
+    {"generator_function_declaration", SPAN_FUNCTION, "name", "body", NULL},
+    {"function_signature", SPAN_FUNCTION, "name", NULL, NULL},
+    {"method_definition", SPAN_FUNCTION, "name", "body", NULL},
+    {"method_signature", SPAN_FUNCTION, "name", NULL, NULL},
+    {"abstract_method_signature", SPAN_FUNCTION, "name", NULL, NULL},
+    {"public_field_definition", SPAN_FUNCTION, "name", "body", FUNCTION_VALUES},
+    {"variable_declarator", SPAN_FUNCTION, "name", "body", FUNCTION_VALUES},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
 static const DefRule javascript_defs[] = {
-	{"class_declaration", SPAN_CLASS, "name", "body", NULL},
-	{"function_declaration", SPAN_FUNCTION, "name", "body", NULL},
-	{"generator_function_declaration", SPAN_FUNCTION, "name", "body",
-	 NULL},
-	{"method_definition", SPAN_FUNCTION, "name", "body", NULL},
-	{"field_definition", SPAN_FUNCTION, "property", "body",
-	 FUNCTION_VALUES},
-	{"variable_declarator", SPAN_FUNCTION, "name", "body",
-	 FUNCTION_VALUES},
-	{NULL, 0, NULL, NULL, NULL},
+    {"class_declaration", SPAN_CLASS, "name", "body", NULL},
+    {"function_declaration", SPAN_FUNCTION, "name", "body", NULL},
+    {"generator_function_declaration", SPAN_FUNCTION, "name", "body", NULL},
+    {"method_definition", SPAN_FUNCTION, "name", "body", NULL},
+    {"field_definition", SPAN_FUNCTION, "property", "body", FUNCTION_VALUES},
+    {"variable_declarator", SPAN_FUNCTION, "name", "body", FUNCTION_VALUES},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
 static const DefRule bash_defs[] = {
-	{"function_definition", SPAN_FUNCTION, "name", "body", NULL},
-	{NULL, 0, NULL, NULL, NULL},
+    {"function_definition", SPAN_FUNCTION, "name", "body", NULL},
+    {NULL, 0, NULL, NULL, NULL},
 };
 
 static const DefRule no_defs[] = {
-	{NULL, 0, NULL, NULL, NULL},
+    {NULL, 0, NULL, NULL, NULL},
 };
 #pragma GCC diagnostic pop
 
@@ -76,84 +71,134 @@ static const DefRule no_defs[] = {
  * file of the package: the method is `Type.Method` by name alone. A
  * type_spec is a class, an interface or a type by the type it gives. */
 static const DefRule go_defs[] = {
-	{.type = "function_declaration", .kind = SPAN_FUNCTION,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "method_declaration", .kind = SPAN_METHOD,
-	 .name_field = "name", .body_field = "body",
-	 .owner_field = "receiver",
-	 .name_types = "field_identifier type_identifier",
-	 .name_path = "type"},
-	{.type = "method_elem", .kind = SPAN_METHOD, .name_field = "name"},
-	{.type = "type_spec", .kind = SPAN_CLASS, .name_field = "name",
-	 .value_field = "type", .value_types = "struct_type",
-	 .body_types = "field_declaration_list"},
-	{.type = "type_spec", .kind = SPAN_INTERFACE, .name_field = "name",
-	 .value_field = "type", .value_types = "interface_type",
-	 .body_types = "{"},
-	{.type = "type_spec", .kind = SPAN_TYPE, .name_field = "name"},
-	{.type = "type_alias", .kind = SPAN_TYPE, .name_field = "name"},
-	{.type = "const_spec", .kind = SPAN_CONSTANT, .name_field = "name"},
-	{.type = "var_spec", .kind = SPAN_VARIABLE, .name_field = "name"},
-	{.type = NULL},
+    {.type = "function_declaration",
+     .kind = SPAN_FUNCTION,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "method_declaration",
+     .kind = SPAN_METHOD,
+     .name_field = "name",
+     .body_field = "body",
+     .owner_field = "receiver",
+     .name_types = "field_identifier type_identifier",
+     .name_path = "type"},
+    {.type = "method_elem", .kind = SPAN_METHOD, .name_field = "name"},
+    {.type = "type_spec",
+     .kind = SPAN_CLASS,
+     .name_field = "name",
+     .value_field = "type",
+     .value_types = "struct_type",
+     .body_types = "field_declaration_list"},
+    {.type = "type_spec",
+     .kind = SPAN_INTERFACE,
+     .name_field = "name",
+     .value_field = "type",
+     .value_types = "interface_type",
+     .body_types = "{"},
+    {.type = "type_spec", .kind = SPAN_TYPE, .name_field = "name"},
+    {.type = "type_alias", .kind = SPAN_TYPE, .name_field = "name"},
+    {.type = "const_spec", .kind = SPAN_CONSTANT, .name_field = "name"},
+    {.type = "var_spec", .kind = SPAN_VARIABLE, .name_field = "name"},
+    {.type = NULL},
 };
 
 /* An impl block holds a type's methods as a class body does: it is a
  * class named by its type (`Point` of `impl<T> Display for Point<T>`),
  * and its functions are `Point::fmt`. */
 static const DefRule rust_defs[] = {
-	{.type = "function_item", .kind = SPAN_FUNCTION,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "function_signature_item", .kind = SPAN_FUNCTION,
-	 .name_field = "name"},
-	{.type = "impl_item", .kind = SPAN_CLASS, .name_field = "type",
-	 .body_field = "body",
-	 .name_types = "type_identifier primitive_type",
-	 .name_path = "type name", .named = true},
-	{.type = "trait_item", .kind = SPAN_INTERFACE, .name_field = "name",
-	 .body_field = "body"},
-	{.type = "struct_item", .kind = SPAN_CLASS, .name_field = "name",
-	 .body_field = "body"},
-	{.type = "union_item", .kind = SPAN_CLASS, .name_field = "name",
-	 .body_field = "body"},
-	{.type = "enum_item", .kind = SPAN_ENUM, .name_field = "name",
-	 .body_field = "body"},
-	{.type = "type_item", .kind = SPAN_TYPE, .name_field = "name"},
-	{.type = "associated_type", .kind = SPAN_TYPE, .name_field = "name"},
-	{.type = "mod_item", .kind = SPAN_NAMESPACE, .name_field = "name",
-	 .body_field = "body", .needs_body = true},
-	{.type = "macro_definition", .kind = SPAN_MACRO, .name_field = "name",
-	 .body_types = "{ ("},
-	{.type = "const_item", .kind = SPAN_CONSTANT, .name_field = "name"},
-	{.type = "static_item", .kind = SPAN_VARIABLE, .name_field = "name"},
-	{.type = NULL},
+    {.type = "function_item",
+     .kind = SPAN_FUNCTION,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "function_signature_item",
+     .kind = SPAN_FUNCTION,
+     .name_field = "name"},
+    {.type = "impl_item",
+     .kind = SPAN_CLASS,
+     .name_field = "type",
+     .body_field = "body",
+     .name_types = "type_identifier primitive_type",
+     .name_path = "type name",
+     .named = true},
+    {.type = "trait_item",
+     .kind = SPAN_INTERFACE,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "struct_item",
+     .kind = SPAN_CLASS,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "union_item",
+     .kind = SPAN_CLASS,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "enum_item",
+     .kind = SPAN_ENUM,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "type_item", .kind = SPAN_TYPE, .name_field = "name"},
+    {.type = "associated_type", .kind = SPAN_TYPE, .name_field = "name"},
+    {.type = "mod_item",
+     .kind = SPAN_NAMESPACE,
+     .name_field = "name",
+     .body_field = "body",
+     .needs_body = true},
+    {.type = "macro_definition",
+     .kind = SPAN_MACRO,
+     .name_field = "name",
+     .body_types = "{ ("},
+    {.type = "const_item", .kind = SPAN_CONSTANT, .name_field = "name"},
+    {.type = "static_item", .kind = SPAN_VARIABLE, .name_field = "name"},
+    {.type = NULL},
 };
 
 static const DefRule java_defs[] = {
-	{.type = "class_declaration", .kind = SPAN_CLASS,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "record_declaration", .kind = SPAN_CLASS,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "interface_declaration", .kind = SPAN_INTERFACE,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "annotation_type_declaration", .kind = SPAN_INTERFACE,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "enum_declaration", .kind = SPAN_ENUM, .name_field = "name",
-	 .body_field = "body"},
-	{.type = "method_declaration", .kind = SPAN_METHOD,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "constructor_declaration", .kind = SPAN_METHOD,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "compact_constructor_declaration", .kind = SPAN_METHOD,
-	 .name_field = "name", .body_field = "body"},
-	{.type = "annotation_type_element_declaration", .kind = SPAN_METHOD,
-	 .name_field = "name"},
-	{.type = "field_declaration", .kind = SPAN_FIELD,
-	 .name_field = "declarator", .name_types = "identifier",
-	 .name_path = "name"},
-	{.type = "constant_declaration", .kind = SPAN_FIELD,
-	 .name_field = "declarator", .name_types = "identifier",
-	 .name_path = "name"},
-	{.type = NULL},
+    {.type = "class_declaration",
+     .kind = SPAN_CLASS,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "record_declaration",
+     .kind = SPAN_CLASS,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "interface_declaration",
+     .kind = SPAN_INTERFACE,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "annotation_type_declaration",
+     .kind = SPAN_INTERFACE,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "enum_declaration",
+     .kind = SPAN_ENUM,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "method_declaration",
+     .kind = SPAN_METHOD,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "constructor_declaration",
+     .kind = SPAN_METHOD,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "compact_constructor_declaration",
+     .kind = SPAN_METHOD,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "annotation_type_element_declaration",
+     .kind = SPAN_METHOD,
+     .name_field = "name"},
+    {.type = "field_declaration",
+     .kind = SPAN_FIELD,
+     .name_field = "declarator",
+     .name_types = "identifier",
+     .name_path = "name"},
+    {.type = "constant_declaration",
+     .kind = SPAN_FIELD,
+     .name_field = "declarator",
+     .name_types = "identifier",
+     .name_path = "name"},
+    {.type = NULL},
 };
 
 /* C declarators nest (`int *(*f)(void)`): the name is the identifier at
@@ -161,217 +206,258 @@ static const DefRule java_defs[] = {
  * function when the name sits right in a function declarator. A struct
  * is a definition only with its body; inside a typedef or a variable
  * declaration it keeps its own name. */
-#define C_DECL(kind_, in_)                                                 \
-	{.type = "declaration", .kind = kind_, .name_field = "declarator",  \
-	 .name_types = "identifier", .name_path = "declarator",             \
-	 .name_in = in_, .named = true, .flat = true}
-#define C_TAG(type_, kind_)                                                \
-	{.type = type_, .kind = kind_, .name_field = "name",                \
-	 .body_field = "body", .needs_body = true, .named = true}
+#define C_DECL(kind_, in_)                                                \
+	{                                                                 \
+		.type = "declaration", .kind = kind_,                     \
+		.name_field = "declarator", .name_types = "identifier",   \
+		.name_path = "declarator", .name_in = in_, .named = true, \
+		.flat = true                                              \
+	}
+#define C_TAG(type_, kind_)                                             \
+	{                                                               \
+		.type = type_, .kind = kind_, .name_field = "name",     \
+		.body_field = "body", .needs_body = true, .named = true \
+	}
 /* A typedef of a struct has the struct's body: its header stops there. */
 #define C_TAGS "struct_specifier union_specifier enum_specifier"
-#define C_TYPEDEF(...)                                                     \
-	{.type = "type_definition", .kind = SPAN_TYPE,                      \
-	 .name_field = "declarator", .name_types = "type_identifier",       \
-	 .name_path = "declarator", .named = true, .flat = true, __VA_ARGS__}
+#define C_TYPEDEF(...)                                                       \
+	{                                                                    \
+		.type = "type_definition", .kind = SPAN_TYPE,                \
+		.name_field = "declarator", .name_types = "type_identifier", \
+		.name_path = "declarator", .named = true, .flat = true,      \
+		__VA_ARGS__                                                  \
+	}
 #define C_MACROS                                                           \
-	{.type = "preproc_def", .kind = SPAN_MACRO, .name_field = "name"},  \
-	{.type = "preproc_function_def", .kind = SPAN_MACRO,                \
-	 .name_field = "name", .body_field = "value"}
+	{.type = "preproc_def", .kind = SPAN_MACRO, .name_field = "name"}, \
+	{                                                                  \
+		.type = "preproc_function_def", .kind = SPAN_MACRO,        \
+		.name_field = "name", .body_field = "value"                \
+	}
 
 static const DefRule c_defs[] = {
-	{.type = "function_definition", .kind = SPAN_FUNCTION,
-	 .name_field = "declarator", .body_field = "body",
-	 .name_types = "identifier", .name_path = "declarator",
-	 .named = true},
-	C_DECL(SPAN_FUNCTION, "function_declarator"),
-	C_DECL(SPAN_VARIABLE, NULL),
-	C_TAG("struct_specifier", SPAN_CLASS),
-	C_TAG("union_specifier", SPAN_CLASS),
-	C_TAG("enum_specifier", SPAN_ENUM),
-	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
-		  .body_field = "body"),
-	C_TYPEDEF(.value_types = NULL),
-	C_MACROS,
-	{.type = NULL},
+    {.type = "function_definition",
+     .kind = SPAN_FUNCTION,
+     .name_field = "declarator",
+     .body_field = "body",
+     .name_types = "identifier",
+     .name_path = "declarator",
+     .named = true},
+    C_DECL(SPAN_FUNCTION, "function_declarator"),
+    C_DECL(SPAN_VARIABLE, NULL),
+    C_TAG("struct_specifier", SPAN_CLASS),
+    C_TAG("union_specifier", SPAN_CLASS),
+    C_TAG("enum_specifier", SPAN_ENUM),
+    C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+	      .body_field = "body"),
+    C_TYPEDEF(.value_types = NULL),
+    C_MACROS,
+    {.type = NULL},
 };
 
 /* C++ names may be qualified (`A::B::f`, `template <> struct S<int>`):
  * the walk to the name follows `name` as well, and each qualifier it
  * passes names what the definition belongs to. */
-#define CPP_NAMES "identifier field_identifier type_identifier " \
-		  "namespace_identifier operator_name destructor_name"
-#define CPP_DECL(type_, kind_, in_)                                        \
-	{.type = type_, .kind = kind_, .name_field = "declarator",          \
-	 .name_types = CPP_NAMES, .name_path = "declarator name",           \
-	 .name_in = in_, .scope_field = "scope", .named = true,             \
-	 .flat = true}
-#define CPP_TAG(type_, kind_)                                              \
-	{.type = type_, .kind = kind_, .name_field = "name",                \
-	 .body_field = "body", .name_types = CPP_NAMES, .name_path = "name", \
-	 .scope_field = "scope", .needs_body = true, .named = true}
+#define CPP_NAMES                                      \
+	"identifier field_identifier type_identifier " \
+	"namespace_identifier operator_name destructor_name"
+#define CPP_DECL(type_, kind_, in_)                                       \
+	{                                                                 \
+		.type = type_, .kind = kind_, .name_field = "declarator", \
+		.name_types = CPP_NAMES, .name_path = "declarator name",  \
+		.name_in = in_, .scope_field = "scope", .named = true,    \
+		.flat = true                                              \
+	}
+#define CPP_TAG(type_, kind_)                                       \
+	{                                                           \
+		.type = type_, .kind = kind_, .name_field = "name", \
+		.body_field = "body", .name_types = CPP_NAMES,      \
+		.name_path = "name", .scope_field = "scope",        \
+		.needs_body = true, .named = true                   \
+	}
 
 static const DefRule cpp_defs[] = {
-	{.type = "function_definition", .kind = SPAN_FUNCTION,
-	 .name_field = "declarator", .body_field = "body",
-	 .name_types = CPP_NAMES, .name_path = "declarator name",
-	 .scope_field = "scope", .named = true},
-	CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
-	CPP_DECL("declaration", SPAN_VARIABLE, NULL),
-	CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
-	CPP_TAG("class_specifier", SPAN_CLASS),
-	CPP_TAG("struct_specifier", SPAN_CLASS),
-	CPP_TAG("union_specifier", SPAN_CLASS),
-	CPP_TAG("enum_specifier", SPAN_ENUM),
-	{.type = "namespace_definition", .kind = SPAN_NAMESPACE,
-	 .name_field = "name", .body_field = "body",
-	 .name_types = "namespace_identifier nested_namespace_specifier",
-	 .named = true},
-	C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
-		  .body_field = "body"),
-	C_TYPEDEF(.value_types = NULL),
-	{.type = "alias_declaration", .kind = SPAN_TYPE, .name_field = "name"},
-	{.type = "concept_definition", .kind = SPAN_TYPE,
-	 .name_field = "name"},
-	C_MACROS,
-	{.type = NULL},
+    {.type = "function_definition",
+     .kind = SPAN_FUNCTION,
+     .name_field = "declarator",
+     .body_field = "body",
+     .name_types = CPP_NAMES,
+     .name_path = "declarator name",
+     .scope_field = "scope",
+     .named = true},
+    CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
+    CPP_DECL("declaration", SPAN_VARIABLE, NULL),
+    CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
+    CPP_TAG("class_specifier", SPAN_CLASS),
+    CPP_TAG("struct_specifier", SPAN_CLASS),
+    CPP_TAG("union_specifier", SPAN_CLASS),
+    CPP_TAG("enum_specifier", SPAN_ENUM),
+    {.type = "namespace_definition",
+     .kind = SPAN_NAMESPACE,
+     .name_field = "name",
+     .body_field = "body",
+     .name_types = "namespace_identifier nested_namespace_specifier",
+     .named = true},
+    C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
+	      .body_field = "body"),
+    C_TYPEDEF(.value_types = NULL),
+    {.type = "alias_declaration", .kind = SPAN_TYPE, .name_field = "name"},
+    {.type = "concept_definition", .kind = SPAN_TYPE, .name_field = "name"},
+    C_MACROS,
+    {.type = NULL},
 };
 
 /* Nothing inside these is a definition the tables record. Function
  * bodies hold none in C and C++ (local structs and variables are not
  * worth a span) nor in Go (closures are unnamed). */
-#define GO_OPAQUE "block func_literal comment interpreted_string_literal " \
-		  "raw_string_literal import_declaration package_clause " \
-		  "parameter_list field_declaration_list " \
-		  "type_parameter_list expression_list"
-#define RUST_OPAQUE "let_declaration expression_statement " \
-		    "macro_invocation token_tree use_declaration " \
-		    "line_comment block_comment string_literal " \
-		    "raw_string_literal attribute_item parameters " \
-		    "type_arguments type_parameters where_clause " \
-		    "field_declaration_list ordered_field_declaration_list " \
-		    "enum_variant_list visibility_modifier " \
-		    "call_expression match_expression if_expression " \
-		    "struct_expression closure_expression " \
-		    "binary_expression field_expression " \
-		    "reference_expression unary_expression " \
-		    "return_expression try_expression index_expression " \
-		    "tuple_expression array_expression for_expression " \
-		    "while_expression loop_expression scoped_identifier"
-#define JAVA_OPAQUE "line_comment block_comment string_literal " \
-		    "import_declaration package_declaration " \
-		    "expression_statement local_variable_declaration " \
-		    "return_statement if_statement while_statement " \
-		    "for_statement enhanced_for_statement do_statement " \
-		    "try_statement try_with_resources_statement " \
-		    "switch_expression throw_statement " \
-		    "synchronized_statement labeled_statement " \
-		    "assert_statement yield_statement variable_declarator " \
-		    "formal_parameters modifiers type_parameters " \
-		    "superclass super_interfaces throws"
-#define C_OPAQUE "compound_statement comment string_literal " \
-		 "concatenated_string initializer_list preproc_include " \
-		 "preproc_arg"
+#define GO_OPAQUE                                                \
+	"block func_literal comment interpreted_string_literal " \
+	"raw_string_literal import_declaration package_clause "  \
+	"parameter_list field_declaration_list "                 \
+	"type_parameter_list expression_list"
+#define RUST_OPAQUE                                              \
+	"let_declaration expression_statement "                  \
+	"macro_invocation token_tree use_declaration "           \
+	"line_comment block_comment string_literal "             \
+	"raw_string_literal attribute_item parameters "          \
+	"type_arguments type_parameters where_clause "           \
+	"field_declaration_list ordered_field_declaration_list " \
+	"enum_variant_list visibility_modifier "                 \
+	"call_expression match_expression if_expression "        \
+	"struct_expression closure_expression "                  \
+	"binary_expression field_expression "                    \
+	"reference_expression unary_expression "                 \
+	"return_expression try_expression index_expression "     \
+	"tuple_expression array_expression for_expression "      \
+	"while_expression loop_expression scoped_identifier"
+#define JAVA_OPAQUE                                             \
+	"line_comment block_comment string_literal "            \
+	"import_declaration package_declaration "               \
+	"expression_statement local_variable_declaration "      \
+	"return_statement if_statement while_statement "        \
+	"for_statement enhanced_for_statement do_statement "    \
+	"try_statement try_with_resources_statement "           \
+	"switch_expression throw_statement "                    \
+	"synchronized_statement labeled_statement "             \
+	"assert_statement yield_statement variable_declarator " \
+	"formal_parameters modifiers type_parameters "          \
+	"superclass super_interfaces throws"
+#define C_OPAQUE                                                \
+	"compound_statement comment string_literal "            \
+	"concatenated_string initializer_list preproc_include " \
+	"preproc_arg"
 #define CPP_OPAQUE C_OPAQUE " raw_string_literal template_argument_list"
 
 /* Node types the span walk skips, for speed: nothing inside them can be a
  * definition we record. Statements that may hold a def (if, for, with,
  * try, expressions holding arrow functions) are not listed. */
-#define PY_OPAQUE "expression_statement return_statement string comment " \
-		  "call assignment augmented_assignment import_statement " \
-		  "import_from_statement future_import_statement " \
-		  "raise_statement assert_statement delete_statement " \
-		  "global_statement nonlocal_statement pass_statement"
+#define PY_OPAQUE                                                \
+	"expression_statement return_statement string comment "  \
+	"call assignment augmented_assignment import_statement " \
+	"import_from_statement future_import_statement "         \
+	"raise_statement assert_statement delete_statement "     \
+	"global_statement nonlocal_statement pass_statement"
 /* Not calls or arguments: libraries define helpers inside callbacks
  * (rxjs: `operate((source, subscriber) => { function emit() ... })`).
  * Types hold no definitions. */
-#define JS_OPAQUE "comment string template_string regex number " \
-		  "import_statement type_annotation type_arguments " \
-		  "type_parameters union_type intersection_type"
-#define BASH_OPAQUE "comment string raw_string heredoc_body command " \
-		    "variable_assignment"
+#define JS_OPAQUE                                          \
+	"comment string template_string regex number "     \
+	"import_statement type_annotation type_arguments " \
+	"type_parameters union_type intersection_type"
+#define BASH_OPAQUE                                       \
+	"comment string raw_string heredoc_body command " \
+	"variable_assignment"
 
 #define JS_CALLS "call_expression new_expression"
 #define JS_CALLEES "function constructor"
 #define JS_STRINGS "string template_string regex"
 
-#define JS_WRAPPERS "export_statement lexical_declaration " \
-		    "variable_declaration"
+#define JS_WRAPPERS                             \
+	"export_statement lexical_declaration " \
+	"variable_declaration"
 
 /* Imports. Python: `from m import a, b as c` and `import a.b as m`. */
 static const ImportRule python_imports[] = {
-	{"import_from_statement", "module_name", "dotted_name", "",
-	 "aliased_import", "", "", false},
-	{"import_statement", NULL, "dotted_name", "", "aliased_import", "",
-	 "", false},
-	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {"import_from_statement", "module_name", "dotted_name", "",
+     "aliased_import", "", "", false},
+    {"import_statement", NULL, "dotted_name", "", "aliased_import", "", "",
+     false},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
 
 /* `import D, {a, b as c} from "m"`, `import * as M from "m"`, and the
  * re-exports `export {a} from "m"`, `export * from "m"`. */
 static const ImportRule js_imports[] = {
-	{"import_statement", "source", "", "identifier", "import_specifier",
-	 "namespace_import", "import_clause named_imports", false},
-	{"export_statement", "source", "", "", "export_specifier",
-	 "namespace_export", "export_clause", true},
-	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {"import_statement", "source", "", "identifier", "import_specifier",
+     "namespace_import", "import_clause named_imports", false},
+    {"export_statement", "source", "", "", "export_specifier",
+     "namespace_export", "export_clause", true},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
 
 static const ImportRule no_imports[] = {
-	{NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
 
 /* Names with a type: `x: Foo`, `x: Foo = ...`, `x = Foo(...)`, and
  * annotated parameters. */
 static const TypingRule python_typings[] = {
-	{"assignment", "left", "type", "right"},
-	{"typed_parameter", NULL, "type", NULL},
-	{"typed_default_parameter", "name", "type", "value"},
-	{NULL, NULL, NULL, NULL},
+    {"assignment", "left", "type", "right"},
+    {"typed_parameter", NULL, "type", NULL},
+    {"typed_default_parameter", "name", "type", "value"},
+    {NULL, NULL, NULL, NULL},
 };
 
 /* `const x: Foo = ...`, `const x = new Foo()`, annotated parameters and
  * class fields. */
 static const TypingRule js_typings[] = {
-	{"variable_declarator", "name", "type", "value"},
-	{"required_parameter", "pattern", "type", "value"},
-	{"optional_parameter", "pattern", "type", "value"},
-	{"public_field_definition", "name", "type", "value"},
-	{"field_definition", "property", NULL, "value"},
-	{NULL, NULL, NULL, NULL},
+    {"variable_declarator", "name", "type", "value"},
+    {"required_parameter", "pattern", "type", "value"},
+    {"optional_parameter", "pattern", "type", "value"},
+    {"public_field_definition", "name", "type", "value"},
+    {"field_definition", "property", NULL, "value"},
+    {NULL, NULL, NULL, NULL},
 };
 
 static const TypingRule no_typings[] = {
-	{NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
-#define PY_BINDINGS                                                   \
-	{"assignment", "expression_statement decorated_definition", "left", \
-	 "identifier", "right", ""}
-#define JS_BINDINGS                                                    \
-	{"variable_declarator", "export_statement lexical_declaration "     \
-				"variable_declaration",                    \
-	 "name", "identifier", "value", FUNCTION_VALUES}
-#define NO_BINDINGS {NULL, NULL, NULL, NULL, NULL, NULL}
+#define PY_BINDINGS                                                        \
+	{                                                                  \
+		"assignment", "expression_statement decorated_definition", \
+		    "left", "identifier", "right", ""                      \
+	}
+#define JS_BINDINGS                                                \
+	{                                                          \
+		"variable_declarator",                             \
+		    "export_statement lexical_declaration "        \
+		    "variable_declaration",                        \
+		    "name", "identifier", "value", FUNCTION_VALUES \
+	}
+#define NO_BINDINGS                                \
+	{                                          \
+		NULL, NULL, NULL, NULL, NULL, NULL \
+	}
 
 #define PY_FILES ".py /__init__.py .pyi"
 /* ESM imports name the file the compiler writes: "./a.js" for a.ts. */
 #define JS_EXTS ".js .jsx .mjs .cjs"
-#define JS_FILES ".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
-		 "/index.js"
+#define JS_FILES                                                  \
+	".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
+	"/index.js"
 
 /* Keywords and builtins, whose definitions are never worth looking up.
  * One list serves every code language for now: the ranking was tuned
  * with it, and splitting it by language is a ranking change of its own,
  * to be measured as one. */
-#define CODE_STOPWORDS                                                    \
-	"and as assert async await break case catch class const continue "   \
+#define CODE_STOPWORDS                                                        \
+	"and as assert async await break case catch class const continue "    \
 	"def default del do elif else enum esac except export extends false " \
-	"False fi finally for from function global if implements import in " \
-	"instanceof interface is lambda let new None nonlocal not null or "  \
-	"pass raise return self static super switch then this throw true "   \
-	"True try type typeof undefined var void while with yield cls str "  \
-	"int float bool list dict set tuple len range print string number "  \
+	"False fi finally for from function global if implements import in "  \
+	"instanceof interface is lambda let new None nonlocal not null or "   \
+	"pass raise return self static super switch then this throw true "    \
+	"True try type typeof undefined var void while with yield cls str "   \
+	"int float bool list dict set tuple len range print string number "   \
 	"any echo local done"
 #define PY_STOPWORDS CODE_STOPWORDS
 #define JS_STOPWORDS CODE_STOPWORDS
@@ -380,34 +466,39 @@ static const TypingRule no_typings[] = {
 /* Keywords, builtin types and functions, and the standard library's
  * everyday names of the languages added for issue 18, on top of the
  * shared list. */
-#define GO_STOPWORDS                                                      \
-	CODE_STOPWORDS " chan defer fallthrough func go goto map package "   \
-	"range select struct nil iota append cap close complex copy delete " \
-	"imag make panic println real recover byte rune error uint uint8 "   \
-	"uint16 uint32 uint64 uintptr int8 int16 int32 int64 float32 "       \
+#define GO_STOPWORDS                                                       \
+	CODE_STOPWORDS                                                     \
+	" chan defer fallthrough func go goto map package "                \
+	"range select struct nil iota append cap close complex copy "      \
+	"delete "                                                          \
+	"imag make panic println real recover byte rune error uint uint8 " \
+	"uint16 uint32 uint64 uintptr int8 int16 int32 int64 float32 "     \
 	"float64 complex64 complex128 comparable fmt err ctx"
 #define RUST_STOPWORDS                                                    \
-	CODE_STOPWORDS " crate dyn extern fn impl loop match mod move mut "  \
-	"pub ref Self struct trait unsafe use where i8 i16 i32 i64 i128 "    \
-	"isize u8 u16 u32 u64 u128 usize f32 f64 char str String Vec "      \
+	CODE_STOPWORDS                                                    \
+	" crate dyn extern fn impl loop match mod move mut "              \
+	"pub ref Self struct trait unsafe use where i8 i16 i32 i64 i128 " \
+	"isize u8 u16 u32 u64 u128 usize f32 f64 char str String Vec "    \
 	"Option Some Result Ok Err Box"
-#define JAVA_STOPWORDS                                                    \
-	CODE_STOPWORDS " abstract boolean byte char double final float "     \
-	"long native package private protected public short strictfp "       \
-	"synchronized throws transient volatile record String Object "       \
+#define JAVA_STOPWORDS                                                 \
+	CODE_STOPWORDS                                                 \
+	" abstract boolean byte char double final float "              \
+	"long native package private protected public short strictfp " \
+	"synchronized throws transient volatile record String Object " \
 	"Override"
-#define C_KEYWORDS                                                        \
+#define C_KEYWORDS                                                           \
 	" auto char double extern goto inline long register restrict short " \
 	"signed sizeof struct typedef union unsigned volatile NULL size_t "  \
 	"ssize_t uint8_t uint16_t uint32_t uint64_t int8_t int16_t int32_t " \
 	"int64_t uintptr_t define include ifdef ifndef endif"
 #define C_STOPWORDS CODE_STOPWORDS C_KEYWORDS
-#define CPP_STOPWORDS                                                     \
-	CODE_STOPWORDS C_KEYWORDS " alignas alignof constexpr const_cast "   \
-	"decltype delete dynamic_cast explicit friend mutable namespace "    \
-	"noexcept nullptr operator private protected public "                \
-	"reinterpret_cast static_assert static_cast template typename "      \
-	"using virtual override final std"
+#define CPP_STOPWORDS                                                         \
+	CODE_STOPWORDS C_KEYWORDS                                             \
+	    " alignas alignof constexpr const_cast "                          \
+	    "decltype delete dynamic_cast explicit friend mutable namespace " \
+	    "noexcept nullptr operator private protected public "             \
+	    "reinterpret_cast static_assert static_cast template typename "   \
+	    "using virtual override final std"
 
 /* "// Code generated by protoc-gen-go. DO NOT EDIT." and its kin: the
  * convention Go's tools follow (https://go.dev/s/generatedcode), which
@@ -416,167 +507,266 @@ static const TypingRule no_typings[] = {
 #define GENERATED_NAMES "*_generated.*"
 
 static const LangSpec specs[LANG_COUNT] = {
-	[LANG_NONE] = {.lang = LANG_NONE, .name = "", .extensions = "",
-		       .defs = no_defs, .wrappers = "", .imports = "",
-		       .comments = "", .opaque = "", .doc = DOC_NONE,
-		       .qsep = ".", .import_rules = no_imports,
-		       .bindings = NO_BINDINGS, .stopwords = ""},
-	[LANG_PYTHON] = {.lang = LANG_PYTHON, .name = "python",
-			 .extensions = ".py .pyi",
-			 .grammar = tree_sitter_python, .defs = python_defs,
-			 .wrappers = "decorated_definition",
-			 .imports = "import_statement import_from_statement "
-				    "future_import_statement",
-			 .comments = "comment",
-			 .strings = "string concatenated_string",
-			 .opaque = PY_OPAQUE,
-			 .doc = DOC_BODY_STRING, .qsep = ".",
-			 .import_rules = python_imports,
-			 .bindings = PY_BINDINGS, .modules = MODULES_DOTTED,
-			 .module_files = PY_FILES,
-			 .stopwords = PY_STOPWORDS, .typings = python_typings,
-			 .calls = "call", .callees = "function",
-			 .self_word = "self", .line_comment = "#",
-			 .family = "python"},
-	[LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT, .name = "typescript",
-			     .extensions = ".ts .mts .cts",
-			     .grammar = tree_sitter_typescript,
-			     .defs = typescript_defs,
-			     .wrappers = JS_WRAPPERS " ambient_declaration",
-			     .imports = "import_statement",
-			     .comments = "comment", .strings = JS_STRINGS,
-			     .opaque = JS_OPAQUE,
-			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
-			     .import_rules = js_imports,
-			     .bindings = JS_BINDINGS,
-			     .modules = MODULES_PATHS,
-			     .module_files = JS_FILES,
-			     .module_exts = JS_EXTS,
-			     .stopwords = JS_STOPWORDS, .typings = js_typings,
-			     .calls = JS_CALLS, .callees = JS_CALLEES,
-			     .self_word = "this", .line_comment = "//",
-			     .family = "js"},
-	[LANG_TSX] = {.lang = LANG_TSX, .name = "tsx", .extensions = ".tsx",
-		      .grammar = tree_sitter_tsx, .defs = typescript_defs,
-		      .wrappers = JS_WRAPPERS " ambient_declaration",
-		      .imports = "import_statement", .comments = "comment",
-		      .strings = JS_STRINGS, .opaque = JS_OPAQUE,
-		      .doc = DOC_LEADING_COMMENT,
-		      .qsep = ".", .import_rules = js_imports,
-		      .bindings = JS_BINDINGS, .modules = MODULES_PATHS,
-		      .module_files = JS_FILES, .module_exts = JS_EXTS,
-		      .stopwords = JS_STOPWORDS, .typings = js_typings,
-		      .calls = JS_CALLS, .callees = JS_CALLEES,
-		      .self_word = "this", .line_comment = "//",
-		      .family = "js"},
-	[LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT, .name = "javascript",
-			     .extensions = ".js .mjs .cjs .jsx",
-			     .grammar = tree_sitter_javascript,
-			     .defs = javascript_defs, .wrappers = JS_WRAPPERS,
-			     .imports = "import_statement",
-			     .comments = "comment", .strings = JS_STRINGS,
-			     .opaque = JS_OPAQUE,
-			     .doc = DOC_LEADING_COMMENT, .qsep = ".",
-			     .import_rules = js_imports,
-			     .bindings = JS_BINDINGS,
-			     .modules = MODULES_PATHS,
-			     .module_files = JS_FILES,
-			     .module_exts = JS_EXTS,
-			     .stopwords = JS_STOPWORDS, .typings = js_typings,
-			     .calls = JS_CALLS, .callees = JS_CALLEES,
-			     .self_word = "this", .line_comment = "//",
-			     .family = "js"},
-	[LANG_BASH] = {.lang = LANG_BASH, .name = "bash",
-		       .extensions = ".sh .bash", .grammar = tree_sitter_bash,
-		       .defs = bash_defs, .wrappers = "", .imports = "",
-		       .comments = "comment",
-		       .strings = "string raw_string heredoc_body",
-		       .opaque = BASH_OPAQUE,
-		       .doc = DOC_LEADING_COMMENT, .qsep = ".",
-		       .import_rules = no_imports, .bindings = NO_BINDINGS,
-		       .stopwords = BASH_STOPWORDS, .typings = no_typings,
-		       .line_comment = "#", .family = "shell"},
-	[LANG_MARKDOWN] = {.lang = LANG_MARKDOWN, .name = "markdown",
-			   .extensions = ".md .markdown", .defs = no_defs,
-			   .wrappers = "", .imports = "", .comments = "",
-			   .opaque = "", .doc = DOC_NONE, .qsep = " > ",
-			   .import_rules = no_imports,
-			   .bindings = NO_BINDINGS, .stopwords = "",
-			   .typings = no_typings},
-	[LANG_GO] = {.lang = LANG_GO, .name = "go", .extensions = ".go",
-		     .grammar = tree_sitter_go, .defs = go_defs,
-		     .wrappers = "type_declaration const_declaration "
-				 "var_declaration", .imports = "import_declaration",
+    [LANG_NONE] = {.lang = LANG_NONE,
+		   .name = "",
+		   .extensions = "",
+		   .defs = no_defs,
+		   .wrappers = "",
+		   .imports = "",
+		   .comments = "",
+		   .opaque = "",
+		   .doc = DOC_NONE,
+		   .qsep = ".",
+		   .import_rules = no_imports,
+		   .bindings = NO_BINDINGS,
+		   .stopwords = ""},
+    [LANG_PYTHON] = {.lang = LANG_PYTHON,
+		     .name = "python",
+		     .extensions = ".py .pyi",
+		     .grammar = tree_sitter_python,
+		     .defs = python_defs,
+		     .wrappers = "decorated_definition",
+		     .imports = "import_statement import_from_statement "
+				"future_import_statement",
 		     .comments = "comment",
-		     .strings = "interpreted_string_literal "
-				"raw_string_literal rune_literal",
-		     .opaque = GO_OPAQUE, .doc = DOC_LEADING_COMMENT,
-		     .qsep = ".", .import_rules = no_imports,
-		     .bindings = NO_BINDINGS, .stopwords = GO_STOPWORDS, .typings = no_typings,
-		     .line_comment = "//", .family = "go",
-		     .generated_names = "*.pb.go " GENERATED_NAMES,
-		     .generated_lines = SLASH_GENERATED},
-	[LANG_RUST] = {.lang = LANG_RUST, .name = "rust", .extensions = ".rs",
-		       .grammar = tree_sitter_rust, .defs = rust_defs,
-		       .wrappers = "", .attributes = "attribute_item", .imports = "use_declaration",
-		       .comments = "line_comment block_comment",
-		       .strings = "string_literal raw_string_literal "
-				  "char_literal",
-		       .opaque = RUST_OPAQUE, .doc = DOC_LEADING_COMMENT,
-		       .qsep = "::", .import_rules = no_imports,
-		       .bindings = NO_BINDINGS, .stopwords = RUST_STOPWORDS,
-		       .typings = no_typings, .line_comment = "//",
-		       .family = "rust", .generated_names = GENERATED_NAMES,
-		       .generated_lines = SLASH_GENERATED},
-	[LANG_JAVA] = {.lang = LANG_JAVA, .name = "java",
-		       .extensions = ".java", .grammar = tree_sitter_java,
-		       .defs = java_defs, .wrappers = "",
-		       .imports = "import_declaration",
-		       .comments = "line_comment block_comment",
-		       .strings = "string_literal character_literal",
-		       .opaque = JAVA_OPAQUE, .doc = DOC_LEADING_COMMENT,
-		       .qsep = ".", .import_rules = no_imports,
-		       .bindings = NO_BINDINGS, .stopwords = JAVA_STOPWORDS, .typings = no_typings,
-		       .self_word = "this", .line_comment = "//",
-		       .family = "java", .generated_names = GENERATED_NAMES,
-		       .generated_lines = SLASH_GENERATED},
-	[LANG_C] = {.lang = LANG_C, .name = "c", .extensions = ".c .h",
-		    .grammar = tree_sitter_c, .defs = c_defs, .wrappers = "",
-		    .imports = "preproc_include", .comments = "comment",
-		    .strings = "string_literal char_literal "
-			       "system_lib_string",
-		    .opaque = C_OPAQUE, .doc = DOC_LEADING_COMMENT,
-		    .qsep = ".", .import_rules = no_imports,
-		    .bindings = NO_BINDINGS, .stopwords = C_STOPWORDS, .typings = no_typings,
-		    .line_comment = "//", .family = "c",
-		    .generated_names = GENERATED_NAMES,
-		    .generated_lines = SLASH_GENERATED},
-	/* A `.h` is C++ when a sibling has a C++ extension or the text has a
-	 * line only C++ writes; "::" alone is no sign (C's inline asm has
-	 * `:::`), "std::" is. */
-	[LANG_CPP] = {.lang = LANG_CPP, .name = "cpp",
-		      .extensions = ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ "
-				    ".ipp",
-		      .grammar = tree_sitter_cpp, .defs = cpp_defs,
-		      .wrappers = "template_declaration",
-		      .wrapper_parts = "template_parameter_list "
-				       "requires_clause",
-		      .imports = "preproc_include",
-		      .comments = "comment",
-		      .strings = "string_literal char_literal "
-				 "raw_string_literal system_lib_string",
-		      .opaque = CPP_OPAQUE, .doc = DOC_LEADING_COMMENT,
-		      .qsep = "::",
-		      .import_rules = no_imports, .bindings = NO_BINDINGS,
-		      .stopwords = CPP_STOPWORDS, .typings = no_typings,
-		      .self_word = "this", .line_comment = "//",
-		      .family = "c", .also = ".h",
-		      .markers = "^class\\  ^namespace\\  ^template< "
-				 "^template\\ < ^using\\ namespace\\  ^public: "
-				 "^private: ^protected: std::",
-		      .siblings = ".cpp .cc .cxx .c++",
-		      .generated_names = GENERATED_NAMES,
-		      .generated_lines = SLASH_GENERATED},
+		     .strings = "string concatenated_string",
+		     .opaque = PY_OPAQUE,
+		     .doc = DOC_BODY_STRING,
+		     .qsep = ".",
+		     .import_rules = python_imports,
+		     .bindings = PY_BINDINGS,
+		     .modules = MODULES_DOTTED,
+		     .module_files = PY_FILES,
+		     .stopwords = PY_STOPWORDS,
+		     .typings = python_typings,
+		     .calls = "call",
+		     .callees = "function",
+		     .self_word = "self",
+		     .line_comment = "#",
+		     .family = "python"},
+    [LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT,
+			 .name = "typescript",
+			 .extensions = ".ts .mts .cts",
+			 .grammar = tree_sitter_typescript,
+			 .defs = typescript_defs,
+			 .wrappers = JS_WRAPPERS " ambient_declaration",
+			 .imports = "import_statement",
+			 .comments = "comment",
+			 .strings = JS_STRINGS,
+			 .opaque = JS_OPAQUE,
+			 .doc = DOC_LEADING_COMMENT,
+			 .qsep = ".",
+			 .import_rules = js_imports,
+			 .bindings = JS_BINDINGS,
+			 .modules = MODULES_PATHS,
+			 .module_files = JS_FILES,
+			 .module_exts = JS_EXTS,
+			 .stopwords = JS_STOPWORDS,
+			 .typings = js_typings,
+			 .calls = JS_CALLS,
+			 .callees = JS_CALLEES,
+			 .self_word = "this",
+			 .line_comment = "//",
+			 .family = "js"},
+    [LANG_TSX] = {.lang = LANG_TSX,
+		  .name = "tsx",
+		  .extensions = ".tsx",
+		  .grammar = tree_sitter_tsx,
+		  .defs = typescript_defs,
+		  .wrappers = JS_WRAPPERS " ambient_declaration",
+		  .imports = "import_statement",
+		  .comments = "comment",
+		  .strings = JS_STRINGS,
+		  .opaque = JS_OPAQUE,
+		  .doc = DOC_LEADING_COMMENT,
+		  .qsep = ".",
+		  .import_rules = js_imports,
+		  .bindings = JS_BINDINGS,
+		  .modules = MODULES_PATHS,
+		  .module_files = JS_FILES,
+		  .module_exts = JS_EXTS,
+		  .stopwords = JS_STOPWORDS,
+		  .typings = js_typings,
+		  .calls = JS_CALLS,
+		  .callees = JS_CALLEES,
+		  .self_word = "this",
+		  .line_comment = "//",
+		  .family = "js"},
+    [LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT,
+			 .name = "javascript",
+			 .extensions = ".js .mjs .cjs .jsx",
+			 .grammar = tree_sitter_javascript,
+			 .defs = javascript_defs,
+			 .wrappers = JS_WRAPPERS,
+			 .imports = "import_statement",
+			 .comments = "comment",
+			 .strings = JS_STRINGS,
+			 .opaque = JS_OPAQUE,
+			 .doc = DOC_LEADING_COMMENT,
+			 .qsep = ".",
+			 .import_rules = js_imports,
+			 .bindings = JS_BINDINGS,
+			 .modules = MODULES_PATHS,
+			 .module_files = JS_FILES,
+			 .module_exts = JS_EXTS,
+			 .stopwords = JS_STOPWORDS,
+			 .typings = js_typings,
+			 .calls = JS_CALLS,
+			 .callees = JS_CALLEES,
+			 .self_word = "this",
+			 .line_comment = "//",
+			 .family = "js"},
+    [LANG_BASH] = {.lang = LANG_BASH,
+		   .name = "bash",
+		   .extensions = ".sh .bash",
+		   .grammar = tree_sitter_bash,
+		   .defs = bash_defs,
+		   .wrappers = "",
+		   .imports = "",
+		   .comments = "comment",
+		   .strings = "string raw_string heredoc_body",
+		   .opaque = BASH_OPAQUE,
+		   .doc = DOC_LEADING_COMMENT,
+		   .qsep = ".",
+		   .import_rules = no_imports,
+		   .bindings = NO_BINDINGS,
+		   .stopwords = BASH_STOPWORDS,
+		   .typings = no_typings,
+		   .line_comment = "#",
+		   .family = "shell"},
+    [LANG_MARKDOWN] = {.lang = LANG_MARKDOWN,
+		       .name = "markdown",
+		       .extensions = ".md .markdown",
+		       .defs = no_defs,
+		       .wrappers = "",
+		       .imports = "",
+		       .comments = "",
+		       .opaque = "",
+		       .doc = DOC_NONE,
+		       .qsep = " > ",
+		       .import_rules = no_imports,
+		       .bindings = NO_BINDINGS,
+		       .stopwords = "",
+		       .typings = no_typings},
+    [LANG_GO] = {.lang = LANG_GO,
+		 .name = "go",
+		 .extensions = ".go",
+		 .grammar = tree_sitter_go,
+		 .defs = go_defs,
+		 .wrappers = "type_declaration const_declaration "
+			     "var_declaration",
+		 .imports = "import_declaration",
+		 .comments = "comment",
+		 .strings = "interpreted_string_literal "
+			    "raw_string_literal rune_literal",
+		 .opaque = GO_OPAQUE,
+		 .doc = DOC_LEADING_COMMENT,
+		 .qsep = ".",
+		 .import_rules = no_imports,
+		 .bindings = NO_BINDINGS,
+		 .stopwords = GO_STOPWORDS,
+		 .typings = no_typings,
+		 .line_comment = "//",
+		 .family = "go",
+		 .generated_names = "*.pb.go " GENERATED_NAMES,
+		 .generated_lines = SLASH_GENERATED},
+    [LANG_RUST] = {.lang = LANG_RUST,
+		   .name = "rust",
+		   .extensions = ".rs",
+		   .grammar = tree_sitter_rust,
+		   .defs = rust_defs,
+		   .wrappers = "",
+		   .attributes = "attribute_item",
+		   .imports = "use_declaration",
+		   .comments = "line_comment block_comment",
+		   .strings = "string_literal raw_string_literal "
+			      "char_literal",
+		   .opaque = RUST_OPAQUE,
+		   .doc = DOC_LEADING_COMMENT,
+		   .qsep = "::",
+		   .import_rules = no_imports,
+		   .bindings = NO_BINDINGS,
+		   .stopwords = RUST_STOPWORDS,
+		   .typings = no_typings,
+		   .line_comment = "//",
+		   .family = "rust",
+		   .generated_names = GENERATED_NAMES,
+		   .generated_lines = SLASH_GENERATED},
+    [LANG_JAVA] = {.lang = LANG_JAVA,
+		   .name = "java",
+		   .extensions = ".java",
+		   .grammar = tree_sitter_java,
+		   .defs = java_defs,
+		   .wrappers = "",
+		   .imports = "import_declaration",
+		   .comments = "line_comment block_comment",
+		   .strings = "string_literal character_literal",
+		   .opaque = JAVA_OPAQUE,
+		   .doc = DOC_LEADING_COMMENT,
+		   .qsep = ".",
+		   .import_rules = no_imports,
+		   .bindings = NO_BINDINGS,
+		   .stopwords = JAVA_STOPWORDS,
+		   .typings = no_typings,
+		   .self_word = "this",
+		   .line_comment = "//",
+		   .family = "java",
+		   .generated_names = GENERATED_NAMES,
+		   .generated_lines = SLASH_GENERATED},
+    [LANG_C] = {.lang = LANG_C,
+		.name = "c",
+		.extensions = ".c .h",
+		.grammar = tree_sitter_c,
+		.defs = c_defs,
+		.wrappers = "",
+		.imports = "preproc_include",
+		.comments = "comment",
+		.strings = "string_literal char_literal "
+			   "system_lib_string",
+		.opaque = C_OPAQUE,
+		.doc = DOC_LEADING_COMMENT,
+		.qsep = ".",
+		.import_rules = no_imports,
+		.bindings = NO_BINDINGS,
+		.stopwords = C_STOPWORDS,
+		.typings = no_typings,
+		.line_comment = "//",
+		.family = "c",
+		.generated_names = GENERATED_NAMES,
+		.generated_lines = SLASH_GENERATED},
+    /* A `.h` is C++ when a sibling has a C++ extension or the text has a
+     * line only C++ writes; "::" alone is no sign (C's inline asm has
+     * `:::`), "std::" is. */
+    [LANG_CPP] = {.lang = LANG_CPP,
+		  .name = "cpp",
+		  .extensions = ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ "
+				".ipp",
+		  .grammar = tree_sitter_cpp,
+		  .defs = cpp_defs,
+		  .wrappers = "template_declaration",
+		  .wrapper_parts = "template_parameter_list "
+				   "requires_clause",
+		  .imports = "preproc_include",
+		  .comments = "comment",
+		  .strings = "string_literal char_literal "
+			     "raw_string_literal system_lib_string",
+		  .opaque = CPP_OPAQUE,
+		  .doc = DOC_LEADING_COMMENT,
+		  .qsep = "::",
+		  .import_rules = no_imports,
+		  .bindings = NO_BINDINGS,
+		  .stopwords = CPP_STOPWORDS,
+		  .typings = no_typings,
+		  .self_word = "this",
+		  .line_comment = "//",
+		  .family = "c",
+		  .also = ".h",
+		  .markers = "^class\\  ^namespace\\  ^template< "
+			     "^template\\ < ^using\\ namespace\\  ^public: "
+			     "^private: ^protected: std::",
+		  .siblings = ".cpp .cc .cxx .c++",
+		  .generated_names = GENERATED_NAMES,
+		  .generated_lines = SLASH_GENERATED},
 };
 
 /* LSP languageIds and other aliases that differ from our names. */
@@ -584,15 +774,15 @@ static const struct {
 	const char *alias;
 	Lang lang;
 } aliases[] = {
-	{"typescriptreact", LANG_TSX},
-	{"javascriptreact", LANG_JAVASCRIPT},
-	{"shellscript", LANG_BASH},
-	{"sh", LANG_BASH},
-	{"shell", LANG_BASH},
-	{"python3", LANG_PYTHON},
-	{"golang", LANG_GO},
-	{"c++", LANG_CPP},
-	{"cxx", LANG_CPP},
+    {"typescriptreact", LANG_TSX},
+    {"javascriptreact", LANG_JAVASCRIPT},
+    {"shellscript", LANG_BASH},
+    {"sh", LANG_BASH},
+    {"shell", LANG_BASH},
+    {"python3", LANG_PYTHON},
+    {"golang", LANG_GO},
+    {"c++", LANG_CPP},
+    {"cxx", LANG_CPP},
 };
 
 const LangSpec *lang_spec(Lang lang)
@@ -773,8 +963,7 @@ static bool text_has_marker(const char *text, size_t len, const char *list)
 }
 
 /* Whether a file with path's stem and one of the extensions exists. */
-static bool sibling_exists(const char *path, const char *dot,
-			   const char *exts)
+static bool sibling_exists(const char *path, const char *dot, const char *exts)
 {
 	char buf[4096];
 	size_t stem = (size_t)(dot - path);

@@ -10,15 +10,15 @@
 
 typedef enum {
 	DOC_NONE,
-	DOC_BODY_STRING,     /* Python: a string as the body's first statement */
+	DOC_BODY_STRING, /* Python: a string as the body's first statement */
 	DOC_LEADING_COMMENT, /* comments on the lines right above */
 } DocMode;
 
 typedef struct {
-	const char *type;       /* node type that defines something */
-	SpanKind kind;          /* SPAN_FUNCTION becomes SPAN_METHOD in a class */
-	const char *name_field; /* field holding the name */
-	const char *body_field; /* field holding the body; NULL if none */
+	const char *type; /* node type that defines something */
+	SpanKind kind;	  /* SPAN_FUNCTION becomes SPAN_METHOD in a class */
+	const char *name_field;	 /* field holding the name */
+	const char *body_field;	 /* field holding the body; NULL if none */
 	const char *value_types; /* if set, the `value` field must be one of
 				  * these space-separated types, and the body
 				  * is looked up on it */
@@ -27,15 +27,15 @@ typedef struct {
 	 * be adjacent: the first that holds is taken. */
 	const char *value_field; /* the field value_types tests (NULL:
 				  * `value`) */
-	const char *body_types;  /* without a body field: the first child
+	const char *body_types;	 /* without a body field: the first child
 				  * of one of these types (anonymous `{`
 				  * too) starts the body */
-	const char *name_types;  /* if set, from the name field's node the
+	const char *name_types;	 /* if set, from the name field's node the
 				  * walk goes down, by the name_path fields
 				  * or else the first named child, to a
 				  * node of one of these types: the name */
-	const char *name_path;   /* space-separated fields */
-	const char *name_in;     /* the row holds only when the node above
+	const char *name_path;	 /* space-separated fields */
+	const char *name_in;	 /* the row holds only when the node above
 				  * the name is one of these types */
 	const char *scope_field; /* a node passed on the way to the name
 				  * with this field is qualified by it: the
@@ -43,11 +43,11 @@ typedef struct {
 	const char *owner_field; /* the definition's field naming the type
 				  * it belongs to (Go's receiver), found
 				  * like the name */
-	bool needs_body;         /* without a body it is a mention only
+	bool needs_body;	 /* without a body it is a mention only
 				  * (`struct a *p`, `mod a;`) */
-	bool named;              /* without a name it is no definition
+	bool named;		 /* without a name it is no definition
 				  * (rather than "<anonymous>") */
-	bool flat;               /* the definitions inside are not named
+	bool flat;		 /* the definitions inside are not named
 				  * through it (a struct in C's typedef) */
 } DefRule;
 
@@ -57,17 +57,17 @@ typedef struct {
  * never into the module itself. Lists are space-separated node types.
  */
 typedef struct {
-	const char *type;         /* the statement; NULL ends a table */
+	const char *type;	  /* the statement; NULL ends a table */
 	const char *module_field; /* field holding the module; NULL when each
 				   * imported name is itself a module (Python
 				   * `import a.b`) */
-	const char *names;        /* nodes that import a name of the module */
-	const char *defaults;     /* nodes that import its default export */
-	const char *aliased;      /* nodes with a `name` and an `alias` field */
-	const char *namespaces;   /* nodes that bind the whole module to the
+	const char *names;	  /* nodes that import a name of the module */
+	const char *defaults;	  /* nodes that import its default export */
+	const char *aliased;	  /* nodes with a `name` and an `alias` field */
+	const char *namespaces;	  /* nodes that bind the whole module to the
 				   * identifier under them */
-	const char *enter;        /* nodes walked through to find those */
-	bool reexport;            /* the statement passes names on
+	const char *enter;	  /* nodes walked through to find those */
+	bool reexport;		  /* the statement passes names on
 				   * (`export {a} from "m"`) */
 } ImportRule;
 
@@ -78,10 +78,10 @@ typedef struct {
  * by the type of their value.
  */
 typedef struct {
-	const char *types;       /* nodes that bind a name; NULL: none */
-	const char *holders;     /* statements walked through to reach them */
-	const char *name_field;  /* the bound name ... */
-	const char *name_types;  /* ... which must be one of these */
+	const char *types;	/* nodes that bind a name; NULL: none */
+	const char *holders;	/* statements walked through to reach them */
+	const char *name_field; /* the bound name ... */
+	const char *name_types; /* ... which must be one of these */
 	const char *value_field;
 	const char *skip_values; /* values that make it a definition already */
 } BindingRule;
@@ -92,58 +92,58 @@ typedef struct {
  * callee is taken as the type.
  */
 typedef struct {
-	const char *type;        /* NULL ends a table */
-	const char *name_field;  /* the name; NULL: the first named child */
-	const char *type_field;  /* the declared type; NULL: none */
+	const char *type;	 /* NULL ends a table */
+	const char *name_field;	 /* the name; NULL: the first named child */
+	const char *type_field;	 /* the declared type; NULL: none */
 	const char *value_field; /* the value; NULL: none */
 } TypingRule;
 
 typedef struct {
 	Lang lang;
 	const char *name;
-	const char *extensions;  /* space-separated, with dots */
+	const char *extensions; /* space-separated, with dots */
 	const TSLanguage *(*grammar)(void);
-	const DefRule *defs;     /* ended by a row with type NULL */
-	const char *wrappers;    /* types that carry decorators or `export`
-				  * around a single definition */
+	const DefRule *defs;	   /* ended by a row with type NULL */
+	const char *wrappers;	   /* types that carry decorators or `export`
+				    * around a single definition */
 	const char *wrapper_parts; /* what a wrapper may hold besides that
 				    * definition (C++'s template parameters) */
-	const char *attributes;  /* nodes before a definition, its siblings,
-				  * that belong to it (Rust's `#[derive]`) */
-	const char *imports;     /* import statement types */
-	const char *comments;    /* comment types */
-	const char *strings;     /* string literal types */
-	const char *opaque;      /* types that never hold a definition: the
-				  * span walk does not enter them */
+	const char *attributes;	   /* nodes before a definition, its siblings,
+				    * that belong to it (Rust's `#[derive]`) */
+	const char *imports;	   /* import statement types */
+	const char *comments;	   /* comment types */
+	const char *strings;	   /* string literal types */
+	const char *opaque;	   /* types that never hold a definition: the
+				    * span walk does not enter them */
 	DocMode doc;
-	const char *qsep;        /* qualified-name separator */
+	const char *qsep;		/* qualified-name separator */
 	const ImportRule *import_rules; /* ended by a row with type NULL */
 	BindingRule bindings;
-	ModuleStyle modules;     /* how an import names a module */
-	const char *module_files; /* what a module's path ends with, for
-				   * each way a file can be that module */
-	const char *module_exts; /* extensions an import may write for a
-				  * source of another (ESM's "./a.js" for
-				  * a.ts) */
-	const char *stopwords;   /* keywords and builtins: never worth
-				  * looking up as a definition */
+	ModuleStyle modules;	   /* how an import names a module */
+	const char *module_files;  /* what a module's path ends with, for
+				    * each way a file can be that module */
+	const char *module_exts;   /* extensions an import may write for a
+				    * source of another (ESM's "./a.js" for
+				    * a.ts) */
+	const char *stopwords;	   /* keywords and builtins: never worth
+				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */
-	const char *calls;       /* call nodes ... */
-	const char *callees;     /* ... and the fields of their callee */
-	const char *self_word;   /* how a method names its object */
-	const char *line_comment; /* what starts a comment to the line end */
-	const char *family;      /* languages whose code uses each other's
-				  * definitions share one family name; NULL
-				  * for prose */
+	const char *calls;	   /* call nodes ... */
+	const char *callees;	   /* ... and the fields of their callee */
+	const char *self_word;	   /* how a method names its object */
+	const char *line_comment;  /* what starts a comment to the line end */
+	const char *family;	   /* languages whose code uses each other's
+				    * definitions share one family name; NULL
+				    * for prose */
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */
-	const char *also;        /* extensions claimed, with dots */
-	const char *markers;     /* text only this language has, space-
-				  * separated: "^x" at a line start (after
-				  * blanks), "x" anywhere; `\ ` is a space
-				  * within a marker */
-	const char *siblings;    /* extensions of a sibling that decide */
+	const char *also;     /* extensions claimed, with dots */
+	const char *markers;  /* text only this language has, space-
+			       * separated: "^x" at a line start (after
+			       * blanks), "x" anywhere; `\ ` is a space
+			       * within a marker */
+	const char *siblings; /* extensions of a sibling that decide */
 	/* Files a tool wrote: patterns with `*` for any run of characters,
 	 * of file names (space-separated) and of whole lines (separated by
 	 * `|`: they hold spaces). */

@@ -16,13 +16,13 @@
 
 #include <string.h>
 
-#define MD_LEVEL_MAX 6     /* ###### */
-#define MD_LIST_MAX 16     /* nested list items tracked; deeper share one */
-#define MD_NAME_MAX 256    /* bytes kept of a section name */
-#define MD_DOC_MAX 1024    /* bytes kept of a section's doc paragraph */
-#define MD_FENCE_MIN 3     /* ``` or ~~~ */
-#define MD_TAB_STOP 4      /* CommonMark tab stops */
-#define MD_CODE_INDENT 4   /* columns that make a line indented code */
+#define MD_LEVEL_MAX 6	 /* ###### */
+#define MD_LIST_MAX 16	 /* nested list items tracked; deeper share one */
+#define MD_NAME_MAX 256	 /* bytes kept of a section name */
+#define MD_DOC_MAX 1024	 /* bytes kept of a section's doc paragraph */
+#define MD_FENCE_MIN 3	 /* ``` or ~~~ */
+#define MD_TAB_STOP 4	 /* CommonMark tab stops */
+#define MD_CODE_INDENT 4 /* columns that make a line indented code */
 #define MD_QSEP " > "
 
 typedef enum {
@@ -39,15 +39,15 @@ typedef enum {
 /* One top-level block, in file order. */
 typedef struct {
 	MdKind kind;
-	uint32_t level;      /* headings: 1..6 */
+	uint32_t level;	     /* headings: 1..6 */
 	uint32_t start, end; /* bytes; end is past the last line's ending */
 	uint32_t name_start, name_end; /* headings: the raw name text */
-	uint32_t sec_end;    /* headings: end of the section, exclusive */
+	uint32_t sec_end; /* headings: end of the section, exclusive */
 } MdItem;
 
 typedef struct {
 	uint32_t start, eol, next; /* eol: before "\r\n", "\n" or "\r" */
-	uint32_t first;  /* first byte that is not a space or tab */
+	uint32_t first;		   /* first byte that is not a space or tab */
 	uint32_t indent; /* columns before first, tabs to MD_TAB_STOP */
 } Line;
 
@@ -159,8 +159,8 @@ static uint32_t atx_level(const char *t, const Line *l)
 
 /* The name of an ATX heading: after the opening hashes, without the
  * optional closing sequence, trimmed. */
-static void atx_name(const char *t, const Line *l, uint32_t level,
-		     uint32_t *a, uint32_t *b)
+static void atx_name(const char *t, const Line *l, uint32_t level, uint32_t *a,
+		     uint32_t *b)
 {
 	uint32_t s = l->first + level, e = l->eol, h;
 
@@ -288,10 +288,10 @@ static const struct {
 	const char *open, *close;
 	bool tag; /* open must be followed by a space, '>' or the line end */
 } html_kinds[] = {
-	{"<script", "</script>", true}, {"<pre", "</pre>", true},
-	{"<style", "</style>", true},   {"<textarea", "</textarea>", true},
-	{"<!--", "-->", false},         {"<?", "?>", false},
-	{"<![cdata[", "]]>", false},
+    {"<script", "</script>", true}, {"<pre", "</pre>", true},
+    {"<style", "</style>", true},   {"<textarea", "</textarea>", true},
+    {"<!--", "-->", false},	    {"<?", "?>", false},
+    {"<![cdata[", "]]>", false},
 };
 
 /* When l opens such an HTML block, the end of the block, else 0. */
@@ -508,8 +508,8 @@ static uint32_t table_end(const Scan *s, const Line *l)
 	return end;
 }
 
-static void heading_add(Scan *s, uint32_t level, uint32_t start,
-			uint32_t end, uint32_t na, uint32_t nb)
+static void heading_add(Scan *s, uint32_t level, uint32_t start, uint32_t end,
+			uint32_t na, uint32_t nb)
 {
 	MdItem *it = item_add(s, MD_HEADING, start, end);
 
@@ -563,8 +563,8 @@ static uint32_t scan_line(Scan *s, const Line *l)
 		return l->next;
 	}
 	if (s->open && s->para && (ch = setext_char(t, l))) {
-		heading_add(s, ch == '=' ? 1 : 2, s->bstart, l->next,
-			    s->bfirst, s->beol);
+		heading_add(s, ch == '=' ? 1 : 2, s->bstart, l->next, s->bfirst,
+			    s->beol);
 		s->open = false;
 		return l->next;
 	}
@@ -706,7 +706,7 @@ static int32_t section_span(const Scan *s, uint32_t i, int32_t parent,
 typedef struct {
 	int32_t node, last; /* last: its last child so far, or -1 */
 	int32_t span;
-	uint32_t level;     /* 0 for the root */
+	uint32_t level; /* 0 for the root */
 } Frame;
 
 static void child_add(SynTree *tree, Frame *f, int32_t node)
@@ -749,10 +749,9 @@ void markdown_build(const char *text, uint32_t len, SynTree *tree,
 			d--;
 		sec = syntree_add(tree, it->start, it->sec_end);
 		child_add(tree, &st[d], sec);
-		st[d + 1] = (Frame){sec, -1,
-				    section_span(&s, i, st[d].span, out,
-						 span_cap),
-				    it->level};
+		st[d + 1] = (Frame){
+		    sec, -1, section_span(&s, i, st[d].span, out, span_cap),
+		    it->level};
 		d++;
 		child_add(tree, &st[d], syntree_add(tree, it->start, it->end));
 	}

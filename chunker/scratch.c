@@ -43,8 +43,8 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define ALIGN 16                   /* malloc's alignment on 64-bit */
-#define HEAD ALIGN                 /* the size, before each allocation */
+#define ALIGN 16		    /* malloc's alignment on 64-bit */
+#define HEAD ALIGN		    /* the size, before each allocation */
 #define HUGE_PAGE ((size_t)2 << 20) /* bytes; blocks are made of these */
 #define BLOCK_MIN HUGE_PAGE
 #define KEEP_MAX ((size_t)16 << 20) /* bytes kept between uses, at most */
@@ -57,7 +57,7 @@ typedef struct Block {
 
 struct Scratch {
 	Block *first, *cur; /* cur is the last block */
-	size_t peak;        /* most bytes used between enter and leave */
+	size_t peak;	    /* most bytes used between enter and leave */
 };
 
 static _Thread_local Scratch *active;
@@ -69,8 +69,8 @@ static bool installed;
  * TypeScript scan). */
 static Block *block_new(size_t size)
 {
-	size_t total = (sizeof(Block) + size + HUGE_PAGE - 1) &
-		       ~(HUGE_PAGE - 1);
+	size_t total =
+	    (sizeof(Block) + size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	Block *b = xmalloc_aligned(HUGE_PAGE, total);
 
 #ifdef MADV_HUGEPAGE
@@ -171,7 +171,7 @@ static bool is_last(const Block *b, const void *p)
 	size_t n = size_of(p);
 
 	return (const unsigned char *)p +
-		       ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1)) ==
+		   ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1)) ==
 	       b->data + b->used;
 }
 

@@ -14,14 +14,13 @@
 #define HEADER_MAX 400
 
 static const char *const span_kinds[SPAN_KIND_COUNT] = {
-	"class", "function", "method", "interface", "enum",
-	"type", "namespace", "section", "variable", "constant",
-	"field", "macro",
+    "class",	 "function", "method",	 "interface", "enum",  "type",
+    "namespace", "section",  "variable", "constant",  "field", "macro",
 };
 
 static const char *const chunk_kinds[CHUNK_KIND_COUNT] = {
-	"definition", "definitions", "function_part", "class_part",
-	"statements", "imports", "section",
+    "definition", "definitions", "function_part", "class_part",
+    "statements", "imports",	 "section",
 };
 
 const char *span_kind_name(SpanKind k)
@@ -176,13 +175,13 @@ static bool has_role(const SpanRules *r, TSNode n, uint8_t role)
 }
 
 /* Where a definition's parts are, found by its rule. */
-#define SCOPES_MAX 8 /* qualifiers kept: `a::b::c::f` has three */
+#define SCOPES_MAX 8	  /* qualifiers kept: `a::b::c::f` has three */
 #define NAME_DEPTH_MAX 16 /* nodes gone down from a field to a name */
 
 typedef struct {
-	TSNode name;   /* null: none */
-	TSNode body;   /* null: none */
-	TSNode owner;  /* the name of the type it belongs to; null: none */
+	TSNode name;  /* null: none */
+	TSNode body;  /* null: none */
+	TSNode owner; /* the name of the type it belongs to; null: none */
 	TSNode scopes[SCOPES_MAX]; /* qualifiers, outermost first */
 	uint32_t nscopes;
 } Found;
@@ -213,8 +212,8 @@ static TSNode descend(const DefRule *d, const struct RowIds *ids, TSNode n,
 		if (scopes && scopes->nscopes < SCOPES_MAX &&
 		    !ts_node_is_null(q = field_id(n, ids->scope)))
 			scopes->scopes[scopes->nscopes++] = q;
-		for (int i = 0; i < NAME_PATH_MAX && ids->path[i] &&
-				ts_node_is_null(next);
+		for (int i = 0;
+		     i < NAME_PATH_MAX && ids->path[i] && ts_node_is_null(next);
 		     i++)
 			next = ts_node_child_by_field_id(n, ids->path[i]);
 		if (ts_node_is_null(next) && ts_node_named_child_count(n))
@@ -249,18 +248,18 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 	memset(f, 0, sizeof(*f));
 	if (d->value_types) {
 		holder = ts_node_child_by_field_id(
-			n, d->value_field ? ids->value : r->value_field);
+		    n, d->value_field ? ids->value : r->value_field);
 		if (ts_node_is_null(holder) || !node_is(holder, d->value_types))
 			return false;
 	}
 	if (r->name_field[i])
-		f->name = descend(d, ids, ts_node_child_by_field_id(
-						  n, r->name_field[i]),
-				  f, &above);
+		f->name = descend(
+		    d, ids, ts_node_child_by_field_id(n, r->name_field[i]), f,
+		    &above);
 	if (ts_node_is_null(f->name) && d->named)
 		return false;
-	if (d->name_in && (ts_node_is_null(above) ||
-			   !node_is(above, d->name_in)))
+	if (d->name_in &&
+	    (ts_node_is_null(above) || !node_is(above, d->name_in)))
 		return false;
 	if (r->body_field[i])
 		f->body = ts_node_child_by_field_id(holder, r->body_field[i]);
@@ -269,9 +268,9 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 	if (ts_node_is_null(f->body) && d->needs_body)
 		return false;
 	if (ids->owner)
-		f->owner = descend(d, ids, ts_node_child_by_field_id(
-						   n, ids->owner),
-				   NULL, NULL);
+		f->owner =
+		    descend(d, ids, ts_node_child_by_field_id(n, ids->owner),
+			    NULL, NULL);
 	return true;
 }
 
@@ -294,16 +293,14 @@ static const DefRule *match_rule(const SpanRules *r, TSNode n, Found *f)
 	return NULL;
 }
 
-static TSFieldId field_named(const TSLanguage *tl, const char *name,
-			     size_t n)
+static TSFieldId field_named(const TSLanguage *tl, const char *name, size_t n)
 {
 	return name && n ? ts_language_field_id_for_name(tl, name, (uint32_t)n)
 			 : 0;
 }
 
 /* The ids of row d's fields beyond its name and body. */
-static void row_ids(const TSLanguage *tl, const DefRule *d,
-		    struct RowIds *ids)
+static void row_ids(const TSLanguage *tl, const DefRule *d, struct RowIds *ids)
 {
 	const char *p = d->name_path;
 	int k = 0;
@@ -348,8 +345,7 @@ void span_rules_init(SpanRules *r, Lang lang)
 			r->body_field[i] = ts_language_field_id_for_name(
 			    tl, d->body_field, (uint32_t)strlen(d->body_field));
 	}
-	r->value_field = tl ? ts_language_field_id_for_name(tl, "value", 5)
-			    : 0;
+	r->value_field = tl ? ts_language_field_id_for_name(tl, "value", 5) : 0;
 	r->rule_of = xmalloc((r->nsymbols + 1) * sizeof(*r->rule_of));
 	r->role = xcalloc(r->nsymbols + 1, 1);
 	for (s = 0; s < r->nsymbols; s++) {
@@ -367,9 +363,8 @@ void span_rules_init(SpanRules *r, Lang lang)
 		if (name && r->spec->attributes &&
 		    word_in_list(r->spec->attributes, name))
 			r->role[s] |= ROLE_ATTR;
-		if (!name ||
-		    ts_language_symbol_type(tl, (TSSymbol)s) !=
-			    TSSymbolTypeRegular)
+		if (!name || ts_language_symbol_type(tl, (TSSymbol)s) !=
+				 TSSymbolTypeRegular)
 			continue;
 		/* The first of the rows for this type. */
 		for (i = 0; r->spec->defs[i].type; i++)
@@ -451,7 +446,8 @@ static bool wraps_one(TSNode w, const SpanRules *r)
 
 	/* By cursor, and done at the second: a wrapper may hold thousands
 	 * (Go's `const (...)`), and this runs for each of them. */
-	for (; more && held < 2; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+	for (; more && held < 2;
+	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
 		TSNode c = ts_tree_cursor_current_node(&cur);
 
 		held += ts_node_is_named(c) && !node_is(c, r->spec->comments) &&
@@ -486,9 +482,8 @@ static void put_name(Buf *b, const DefRule *d, const struct RowIds *ids,
 
 /* Qualifies span s by its scopes and owner, after the name of the span
  * that names it (parent, or -1): "ns::A::B::f" for `A::B::f` in `ns`. */
-static void qualify(Chunking *out, int32_t s, int32_t namer,
-		    const SpanRules *r, const DefRule *rule, const Found *f,
-		    const char *text)
+static void qualify(Chunking *out, int32_t s, int32_t namer, const SpanRules *r,
+		    const DefRule *rule, const Found *f, const char *text)
 {
 	const struct RowIds *ids = &r->ids[rule - r->spec->defs];
 	const char *sep = r->spec->qsep;
@@ -542,9 +537,9 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		o = i;
 	}
 	if (kind == SPAN_FUNCTION &&
-	    (owned || (parent >= 0 &&
-		       (out->spans[parent].kind == SPAN_CLASS ||
-			out->spans[parent].kind == SPAN_INTERFACE))))
+	    (owned ||
+	     (parent >= 0 && (out->spans[parent].kind == SPAN_CLASS ||
+			      out->spans[parent].kind == SPAN_INTERFACE))))
 		kind = SPAN_METHOD;
 	/* And over the attributes right before it. */
 	start = ts_node_start_byte(outer);
@@ -554,11 +549,13 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		outer = prev;
 		prev = ts_node_prev_sibling(prev);
 	}
-	body_start = ts_node_is_null(f->body)
-			     ? ts_node_end_byte(stack[o].node)
-			     : ts_node_start_byte(f->body);
-	/* A brace that opens the body belongs in the header. */
-	if (!ts_node_is_null(f->body) && text[body_start] == '{')
+	body_start = ts_node_is_null(f->body) ? ts_node_end_byte(stack[o].node)
+					      : ts_node_start_byte(f->body);
+	/* A brace that opens the body belongs in the header. Only a body
+	 * with bytes can start with one: an empty body (a missing one, at
+	 * the end of the input) starts where the text may already end. */
+	if (!ts_node_is_null(f->body) &&
+	    ts_node_end_byte(f->body) > body_start && text[body_start] == '{')
 		body_start++;
 	a = ts_node_is_null(f->name) ? 0 : ts_node_start_byte(f->name);
 	b = ts_node_is_null(f->name) ? 0 : ts_node_end_byte(f->name);
@@ -566,11 +563,11 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		body_docstring(f->body, text, &doc, &doc_len);
 	if (!doc)
 		leading_comment(outer, prev, r, text, &doc, &doc_len);
-	stack[d].span = spans_add(
-		out, cap, kind, parent,
-		(ByteRange){start, ts_node_end_byte(stack[o].node)},
-		body_start, text, b > a ? text + a : "<anonymous>",
-		b > a ? b - a : 11, r->spec->qsep, doc, doc_len);
+	stack[d].span =
+	    spans_add(out, cap, kind, parent,
+		      (ByteRange){start, ts_node_end_byte(stack[o].node)},
+		      body_start, text, b > a ? text + a : "<anonymous>",
+		      b > a ? b - a : 11, r->spec->qsep, doc, doc_len);
 	stack[d].flat = rule->flat;
 	if (owned || namer != parent)
 		qualify(out, stack[d].span, namer, r, rule, f, text);
@@ -595,8 +592,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		}
 		stack[depth] = (Frame){n, prev, -1, false};
 		TSSymbol sym = ts_node_symbol(n);
-		bool opaque = sym < r->nsymbols &&
-			      (r->role[sym] & ROLE_OPAQUE);
+		bool opaque = sym < r->nsymbols && (r->role[sym] & ROLE_OPAQUE);
 
 		/* Looking for what surrounds one byte: skip the rest, but
 		 * visit definitions themselves, whose span (grown over its
@@ -617,7 +613,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			prev = (TSNode){0};
 			continue;
 		}
-next:
+	next:
 		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
 			if (!ts_tree_cursor_goto_parent(&cur))
 				goto done;
@@ -637,7 +633,7 @@ void spans_set_lines(Chunking *c, const uint32_t *starts, uint32_t nlines)
 	for (i = 0; i < c->nspans; i++) {
 		Span *s = &c->spans[i];
 		uint32_t last = s->bytes.end > s->bytes.start ? s->bytes.end - 1
-							       : s->bytes.start;
+							      : s->bytes.start;
 
 		s->lines.start = line_of(starts, nlines, s->bytes.start);
 		s->lines.end = line_of(starts, nlines, last);

@@ -11,7 +11,7 @@
 typedef struct {
 	const LangSpec *spec;
 	int16_t *rule_of; /* symbol -> row of spec->defs, or -1 */
-	uint8_t *role;    /* symbol -> ROLE_* bits */
+	uint8_t *role;	  /* symbol -> ROLE_* bits */
 	uint32_t nsymbols;
 	/* Row of spec->defs -> the ids of its name and body fields (0 for
 	 * none), looked up once rather than by name at every definition. */

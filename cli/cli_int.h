@@ -16,10 +16,10 @@ typedef struct {
 	int jobs;
 	bool json, quiet;
 	const char *db;
-	const char *root;  /* --root */
-	uint32_t budget;   /* --budget, tokens */
-	uint32_t nlimit;   /* --limit as given, 0 when absent */
-	Buf exclude;       /* --exclude patterns, one per line */
+	const char *root; /* --root */
+	uint32_t budget;  /* --budget, tokens */
+	uint32_t nlimit;  /* --limit as given, 0 when absent */
+	Buf exclude;	  /* --exclude patterns, one per line */
 } Opts;
 
 /* Prints what was wrong and the usage; returns the exit code 2. */
@@ -33,7 +33,18 @@ void cli_opts_free(Opts *o);
  * and returns non-zero on failure. scan: the command writes it. */
 int cli_open_index(const Opts *o, const char *root, Index **ix, bool scan);
 
+/* root.c: the root of the project file (an absolute, real path) is in:
+ * the git repository around it, else the nearest directory with a
+ * project file (pyproject.toml, package.json, go.mod, ...), into out
+ * (PATH_MAX bytes). -1 when there is none, or only / or the home
+ * directory. */
+int cli_project_root(const char *file, char *out);
+/* Whether dir is / or the home directory: too wide to index unasked. */
+bool cli_too_wide(const char *dir);
+
 /* context.c: castls context FILE:LINE[:COL]. */
 int cli_context(int argc, char **argv);
+/* mcp.c: castls mcp [ROOT...], the MCP server. */
+int cli_mcp(int argc, char **argv);
 
 #endif

@@ -14,20 +14,39 @@
 #include "cli_int.h"
 #include "lsp/server.h"
 
-#define USAGE                                                              \
-	"usage: castls [serve] [--db PATH]\n"                              \
-	"       castls chunk FILE... [--max-size N] [--format json|text]\n" \
-	"       castls spans FILE... [--format json|text]\n"               \
-	"       castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n"   \
-	"                    [--max-file-size BYTES] [--exclude PATTERN]\n" \
-	"       castls search [ROOT] QUERY [--limit N] [--format json|text]\n" \
-	"       castls status [ROOT] [--db PATH] [--format json|text]\n"     \
-	"       castls context [--root DIR] FILE:LINE[:COL] [--budget TOKENS]\n" \
-	"                      [--limit N] [--format json|text]\n"
+/* Each command's usage; `castls --help` prints them all. */
+#define USAGE_SERVE "usage: castls [serve] [--db PATH]\n"
+#define USAGE_CHUNK \
+	"usage: castls chunk FILE... [--max-size N] [--format json|text]\n"
+#define USAGE_SPANS "usage: castls spans FILE... [--format json|text]\n"
+#define USAGE_INDEX                                                     \
+	"usage: castls index [ROOT] [--db PATH] [--jobs N] [--quiet]\n" \
+	"                    [--max-file-size BYTES] [--exclude PATTERN]\n"
+#define USAGE_SEARCH \
+	"usage: castls search [ROOT] QUERY [--limit N] [--format json|text]\n"
+#define USAGE_STATUS \
+	"usage: castls status [ROOT] [--db PATH] [--format json|text]\n"
+#define USAGE_CONTEXT                                                    \
+	"usage: castls context [--root DIR] FILE:LINE[:COL] [--budget "  \
+	"TOKENS]\n"                                                      \
+	"                      [--limit N] [--format json|text|prompt] " \
+	"[--stdin]\n"
+#define USAGE_MCP                                                    \
+	"usage: castls mcp [ROOT...] [--db PATH] [--budget TOKENS] " \
+	"[--quiet]\n"                                                \
+	"                  [--max-size N] [--max-file-size BYTES]\n" \
+	"                  [--exclude PATTERN]\n"
+
+static const char *usage_all(void)
+{
+	return USAGE_SERVE USAGE_CONTEXT USAGE_MCP USAGE_INDEX USAGE_SEARCH
+	    USAGE_STATUS USAGE_CHUNK USAGE_SPANS
+	    "       castls --version | --help | COMMAND --help\n";
+}
 
 int cli_usage_error(const char *what)
 {
-	fprintf(stderr, "castls: %s\n%s", what, USAGE);
+	fprintf(stderr, "castls: %s\n%s", what, usage_all());
 	return 2;
 }
 
@@ -63,7 +82,8 @@ int cli_parse_opts(int argc, char **argv, Opts *o, bool json_default)
 		i++;
 		if (strcmp(a, "--format") == 0) {
 			if (strcmp(v, "json") && strcmp(v, "text"))
-				return cli_usage_error("--format is json or text");
+				return cli_usage_error(
+				    "--format is json or text");
 			o->json = strcmp(v, "json") == 0;
 		} else if (strcmp(a, "--db") == 0) {
 			o->db = v;
@@ -160,9 +180,10 @@ static void print_chunk(Buf *b, const char *path, const char *text,
 	}
 	buf_puts(b, "{\"path\":");
 	buf_json_string(b, path, strlen(path));
-	buf_printf(b, ",\"language\":\"%s\",\"start_byte\":%u,\"end_byte\":%u,"
-		      "\"start_line\":%u,\"end_line\":%u,\"kind\":\"%s\","
-		      "\"span_path\":[",
+	buf_printf(b,
+		   ",\"language\":\"%s\",\"start_byte\":%u,\"end_byte\":%u,"
+		   "\"start_line\":%u,\"end_line\":%u,\"kind\":\"%s\","
+		   "\"span_path\":[",
 		   lang_name(c->lang), k->bytes.start, k->bytes.end,
 		   k->lines.start, k->lines.end, chunk_kind_name(k->kind));
 	json_span_names(b, c, k->span);
@@ -171,8 +192,8 @@ static void print_chunk(Buf *b, const char *path, const char *text,
 	buf_puts(b, "}\n");
 }
 
-static void print_span(Buf *b, const char *path, const Chunking *c,
-		       int32_t i, bool json)
+static void print_span(Buf *b, const char *path, const Chunking *c, int32_t i,
+		       bool json)
 {
 	const Span *s = &c->spans[i];
 	int depth = 0;
@@ -187,14 +208,16 @@ static void print_span(Buf *b, const char *path, const Chunking *c,
 	}
 	buf_puts(b, "{\"path\":");
 	buf_json_string(b, path, strlen(path));
-	buf_printf(b, ",\"id\":%d,\"parent\":%d,\"depth\":%d,\"kind\":\"%s\","
-		      "\"name\":",
+	buf_printf(b,
+		   ",\"id\":%d,\"parent\":%d,\"depth\":%d,\"kind\":\"%s\","
+		   "\"name\":",
 		   i, s->parent, depth, span_kind_name(s->kind));
 	buf_json_string(b, s->name, strlen(s->name));
 	buf_puts(b, ",\"qualname\":");
 	buf_json_string(b, s->qualname, strlen(s->qualname));
-	buf_printf(b, ",\"start_byte\":%u,\"end_byte\":%u,\"start_line\":%u,"
-		      "\"end_line\":%u,\"header\":",
+	buf_printf(b,
+		   ",\"start_byte\":%u,\"end_byte\":%u,\"start_line\":%u,"
+		   "\"end_line\":%u,\"header\":",
 		   s->bytes.start, s->bytes.end, s->lines.start, s->lines.end);
 	buf_json_string(b, s->header, strlen(s->header));
 	buf_puts(b, ",\"doc\":");
@@ -275,8 +298,7 @@ static int cmd_spans(int argc, char **argv)
 
 /* Opens the index of ROOT (args[0] when given, else "."); prints the
  * reason and returns non-zero on failure. */
-int cli_open_index(const Opts *o, const char *root, Index **ix,
-		   bool scan)
+int cli_open_index(const Opts *o, const char *root, Index **ix, bool scan)
 {
 	IndexOptions io = {0};
 	int err;
@@ -333,9 +355,8 @@ static void show_progress(void *ctx, const ScanStats *s)
 
 	if (!p->tty)
 		return;
-	fprintf(stderr, "\r\033[Kindexing: %u/%u files, %.1f MB/s",
-		s->done, s->seen,
-		secs > 0 ? (double)s->bytes / 1e6 / secs : 0.0);
+	fprintf(stderr, "\r\033[Kindexing: %u/%u files, %.1f MB/s", s->done,
+		s->seen, secs > 0 ? (double)s->bytes / 1e6 / secs : 0.0);
 }
 
 static int cmd_index(int argc, char **argv)
@@ -369,7 +390,8 @@ static int cmd_index(int argc, char **argv)
 			"castls: %u files: %u indexed, %u unchanged, "
 			"%u skipped (%u generated), %u removed (%.2f s)\n",
 			st.seen, st.indexed, st.unchanged, st.skipped,
-			st.generated, st.removed, (double)(mono_ms() - p.start_ms) / 1000.0);
+			st.generated, st.removed,
+			(double)(mono_ms() - p.start_ms) / 1000.0);
 	index_close(ix);
 	cli_opts_free(&o);
 	return err ? 1 : 0;
@@ -388,8 +410,9 @@ static void print_hit(Buf *b, const IndexHit *h, bool json)
 	}
 	buf_puts(b, "{\"path\":");
 	buf_json_string(b, h->path, strlen(h->path));
-	buf_printf(b, ",\"language\":\"%s\",\"kind\":\"%s\",\"start_line\":%u,"
-		      "\"end_line\":%u,\"score\":%.4f,\"names\":",
+	buf_printf(b,
+		   ",\"language\":\"%s\",\"kind\":\"%s\",\"start_line\":%u,"
+		   "\"end_line\":%u,\"score\":%.4f,\"names\":",
 		   lang_name(h->lang), chunk_kind_name(h->kind), h->lines.start,
 		   h->lines.end, h->score);
 	buf_json_string(b, h->names, strlen(h->names));
@@ -410,7 +433,8 @@ static int cmd_search(int argc, char **argv)
 
 	if (!err && (o.nargs < 1 || o.nargs > 2))
 		err = cli_usage_error("search takes [ROOT] QUERY");
-	if (err || cli_open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix, false)) {
+	if (err ||
+	    cli_open_index(&o, o.nargs == 2 ? o.args[0] : ".", &ix, false)) {
 		cli_opts_free(&o);
 		return err ? err : 1;
 	}
@@ -456,9 +480,10 @@ static int cmd_status(int argc, char **argv)
 		buf_puts(&b, ",\"database\":");
 		buf_json_string(&b, index_db_path(ix),
 				strlen(index_db_path(ix)));
-		buf_printf(&b, ",\"files\":%u,\"spans\":%u,\"chunks\":%u,"
-			       "\"sourceBytes\":%llu,\"databaseBytes\":%llu,"
-			       "\"lastIndexed\":%lld}\n",
+		buf_printf(&b,
+			   ",\"files\":%u,\"spans\":%u,\"chunks\":%u,"
+			   "\"sourceBytes\":%llu,\"databaseBytes\":%llu,"
+			   "\"lastIndexed\":%lld}\n",
 			   st.files, st.spans, st.chunks,
 			   (unsigned long long)st.source_bytes,
 			   (unsigned long long)st.db_bytes,
@@ -467,8 +492,9 @@ static int cmd_status(int argc, char **argv)
 		buf_printf(&b, "root      %s\ndatabase  %s (%.1f MB)\n",
 			   index_root(ix), index_db_path(ix),
 			   (double)st.db_bytes / 1e6);
-		buf_printf(&b, "files     %u (%.1f MB)\nspans     %u\n"
-			       "chunks    %u\n",
+		buf_printf(&b,
+			   "files     %u (%.1f MB)\nspans     %u\n"
+			   "chunks    %u\n",
 			   st.files, (double)st.source_bytes / 1e6, st.spans,
 			   st.chunks);
 		for (int l = 1; l < LANG_COUNT; l++)
@@ -522,30 +548,59 @@ static int cmd_serve(int argc, char **argv)
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	const char *usage;
 } commands[] = {
-	{"serve", cmd_serve},
-	{"context", cli_context},
-	{"chunk", cmd_chunk},
-	{"spans", cmd_spans},
-	{"index", cmd_index},
-	{"search", cmd_search},
-	{"status", cmd_status},
+    {"serve", cmd_serve, USAGE_SERVE},
+    {"context", cli_context, USAGE_CONTEXT},
+    {"mcp", cli_mcp, USAGE_MCP},
+    {"chunk", cmd_chunk, USAGE_CHUNK},
+    {"spans", cmd_spans, USAGE_SPANS},
+    {"index", cmd_index, USAGE_INDEX},
+    {"search", cmd_search, USAGE_SEARCH},
+    {"status", cmd_status, USAGE_STATUS},
 };
+
+static bool is_help(const char *a)
+{
+	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* The language server on a terminal waits for LSP messages that nobody
+ * will type: say what it is before waiting. */
+static void hint_if_terminal(void)
+{
+	if (isatty(0))
+		fputs("castls: a language server, waiting for LSP messages on "
+		      "standard input; `castls --help` lists the commands\n",
+		      stderr);
+}
 
 int main(int argc, char **argv)
 {
 	size_t i;
 
 	castls_init_allocators();
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-			 strcmp(argv[1], "--help") == 0)) {
-		fputs(USAGE, stdout);
+	if (argc > 1 && is_help(argv[1])) {
+		fputs(usage_all(), stdout);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+		printf("castls %s\n", CASTLS_VERSION);
 		return 0;
 	}
 	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(*commands); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			for (int k = 2; k < argc; k++)
+				if (is_help(argv[k])) {
+					fputs(commands[i].usage, stdout);
+					return 0;
+				}
+			if (commands[i].run == cmd_serve)
+				hint_if_terminal();
 			return commands[i].run(argc - 2, argv + 2);
+		}
 	if (argc > 1 && argv[1][0] != '-')
 		return cli_usage_error("unknown command");
+	hint_if_terminal();
 	return cmd_serve(argc - 1, argv + 1);
 }

@@ -41,32 +41,34 @@ typedef struct {
 } ByteSet;
 
 enum {
-	RULE_NEGATE = 1 << 0,   /* `!pattern`: re-includes */
-	RULE_DIRONLY = 1 << 1,  /* `pattern/`: directories only */
+	RULE_NEGATE = 1 << 0,	/* `!pattern`: re-includes */
+	RULE_DIRONLY = 1 << 1,	/* `pattern/`: directories only */
 	RULE_ANCHORED = 1 << 2, /* has a '/': matched against the path */
-	RULE_LITERAL = 1 << 3,  /* only TOK_LIT: compared with memcmp */
+	RULE_LITERAL = 1 << 3,	/* only TOK_LIT: compared with memcmp */
 	RULE_ENDSWITH = 1 << 4, /* `*` then only TOK_LIT, like `*.o` */
 };
 
 typedef struct {
-	char *dir;        /* owned, NUL-terminated; "" for the root */
-	size_t dirlen;    /* bytes */
-	Tok *toks;        /* owned, ntok entries */
-	size_t ntok;      /* <= IGNORE_PATTERN_MAX */
+	char *dir;	  /* owned, NUL-terminated; "" for the root */
+	size_t dirlen;	  /* bytes */
+	Tok *toks;	  /* owned, ntok entries */
+	size_t ntok;	  /* <= IGNORE_PATTERN_MAX */
 	ByteSet *classes; /* owned, NULL when there are none */
-	char *lit;        /* owned when RULE_LITERAL: the ntok bytes */
-	unsigned flags;   /* RULE_* */
+	char *lit;	  /* owned when RULE_LITERAL: the ntok bytes */
+	unsigned flags;	  /* RULE_* */
 	/* A prefilter: every match is at least minlen bytes, starts with
 	 * the npre literal tokens, ends with the nsuf literal tokens and
 	 * contains need (owned, nneed bytes, NULL when not useful). */
 	size_t minlen, npre, nsuf;
 	char *need;
 	size_t nneed;
+	ByteSet bytes; /* bytes every match holds (its fixed literals) */
 } Rule;
 
 struct Ignore {
 	Rule *rules; /* in the order added; later ones take precedence */
 	size_t n, cap;
+	size_t partial; /* paths matched against part of the rules */
 };
 
 #define SET_WORDS ((IGNORE_PATTERN_MAX + 1 + 63) / 64)
@@ -99,10 +101,10 @@ static const struct {
 	const char *name;
 	int (*test)(int c);
 } posix_classes[] = {
-	{"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
-	{"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
-	{"lower", islower}, {"print", isprint}, {"punct", ispunct},
-	{"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
+    {"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
+    {"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
+    {"lower", islower}, {"print", isprint}, {"punct", ispunct},
+    {"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
 };
 
 /* Adds the ASCII members of the class named by the n bytes at name.
@@ -113,8 +115,7 @@ static bool byteset_add_posix(ByteSet *s, const char *name, size_t n)
 	size_t i;
 	int c;
 
-	for (i = 0; i < sizeof(posix_classes) / sizeof(posix_classes[0]);
-	     i++) {
+	for (i = 0; i < sizeof(posix_classes) / sizeof(posix_classes[0]); i++) {
 		if (strlen(posix_classes[i].name) != n ||
 		    memcmp(posix_classes[i].name, name, n) != 0)
 			continue;
@@ -145,7 +146,7 @@ static bool parse_class(const char *p, size_t n, size_t *i, ByteSet *s)
 		negate = true;
 		k++;
 	}
-	for (start = k;; ) {
+	for (start = k;;) {
 		if (k >= n)
 			return false;
 		if (p[k] == ']' && k > start)
@@ -193,6 +194,20 @@ static void emit(Rule *r, TokKind kind, unsigned char ch, size_t arg)
 	t->arg = (uint16_t)arg;
 }
 
+/* True when the last tokens are a `**` + '/' group (the only place a
+ * TOK_SKIP jumps to the end, followed by TOK_STARSTAR). */
+static bool after_starstar_slash(const Rule *r)
+{
+	const Tok *t;
+
+	if (r->ntok < 3)
+		return false;
+	t = r->toks + r->ntok - 3;
+	return t[0].kind == TOK_SKIP && t[0].arg == r->ntok &&
+	       t[1].kind == TOK_STARSTAR && t[2].kind == TOK_LIT &&
+	       t[2].ch == '/';
+}
+
 /* Compiles a run of stars at p[*i]. A run of two or more that fills a
  * whole path component is `**`; anything else is one `*`. */
 static void compile_stars(Rule *r, const char *p, size_t n, size_t *i)
@@ -205,6 +220,10 @@ static void compile_stars(Rule *r, const char *p, size_t n, size_t *i)
 	    (j == n || p[j] == '/')) {
 		if (j == n) {
 			emit(r, TOK_STARSTAR, 0, 0);
+		} else if (after_starstar_slash(r)) {
+			/* `**` + '/' twice matches what it does once:
+			 * one group costs the matcher less. */
+			j++;
 		} else {
 			/* `**` + '/': nothing, or any text ending in '/'. */
 			emit(r, TOK_SKIP, 0, r->ntok + 3);
@@ -307,8 +326,7 @@ static void find_need(Rule *r)
 }
 
 /* True when the n bytes at hay contain the m >= 1 bytes at needle. */
-static bool contains(const char *hay, size_t n, const char *needle,
-		     size_t m)
+static bool contains(const char *hay, size_t n, const char *needle, size_t m)
 {
 	const char *p = hay, *end = hay + n;
 
@@ -330,12 +348,15 @@ static void analyse(Rule *r)
 	bool fixed = true;
 
 	r->minlen = r->npre = r->nsuf = 0;
+	memset(&r->bytes, 0, sizeof(r->bytes));
 	for (i = 0; i < r->ntok; i++) {
 		if (r->toks[i].kind == TOK_SKIP) {
 			i = r->toks[i].arg - 1u;
 			fixed = false;
 			continue;
 		}
+		if (r->toks[i].kind == TOK_LIT)
+			byteset_add(&r->bytes, r->toks[i].ch);
 		if (r->toks[i].kind != TOK_STAR &&
 		    r->toks[i].kind != TOK_STARSTAR)
 			r->minlen++;
@@ -421,11 +442,46 @@ static void push(Ignore *ig, Rule *r)
 	ig->rules[ig->n++] = *r;
 }
 
-size_t ignore_add(Ignore *ig, const char *dir, const char *text,
-		  size_t len)
+/* One pattern line of an ignore file: no newline, CR or trailing
+ * spaces. */
+typedef struct {
+	const char *p;
+	size_t n;
+	bool dup; /* the same line comes again later in the file */
+} Line;
+
+/* Marks every line that a later line repeats: the last copy alone can
+ * decide (the last matching pattern wins, and an earlier copy matches
+ * exactly when the last one does), so the others are dead weight; a
+ * file of 5,000 copies of one pattern costs what one does. */
+static void mark_duplicates(Line *l, size_t n)
+{
+	size_t cap = 16, *slot, i, h;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	slot = xmalloc(cap * sizeof(*slot));
+	for (i = 0; i < cap; i++)
+		slot[i] = SIZE_MAX;
+	for (i = n; i-- > 0;) {
+		h = (size_t)castls_hash(l[i].p, l[i].n, 0) & (cap - 1);
+		for (; slot[h] != SIZE_MAX; h = (h + 1) & (cap - 1))
+			if (l[slot[h]].n == l[i].n &&
+			    memcmp(l[slot[h]].p, l[i].p, l[i].n) == 0)
+				break;
+		if (slot[h] != SIZE_MAX)
+			l[i].dup = true;
+		else
+			slot[h] = i;
+	}
+	xfree(slot);
+}
+
+size_t ignore_add(Ignore *ig, const char *dir, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len, *nl;
-	size_t n, skipped = 0;
+	size_t n, skipped = 0, nlines = 0, cap = 0, i;
+	Line *lines = NULL;
 	Rule r;
 
 	if (!dir)
@@ -441,7 +497,17 @@ size_t ignore_add(Ignore *ig, const char *dir, const char *text,
 			skipped++;
 			continue;
 		}
-		switch (parse_line(&r, p, n)) {
+		if (nlines == cap) {
+			cap = cap ? cap * 2 : 64;
+			lines = xrealloc(lines, cap * sizeof(*lines));
+		}
+		lines[nlines++] = (Line){p, trim_trailing_spaces(p, n), false};
+	}
+	mark_duplicates(lines, nlines);
+	for (i = 0; i < nlines; i++) {
+		if (lines[i].dup)
+			continue;
+		switch (parse_line(&r, lines[i].p, lines[i].n)) {
 		case 1:
 			r.dir = xstrdup(dir);
 			r.dirlen = strlen(dir);
@@ -452,6 +518,7 @@ size_t ignore_add(Ignore *ig, const char *dir, const char *text,
 			break;
 		}
 	}
+	xfree(lines);
 	return skipped;
 }
 
@@ -462,6 +529,8 @@ void ignore_reset(Ignore *ig, size_t mark)
 	while (ig->n > mark)
 		rule_free(&ig->rules[--ig->n]);
 }
+
+size_t ignore_partial(const Ignore *ig) { return ig->partial; }
 
 /* ---------------------------------------------------------------------- *
  * Matching
@@ -549,8 +618,23 @@ static bool step(const Rule *r, const uint64_t *cur, uint64_t *next,
 	return any != 0;
 }
 
-/* True when the n bytes of text match r's tokens as a whole. */
-static bool pattern_match(const Rule *r, const char *text, size_t n)
+/* True when every byte in need is in have. */
+static bool byteset_within(const ByteSet *need, const ByteSet *have)
+{
+	uint64_t a[4], b[4];
+
+	memcpy(a, need->bits, sizeof(a));
+	memcpy(b, have->bits, sizeof(b));
+	return !((a[0] & ~b[0]) | (a[1] & ~b[1]) | (a[2] & ~b[2]) |
+		 (a[3] & ~b[3]));
+}
+
+/* True when the n bytes of text match r's tokens as a whole. have holds
+ * (at least) the bytes of text. A simulation is charged n x tokens
+ * steps to *budget; one that *budget cannot pay for is not run, and
+ * *cut is set instead (the rule counts as not matching). */
+static bool pattern_match(const Rule *r, const char *text, size_t n,
+			  const ByteSet *have, size_t *budget, bool *cut)
 {
 	uint64_t a[SET_WORDS], b[SET_WORDS], *cur = a, *next = b, *tmp;
 	size_t nwords = r->ntok / 64 + 1, i;
@@ -568,8 +652,14 @@ static bool pattern_match(const Rule *r, const char *text, size_t n)
 			return false;
 	if (r->flags & RULE_ENDSWITH)
 		return memchr(text, '/', n - r->nsuf) == NULL;
-	if (r->need && !contains(text, n, r->need, r->nneed))
+	if (!byteset_within(&r->bytes, have) ||
+	    (r->need && !contains(text, n, r->need, r->nneed)))
 		return false;
+	if (n * r->ntok > *budget) {
+		*cut = true;
+		return false;
+	}
+	*budget -= n * r->ntok;
 	memset(cur, 0, nwords * sizeof(uint64_t));
 	set_bit(cur, 0);
 	closure(r, cur, nwords);
@@ -586,7 +676,8 @@ static bool pattern_match(const Rule *r, const char *text, size_t n)
 /* True when r matches the entry at path (n bytes), whose basename starts
  * at base. */
 static bool rule_match(const Rule *r, const char *path, size_t n,
-		       const char *base, bool is_dir)
+		       const char *base, bool is_dir, const ByteSet *have,
+		       size_t *budget, bool *cut)
 {
 	const char *rel = path;
 
@@ -600,20 +691,31 @@ static bool rule_match(const Rule *r, const char *path, size_t n,
 		n -= r->dirlen + 1;
 	}
 	if (r->flags & RULE_ANCHORED)
-		return pattern_match(r, rel, n);
-	return pattern_match(r, base, n - (size_t)(base - rel));
+		return pattern_match(r, rel, n, have, budget, cut);
+	return pattern_match(r, base, n - (size_t)(base - rel), have, budget,
+			     cut);
 }
 
-bool ignore_match(const Ignore *ig, const char *relpath, bool is_dir)
+bool ignore_match(Ignore *ig, const char *relpath, bool is_dir)
 {
-	size_t n = strlen(relpath), i;
+	size_t n = strlen(relpath), i, budget = IGNORE_PATH_BUDGET;
 	const char *base = strrchr(relpath, '/');
+	ByteSet have = {{0}};
+	bool cut = false, ignored = false;
 
 	if (n == 0)
 		return false;
 	base = base ? base + 1 : relpath;
+	/* Every byte a rule's literals need must be in the path: one test
+	 * of 32 bytes turns most rules away before the simulation. */
+	for (i = 0; i < n; i++)
+		byteset_add(&have, (unsigned char)relpath[i]);
 	for (i = ig->n; i-- > 0;)
-		if (rule_match(&ig->rules[i], relpath, n, base, is_dir))
-			return !(ig->rules[i].flags & RULE_NEGATE);
-	return false;
+		if (rule_match(&ig->rules[i], relpath, n, base, is_dir, &have,
+			       &budget, &cut)) {
+			ignored = !(ig->rules[i].flags & RULE_NEGATE);
+			break;
+		}
+	ig->partial += cut;
+	return ignored;
 }

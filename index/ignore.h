@@ -54,6 +54,14 @@
  * are skipped, as are malformed ones. It also bounds the matcher's state
  * set, which lives on the stack. */
 #define IGNORE_PATTERN_MAX 1024
+/* Steps of the set-of-states simulation (bytes x pattern tokens) one
+ * path may take, over all the patterns it is matched against; about a
+ * millisecond. Patterns the cheap tests settle (literals, `*.ext`, and
+ * any whose fixed bytes the path lacks) cost nothing. Past it, the
+ * patterns left are taken as not matching and the path is counted (see
+ * ignore_partial): matching costs that much at most, whatever the
+ * ignore files hold. Real ones never come near it. */
+#define IGNORE_PATH_BUDGET ((size_t)1 << 18)
 
 typedef struct Ignore Ignore;
 
@@ -70,13 +78,15 @@ void ignore_delete(Ignore *ig);
  * '/'-separated, without leading or trailing slash; "" or NULL is the
  * root. Both are borrowed and copied; text need not be NUL-terminated.
  *
+ * A line repeated later in the same text is kept once, as its last
+ * copy: it decides exactly as all of them would.
+ *
  * Returns the number of pattern lines skipped because they were longer
  * than IGNORE_PATTERN_MAX or malformed (an unterminated `[`, an unknown
  * `[:name:]` class, a lone trailing backslash), so the caller can log
  * it. Skipped lines are not an error: git also ignores such patterns.
  */
-size_t ignore_add(Ignore *ig, const char *dir, const char *text,
-		  size_t len);
+size_t ignore_add(Ignore *ig, const char *dir, const char *text, size_t len);
 
 /* The current height of the pattern stack, for ignore_reset(). */
 size_t ignore_mark(const Ignore *ig);
@@ -90,8 +100,13 @@ void ignore_reset(Ignore *ig, size_t mark);
  * no leading or trailing slash, NUL-terminated; borrowed) is ignored by
  * the patterns on the stack; is_dir says whether it is a directory. A
  * pattern applies only to paths strictly below its ignore file's
- * directory. The root itself ("") is never ignored.
+ * directory. The root itself ("") is never ignored. A path whose
+ * matching ran out of IGNORE_PATH_BUDGET is counted in ig.
  */
-bool ignore_match(const Ignore *ig, const char *relpath, bool is_dir);
+bool ignore_match(Ignore *ig, const char *relpath, bool is_dir);
+
+/* Paths so far whose matching stopped at IGNORE_PATH_BUDGET, so that
+ * some patterns were not tried on them: the caller should say so. */
+size_t ignore_partial(const Ignore *ig);
 
 #endif

@@ -33,14 +33,14 @@ enum {
 	ST_FTS_INSERT,
 	ST_FTS_DELETE,
 	ST_META_PUT,
-	ST_SPAN_GET,    /* symbols.c: the columns of SPAN_COLUMNS */
-	ST_DEFINITIONS, /* symbols.c: HIT_COLUMNS, qualname, text */
+	ST_SPAN_GET,	     /* symbols.c: the columns of SPAN_COLUMNS */
+	ST_DEFINITIONS,	     /* symbols.c: HIT_COLUMNS, qualname, text */
 	ST_SPANS_NAMED_MANY, /* symbols.c: the batched lookups */
 	ST_CHILDREN_MANY,
 	ST_SPAN_CHAINS,
 	ST_FILE_TEXTS,
 	ST_MEMBERS_MANY,
-	ST_CHUNK_COUNT,      /* search.c */
+	ST_CHUNK_COUNT, /* search.c */
 	ST_COUNT
 };
 
@@ -54,18 +54,18 @@ struct Index {
 	bool in_txn;
 	bool defer_checkpoint; /* commits leave the log to index_checkpoint */
 	bool bulk_journal;     /* out of WAL mode for a first scan */
-	int wal_pages;         /* in the log after this connection's last
+	int wal_pages;	       /* in the log after this connection's last
 				* commit, 0 after a checkpoint */
 	uint64_t statements;   /* run on this connection, for measuring */
-	bool vocab;            /* temp.castls_vocab exists (search.c) */
+	bool vocab;	       /* temp.castls_vocab exists (search.c) */
 };
 
 /* Columns read by symbols.c, shared with the statement table. */
-#define SPAN_COLUMNS                                                   \
+#define SPAN_COLUMNS                                                    \
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name," \
 	" s.qualname, s.header, s.doc, s.start_byte, s.end_byte,"       \
 	" s.start_line, s.end_line"
-#define HIT_COLUMNS                                                       \
+#define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
 	" c.end_byte, c.start_line, c.end_line"
 

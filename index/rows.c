@@ -288,8 +288,7 @@ static int write_chunks(Index *ix, int64_t file, bool fresh,
 	OldRow *old = NULL;
 	uint32_t nold = 0, i;
 	Buf names = {0};
-	int err = fresh ? 0
-			: load_rows(ix, ST_CHUNKS_OF, file, &old, &nold);
+	int err = fresh ? 0 : load_rows(ix, ST_CHUNKS_OF, file, &old, &nold);
 
 	if (err)
 		return err;
@@ -480,8 +479,7 @@ static bool moved_by(EditShift *sh, ByteRange r0, LineRange l0, ByteRange r1,
 {
 	int64_t dl = (int64_t)l1.start - l0.start;
 
-	if (r0.start < sh->from ||
-	    (int64_t)r1.start - r0.start != sh->bytes ||
+	if (r0.start < sh->from || (int64_t)r1.start - r0.start != sh->bytes ||
 	    (int64_t)r1.end - r0.end != sh->bytes ||
 	    (int64_t)l1.end - l0.end != dl)
 		return false;
@@ -563,9 +561,9 @@ static bool edit_fits(const Chunking *c0, const Chunking *c1, EditShift *sh,
 		if (x->kind != y->kind || x->span != y->span ||
 		    x->size != y->size)
 			return false;
-		if (i < *k ? !same_place(x->bytes, x->lines, y->bytes, y->lines)
-			   : !moved_by(sh, x->bytes, x->lines, y->bytes,
-				       y->lines))
+		if (i < *k
+			? !same_place(x->bytes, x->lines, y->bytes, y->lines)
+			: !moved_by(sh, x->bytes, x->lines, y->bytes, y->lines))
 			return false;
 	}
 	sh->chunks_moved = c0->nchunks - *k - 1;
@@ -613,7 +611,8 @@ static int stretch_spans(Index *ix, int64_t file, const char *text,
 		sqlite3_bind_int64(st, 5, file);
 		sqlite3_bind_int64(st, 6, s0->bytes.start);
 		sqlite3_bind_int64(st, 7, s0->bytes.end);
-		if (!(err = index__step_done(ix, st)) && sqlite3_changes(ix->db) != 1)
+		if (!(err = index__step_done(ix, st)) &&
+		    sqlite3_changes(ix->db) != 1)
 			err = CASTLS_EINVAL;
 	}
 	return err;

@@ -26,7 +26,7 @@
 
 #include "ignore.h"
 
-#define WALK_MAX_DEPTH 128     /* directories deeper than this are skipped */
+#define WALK_MAX_DEPTH 128 /* directories deeper than this are skipped */
 /* A write transaction ends after this many files, source bytes or
  * milliseconds, whichever comes first. Every commit leaves the full-text
  * index one more segment, and merging segments costs about as much as
@@ -68,8 +68,8 @@ typedef struct {
 	size_t root_len;
 	ScanStats *stats;
 	const volatile int *cancel;
-	bool rechunk; /* stored rows were cut at another chunk size */
-	bool bulk; /* a first scan into an empty index */
+	bool rechunk;	 /* stored rows were cut at another chunk size */
+	bool bulk;	 /* a first scan into an empty index */
 	uint32_t stored; /* files the index had */
 } Walk;
 
@@ -82,7 +82,8 @@ static int64_t stat_mtime(const struct stat *st)
 static bool enter_once(Walk *w, const struct stat *st)
 {
 	for (uint32_t i = 0; i < w->ndirs; i++)
-		if (w->dirs[i].dev == st->st_dev && w->dirs[i].ino == st->st_ino)
+		if (w->dirs[i].dev == st->st_dev &&
+		    w->dirs[i].ino == st->st_ino)
 			return false;
 	if (w->ndirs == w->dcap) {
 		w->dcap = w->dcap ? w->dcap * 2 : 64;
@@ -92,13 +93,16 @@ static bool enter_once(Walk *w, const struct stat *st)
 	return true;
 }
 
-/* Adds the patterns of file abs (if it exists) for directory rel. */
+/* Adds the patterns of file abs (if it exists) for directory rel. Only a
+ * regular file inside the root counts: a FIFO would block the walk, and
+ * a link out of the root is not the workspace's. */
 static void add_ignore_file(Walk *w, const char *abs, const char *rel)
 {
 	char *text;
 	size_t len;
 
-	if (castls_read_file(abs, 1u << 20, &text, &len) == 0) {
+	if (castls_read_file_in(w->ix->root, abs, 1u << 20, &text, &len,
+				NULL) == 0) {
 		ignore_add(w->ig, rel, text, len);
 		xfree(text);
 	}
@@ -126,8 +130,7 @@ static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
 {
 	char real[PATH_MAX];
 
-	if (!realpath(abs, real) || strncmp(real, w->ix->root, w->root_len) ||
-	    (real[w->root_len] != '/' && real[w->root_len] != '\0'))
+	if (!realpath(abs, real) || !castls_path_within(w->ix->root, real))
 		return false;
 	return stat(real, st) == 0;
 }
@@ -135,6 +138,30 @@ static bool link_target_ok(Walk *w, const char *abs, struct stat *st)
 static void walk_dir(Walk *w, Buf *abs, Buf *rel, int depth);
 
 /* One directory entry; abs and rel already name it. */
+/* Skipped unless an exclude pattern brings them back (gitignore's
+ * `!node_modules/`): dependencies and caches fill a workspace with code
+ * that is not the project's. So do virtual environments, whatever their
+ * name (is_venv). */
+#define DEFAULT_EXCLUDES "node_modules/\n__pycache__/\n.tox/\n.mypy_cache/\n"
+/* Build outputs and vendored copies, where no git repository's ignore
+ * files say what is the project's (in one, a tracked vendor/ is). */
+#define DEFAULT_EXCLUDES_NO_GIT "dist/\nbuild/\ntarget/\nvendor/\n"
+
+/* Whether directory abs is a Python virtual environment (it holds the
+ * pyvenv.cfg every venv has), whatever its name. */
+static bool is_venv(Buf *abs)
+{
+	size_t n = abs->len;
+	struct stat st;
+	bool yes;
+
+	buf_puts(abs, "/pyvenv.cfg");
+	yes = stat(abs->data, &st) == 0 && S_ISREG(st.st_mode);
+	abs->len = n;
+	abs->data[n] = '\0';
+	return yes;
+}
+
 static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
 {
 	struct stat st;
@@ -154,7 +181,7 @@ static void walk_entry(Walk *w, Buf *abs, Buf *rel, int depth)
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		if (strcmp(base, ".git") == 0 ||
-		    ignore_match(w->ig, rel->data, true))
+		    ignore_match(w->ig, rel->data, true) || is_venv(abs))
 			return;
 		if (depth < WALK_MAX_DEPTH && enter_once(w, &st))
 			walk_dir(w, abs, rel, depth + 1);
@@ -242,6 +269,15 @@ static void walk_root(Walk *w)
 
 	buf_puts(&abs, w->ix->root);
 	buf_puts(&rel, "");
+	/* Lowest precedence first: the defaults, which the user's exclude
+	 * patterns and every ignore file may override. */
+	ignore_add(w->ig, "", DEFAULT_EXCLUDES, strlen(DEFAULT_EXCLUDES));
+	buf_puts(&abs, "/.git");
+	if (stat(abs.data, &st) != 0)
+		ignore_add(w->ig, "", DEFAULT_EXCLUDES_NO_GIT,
+			   strlen(DEFAULT_EXCLUDES_NO_GIT));
+	abs.len = w->root_len;
+	abs.data[abs.len] = '\0';
 	if (w->ix->opt.exclude)
 		ignore_add(w->ig, "", w->ix->opt.exclude,
 			   strlen(w->ix->opt.exclude));
@@ -252,6 +288,13 @@ static void walk_root(Walk *w)
 	if (stat(abs.data, &st) == 0)
 		enter_once(w, &st);
 	walk_dir(w, &abs, &rel, 0);
+	w->stats->ignore_partial = (uint32_t)ignore_partial(w->ig);
+	if (w->stats->ignore_partial && !w->ix->opt.quiet)
+		fprintf(stderr,
+			"castls: %s: ignore patterns too costly to match: %u "
+			"paths were matched against only part of them, and "
+			"may be indexed though ignored\n",
+			w->ix->root, w->stats->ignore_partial);
 	buf_free(&abs);
 	buf_free(&rel);
 	if (w->n)
@@ -301,8 +344,8 @@ static int merge_stored(Walk *w, Vanished *gone)
 		}
 		if (gone->n == gone->cap) {
 			gone->cap = gone->cap ? gone->cap * 2 : 64;
-			gone->ids = xrealloc(gone->ids,
-					     gone->cap * sizeof(*gone->ids));
+			gone->ids =
+			    xrealloc(gone->ids, gone->cap * sizeof(*gone->ids));
 		}
 		gone->ids[gone->n++] = sqlite3_column_int64(s, 0);
 	}
@@ -315,9 +358,9 @@ static int merge_stored(Walk *w, Vanished *gone)
  * ---------------------------------------------------------------------- */
 
 typedef enum {
-	RES_WRITE,  /* new rows */
-	RES_TOUCH,  /* same content, new stamp */
-	RES_DROP,   /* no longer indexable or gone: delete stored rows */
+	RES_WRITE, /* new rows */
+	RES_TOUCH, /* same content, new stamp */
+	RES_DROP,  /* no longer indexable or gone: delete stored rows */
 	RES_NOTHING,
 } ResultKind;
 
@@ -330,7 +373,7 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
-	bool generated; /* skipped as minified or written by a tool */
+	bool generated;	 /* skipped as minified or written by a tool */
 	uint32_t worker; /* the worker that made it, and frees it */
 	struct Result *next;
 } Result;
@@ -367,19 +410,25 @@ static void process(Chunker *ch, Index *ix, Candidate *c, Result *r)
 	size_t len;
 	uint64_t max = ix->opt.max_file_size ? ix->opt.max_file_size
 					     : INDEX_DEFAULT_MAX_FILE;
+	DiskStamp ds;
 	int err;
 
 	r->cand = c;
-	r->stamp.size = c->size;
-	r->stamp.mtime = c->mtime;
 	buf_printf(&abs, "%s/%s", ix->root, c->rel);
-	err = castls_read_file(abs.data, max, &r->text, &len);
-	r->kind = c->known ? RES_DROP : RES_NOTHING;
+	err = castls_read_file_in(ix->root, abs.data, max, &r->text, &len, &ds);
+	/* A file rewritten while it was read keeps its rows: its stamp on
+	 * disk differs from the stored one, so the next scan reads it. */
+	r->kind = c->known && err != CASTLS_ECHANGING ? RES_DROP : RES_NOTHING;
 	r->skipped = true;
-	if (err) { /* vanished, unreadable or grew past the limit */
+	if (err) { /* vanished, unreadable, not ours or past the limit */
 		buf_free(&abs);
 		return;
 	}
+	/* The stamp of the bytes read, not the walk's: the file may have
+	 * changed in between, and a stamp newer than its text would pass
+	 * that text for the file's truth until the next change. */
+	r->stamp.size = ds.size;
+	r->stamp.mtime = ds.mtime;
 	r->len = (uint32_t)len;
 	/* The absolute path: a `.h` looks for its sibling `.cpp`. */
 	r->lang = lang_detect(abs.data, r->text, len);
@@ -559,9 +608,8 @@ static int batch_commit(Walk *w)
 	int err = index__commit(w->ix);
 
 	if (!err && w->bulk) {
-		sqlite3_wal_checkpoint_v2(w->ix->db, NULL,
-					  SQLITE_CHECKPOINT_PASSIVE, NULL,
-					  NULL);
+		sqlite3_wal_checkpoint_v2(
+		    w->ix->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		index__writeback(w->ix);
 	}
 	return err;

@@ -79,11 +79,12 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 				  NULL, NULL, NULL);
 	ix->vocab = rc == SQLITE_OK;
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(ix->db,
-					"SELECT j.key, v.doc FROM json_each(?1) j"
-					" CROSS JOIN temp.castls_vocab v"
-					" ON v.term = j.value",
-					-1, &s, NULL);
+		rc = sqlite3_prepare_v2(
+		    ix->db,
+		    "SELECT j.key, v.doc FROM json_each(?1) j"
+		    " CROSS JOIN temp.castls_vocab v"
+		    " ON v.term = j.value",
+		    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
 	buf_puts(&terms, "[");
@@ -105,8 +106,7 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 	if (rc != SQLITE_DONE)
 		return index__db_error(ix, rc);
 	s = index__stmt(ix, ST_CHUNK_COUNT);
-	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0)
-					       : 0;
+	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_reset(s);
 	return 0;
 }
@@ -148,9 +148,24 @@ static ChunkKind chunk_kind_of(const char *name)
 
 char *index__column_dup(sqlite3_stmt *s, int i)
 {
-	const char *p = (const char *)sqlite3_column_text(s, i);
+	const char *p = (const char *)sqlite3_column_text(s, i), *nul;
+	size_t n = p ? (size_t)sqlite3_column_bytes(s, i) : 0;
+	Buf b = {0};
 
-	return xstrndup(p ? p : "", (size_t)sqlite3_column_bytes(s, i));
+	if (!p || !(nul = memchr(p, '\0', n)))
+		return xstrndup(p ? p : "", n);
+	/* File text past the binary check's probe may hold a NUL, which a C
+	 * string (and so every caller) would take for its end: each
+	 * becomes U+FFFD, one character for one, as lsp/ does for invalid
+	 * UTF-8. */
+	do {
+		buf_append(&b, p, (size_t)(nul - p));
+		buf_append(&b, "\xEF\xBF\xBD", 3);
+		n -= (size_t)(nul - p) + 1;
+		p = nul + 1;
+	} while ((nul = memchr(p, '\0', n)));
+	buf_append(&b, p, n);
+	return buf_take(&b);
 }
 
 void index__hit_read(sqlite3_stmt *s, IndexHit *h)
@@ -175,12 +190,12 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	 * are joined with their rows, so a common term does not read the
 	 * text of every chunk it appears in. */
 	static const char sql[] =
-		"SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
-		" FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS rank"
-		" FROM chunks_fts WHERE chunks_fts MATCH ?1"
-		" ORDER BY rank LIMIT ?5) t"
-		" JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
-		" ORDER BY t.rank";
+	    "SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
+	    " FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS rank"
+	    " FROM chunks_fts WHERE chunks_fts MATCH ?1"
+	    " ORDER BY rank LIMIT ?5) t"
+	    " JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
+	    " ORDER BY t.rank";
 	Buf expr = {0};
 	sqlite3_stmt *s;
 	uint32_t cap = 0;
@@ -253,14 +268,18 @@ static int count_by(Index *ix, const char *sql, uint32_t *table, int n,
 
 		for (int i = 0; i < n && name; i++)
 			if (strcmp(namefn(i), name) == 0)
-				table[i] += (uint32_t)sqlite3_column_int64(s, 1);
+				table[i] +=
+				    (uint32_t)sqlite3_column_int64(s, 1);
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
 }
 
 static const char *lang_at(int i) { return lang_name((Lang)i); }
-static const char *chunk_kind_at(int i) { return chunk_kind_name((ChunkKind)i); }
+static const char *chunk_kind_at(int i)
+{
+	return chunk_kind_name((ChunkKind)i);
+}
 static const char *span_kind_at(int i) { return span_kind_name((SpanKind)i); }
 
 static int64_t single(Index *ix, const char *sql)
@@ -289,10 +308,9 @@ int index_counts(Index *ix, IndexStatus *out)
 	out->chunks = (uint32_t)single(ix, "SELECT count(*) FROM chunks");
 	out->spans = (uint32_t)single(ix, "SELECT count(*) FROM spans");
 	out->source_bytes =
-		(uint64_t)single(ix, "SELECT total(size) FROM files");
-	out->last_indexed =
-		single(ix, "SELECT CAST(value AS INTEGER) FROM meta"
-			   " WHERE key='last_scan'");
+	    (uint64_t)single(ix, "SELECT total(size) FROM files");
+	out->last_indexed = single(ix, "SELECT CAST(value AS INTEGER) FROM meta"
+				       " WHERE key='last_scan'");
 	if (stat(ix->db_path, &st) == 0)
 		out->db_bytes = (uint64_t)st.st_size;
 	out->db_bytes += index__wal_bytes(ix->db_path);

@@ -32,161 +32,160 @@
 /* Kinds and languages are stored by name so the database reads on its
  * own; span and chunk `hash` columns identify content for stable ids. */
 static const char schema[] =
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-	"CREATE TABLE files("
-	" id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
-	" lang TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,"
-	" hash INTEGER NOT NULL, indexed_at INTEGER NOT NULL);"
-	"CREATE TABLE spans("
-	" id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
-	" parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
-	" qualname TEXT NOT NULL, start_byte INTEGER NOT NULL,"
-	" end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
-	" end_line INTEGER NOT NULL, header TEXT NOT NULL,"
-	" doc TEXT NOT NULL, hash INTEGER NOT NULL);"
-	"CREATE INDEX spans_file ON spans(file_id, start_byte);"
-	"CREATE INDEX spans_parent ON spans(parent_id);"
-	"CREATE INDEX spans_name ON spans(name);"
-	"CREATE TABLE chunks("
-	" id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
-	" kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
-	" end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
-	" end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
-	" hash INTEGER NOT NULL, names TEXT NOT NULL, text TEXT NOT NULL);"
-	"CREATE INDEX chunks_file ON chunks(file_id, start_byte);"
-	/* The full-text index reads its documents through this view, so
-	 * chunk text is stored once. */
-	"CREATE VIEW chunks_doc AS SELECT c.id AS id, c.text AS text,"
-	" c.names AS names, f.path AS path"
-	" FROM chunks c JOIN files f ON f.id = c.file_id;"
-	"CREATE VIRTUAL TABLE chunks_fts USING fts5(text, names, path,"
-	" content='chunks_doc', content_rowid='id', tokenize='castls');"
-	/* FTS5 writes its pending terms out as a new segment when they pass
-	 * this many bytes (1 MiB by default), and at every commit. A large
-	 * write transaction of a scan then leaves one segment, not a dozen
-	 * that the merges would read and write again. */
-	"INSERT INTO chunks_fts(chunks_fts, rank)"
-	" VALUES('hashsize', 16777216);";
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE files("
+    " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
+    " lang TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,"
+    " hash INTEGER NOT NULL, indexed_at INTEGER NOT NULL);"
+    "CREATE TABLE spans("
+    " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
+    " parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
+    " qualname TEXT NOT NULL, start_byte INTEGER NOT NULL,"
+    " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    " end_line INTEGER NOT NULL, header TEXT NOT NULL,"
+    " doc TEXT NOT NULL, hash INTEGER NOT NULL);"
+    "CREATE INDEX spans_file ON spans(file_id, start_byte);"
+    "CREATE INDEX spans_parent ON spans(parent_id);"
+    "CREATE INDEX spans_name ON spans(name);"
+    "CREATE TABLE chunks("
+    " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
+    " kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
+    " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    " end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " hash INTEGER NOT NULL, names TEXT NOT NULL, text TEXT NOT NULL);"
+    "CREATE INDEX chunks_file ON chunks(file_id, start_byte);"
+    /* The full-text index reads its documents through this view, so
+     * chunk text is stored once. */
+    "CREATE VIEW chunks_doc AS SELECT c.id AS id, c.text AS text,"
+    " c.names AS names, f.path AS path"
+    " FROM chunks c JOIN files f ON f.id = c.file_id;"
+    "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, names, path,"
+    " content='chunks_doc', content_rowid='id', tokenize='castls');"
+    /* FTS5 writes its pending terms out as a new segment when they pass
+     * this many bytes (1 MiB by default), and at every commit. A large
+     * write transaction of a scan then leaves one segment, not a dozen
+     * that the merges would read and write again. */
+    "INSERT INTO chunks_fts(chunks_fts, rank)"
+    " VALUES('hashsize', 16777216);";
 
 static const char *const statements[ST_COUNT] = {
-	[ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
-	/* No upsert with RETURNING: that makes a statement journal, and
-	 * every statement savepoint flushes FTS5's pending terms into a new
-	 * segment, one per file, which the merges then pay for. */
-	[ST_FILE_INSERT] = "INSERT INTO files(path, lang, size, mtime, hash,"
-			   " indexed_at) VALUES(?,?,?,?,?,?)",
-	[ST_FILE_UPDATE] = "UPDATE files SET lang=?, size=?, mtime=?, hash=?,"
-			   " indexed_at=? WHERE id=?",
-	[ST_FILE_DELETE] = "DELETE FROM files WHERE id=?",
-	[ST_FILE_STAMP] = "UPDATE files SET size=?, mtime=?, hash=? WHERE id=?",
-	[ST_FILES_ALL] = "SELECT id, path FROM files",
-	[ST_SPANS_OF] = "SELECT id, hash, parent_id, start_byte, end_byte,"
-			" start_line, end_line FROM spans WHERE file_id=?",
-	[ST_SPAN_INSERT] = "INSERT INTO spans(file_id, parent_id, kind, name,"
-			   " qualname, start_byte, end_byte, start_line,"
-			   " end_line, header, doc, hash)"
-			   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_SPAN_UPDATE] = "UPDATE spans SET parent_id=?, start_byte=?,"
-			   " end_byte=?, start_line=?, end_line=? WHERE id=?",
-	[ST_SPAN_DELETE] = "DELETE FROM spans WHERE id=?",
-	[ST_CHUNKS_OF] = "SELECT id, hash, span_id, start_byte, end_byte,"
-			 " start_line, end_line FROM chunks WHERE file_id=?",
-	[ST_CHUNK_INSERT] = "INSERT INTO chunks(file_id, span_id, kind,"
-			    " start_byte, end_byte, start_line, end_line,"
-			    " size, hash, names, text)"
-			    " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_CHUNK_UPDATE] = "UPDATE chunks SET span_id=?, start_byte=?,"
-			    " end_byte=?, start_line=?, end_line=? WHERE id=?",
-	[ST_CHUNK_DELETE] = "DELETE FROM chunks WHERE id=?",
-	[ST_CHUNK_TEXT] = "SELECT c.text, c.names, f.path FROM chunks c"
-			  " JOIN files f ON f.id=c.file_id WHERE c.id=?",
-	/* index_file_edit: the rows after an edit move, those holding it
-	 * stretch. A row is found by where it was: within one file, the
-	 * chunks tile the text and the spans of a chunking are told apart
-	 * by their bytes (the writer checks that one row answers). */
-	[ST_SPANS_SHIFT] = "UPDATE spans SET start_byte=start_byte+?1,"
-			   " end_byte=end_byte+?1, start_line=start_line+?2,"
-			   " end_line=end_line+?2"
-			   " WHERE file_id=?3 AND start_byte>=?4",
-	[ST_SPAN_STRETCH] = "UPDATE spans SET end_byte=?1, end_line=?2,"
-			    " header=?3, hash=?4 WHERE file_id=?5 AND"
-			    " start_byte=?6 AND end_byte=?7",
-	[ST_CHUNKS_SHIFT] = "UPDATE chunks SET start_byte=start_byte+?1,"
-			    " end_byte=end_byte+?1,"
-			    " start_line=start_line+?2, end_line=end_line+?2"
-			    " WHERE file_id=?3 AND start_byte>=?4",
-	[ST_CHUNK_AT] = "SELECT c.id, c.end_byte, c.text, c.names, f.path"
-			" FROM chunks c"
-			" JOIN files f ON f.id=c.file_id"
-			" WHERE c.file_id=?1 AND c.start_byte=?2",
-	[ST_CHUNK_STRETCH] = "UPDATE chunks SET end_byte=?1, end_line=?2,"
-			     " size=?3, hash=?4, names=?5, text=?6"
-			     " WHERE id=?7",
-	[ST_FTS_INSERT] = "INSERT INTO chunks_fts(rowid, text, names, path)"
-			  " VALUES(?,?,?,?)",
-	[ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
-			  " names, path) VALUES('delete',?,?,?,?)",
-	[ST_META_PUT] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
-	[ST_SPAN_GET] = "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
-			" ON f.id = s.file_id WHERE s.id=?",
-	/* At most 64 spans a name (a name defined more often says little),
-	 * each with one index seek for the chunk it starts in. */
-	[ST_DEFINITIONS] = "SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM"
-			   " (SELECT s.qualname, (SELECT c2.id FROM chunks c2"
-			   " WHERE c2.file_id = s.file_id AND c2.start_byte <="
-			   " s.start_byte ORDER BY c2.start_byte DESC LIMIT 1)"
-			   " AS cid FROM spans s WHERE s.name = ?1 LIMIT 64) sp"
-			   " JOIN chunks c ON c.id = sp.cid"
-			   " JOIN files f ON f.id = c.file_id"
-			   " ORDER BY length(sp.qualname), f.path LIMIT ?2",
-	/* Batched lookups: ?1 is a JSON array of names or ids. The rank of
-	 * a row within its name or parent is taken over the narrow columns;
-	 * only the rows kept are read whole. */
-	[ST_SPANS_NAMED_MANY] =
-		"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
-		" row_number() OVER (PARTITION BY s2.name"
-		" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
-		" FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
-		" WHERE s2.name IN (SELECT value FROM json_each(?1))) t"
-		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-		" WHERE t.rk <= ?2 ORDER BY s.name, t.rk",
-	[ST_CHILDREN_MANY] =
-		"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
-		" row_number() OVER (PARTITION BY s2.parent_id"
-		" ORDER BY s2.start_byte) AS rk FROM spans s2"
-		" WHERE s2.parent_id IN (SELECT value FROM json_each(?1))) t"
-		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-		" WHERE t.rk <= ?2 ORDER BY s.parent_id, t.rk",
-	/* ?1: [[class, name], ...]: spans named name whose parent is named
-	 * class, in the order of the pairs. */
-	[ST_MEMBERS_MANY] =
-		"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid, j.key AS k,"
-		" row_number() OVER (PARTITION BY j.key"
-		" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
-		" FROM json_each(?1) j CROSS JOIN spans s2"
-		" JOIN spans p2 ON p2.id = s2.parent_id"
-		" JOIN files f2 ON f2.id = s2.file_id"
-		" WHERE s2.name = json_extract(j.value, '$[1]')"
-		" AND p2.name = json_extract(j.value, '$[0]')) t"
-		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-		" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
-	/* UNION, not UNION ALL: a span shared by two chains is read once,
-	 * and a corrupt cycle of parents ends. */
-	[ST_SPAN_CHAINS] =
-		"WITH RECURSIVE chain(id) AS (SELECT value FROM json_each(?1)"
-		" UNION SELECT s2.parent_id FROM chain"
-		" JOIN spans s2 ON s2.id = chain.id WHERE s2.parent_id > 0)"
-		" SELECT " SPAN_COLUMNS " FROM chain"
-		" JOIN spans s ON s.id = chain.id JOIN files f ON f.id = s.file_id",
-	/* ?1: [[file_id, start, end], ...]; the chunks over each range. */
-	[ST_FILE_TEXTS] =
-		"SELECT r.key, c.start_byte, c.text FROM json_each(?1) r"
-		" CROSS JOIN chunks c"
-		" WHERE c.file_id = json_extract(r.value, '$[0]')"
-		" AND c.start_byte < json_extract(r.value, '$[2]')"
-		" AND c.end_byte > json_extract(r.value, '$[1]')"
-		" ORDER BY r.key, c.start_byte",
-	[ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunks",
+    [ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
+    /* No upsert with RETURNING: that makes a statement journal, and
+     * every statement savepoint flushes FTS5's pending terms into a new
+     * segment, one per file, which the merges then pay for. */
+    [ST_FILE_INSERT] = "INSERT INTO files(path, lang, size, mtime, hash,"
+		       " indexed_at) VALUES(?,?,?,?,?,?)",
+    [ST_FILE_UPDATE] = "UPDATE files SET lang=?, size=?, mtime=?, hash=?,"
+		       " indexed_at=? WHERE id=?",
+    [ST_FILE_DELETE] = "DELETE FROM files WHERE id=?",
+    [ST_FILE_STAMP] = "UPDATE files SET size=?, mtime=?, hash=? WHERE id=?",
+    [ST_FILES_ALL] = "SELECT id, path FROM files",
+    [ST_SPANS_OF] = "SELECT id, hash, parent_id, start_byte, end_byte,"
+		    " start_line, end_line FROM spans WHERE file_id=?",
+    [ST_SPAN_INSERT] = "INSERT INTO spans(file_id, parent_id, kind, name,"
+		       " qualname, start_byte, end_byte, start_line,"
+		       " end_line, header, doc, hash)"
+		       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SPAN_UPDATE] = "UPDATE spans SET parent_id=?, start_byte=?,"
+		       " end_byte=?, start_line=?, end_line=? WHERE id=?",
+    [ST_SPAN_DELETE] = "DELETE FROM spans WHERE id=?",
+    [ST_CHUNKS_OF] = "SELECT id, hash, span_id, start_byte, end_byte,"
+		     " start_line, end_line FROM chunks WHERE file_id=?",
+    [ST_CHUNK_INSERT] = "INSERT INTO chunks(file_id, span_id, kind,"
+			" start_byte, end_byte, start_line, end_line,"
+			" size, hash, names, text)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CHUNK_UPDATE] = "UPDATE chunks SET span_id=?, start_byte=?,"
+			" end_byte=?, start_line=?, end_line=? WHERE id=?",
+    [ST_CHUNK_DELETE] = "DELETE FROM chunks WHERE id=?",
+    [ST_CHUNK_TEXT] = "SELECT c.text, c.names, f.path FROM chunks c"
+		      " JOIN files f ON f.id=c.file_id WHERE c.id=?",
+    /* index_file_edit: the rows after an edit move, those holding it
+     * stretch. A row is found by where it was: within one file, the
+     * chunks tile the text and the spans of a chunking are told apart
+     * by their bytes (the writer checks that one row answers). */
+    [ST_SPANS_SHIFT] = "UPDATE spans SET start_byte=start_byte+?1,"
+		       " end_byte=end_byte+?1, start_line=start_line+?2,"
+		       " end_line=end_line+?2"
+		       " WHERE file_id=?3 AND start_byte>=?4",
+    [ST_SPAN_STRETCH] = "UPDATE spans SET end_byte=?1, end_line=?2,"
+			" header=?3, hash=?4 WHERE file_id=?5 AND"
+			" start_byte=?6 AND end_byte=?7",
+    [ST_CHUNKS_SHIFT] = "UPDATE chunks SET start_byte=start_byte+?1,"
+			" end_byte=end_byte+?1,"
+			" start_line=start_line+?2, end_line=end_line+?2"
+			" WHERE file_id=?3 AND start_byte>=?4",
+    [ST_CHUNK_AT] = "SELECT c.id, c.end_byte, c.text, c.names, f.path"
+		    " FROM chunks c"
+		    " JOIN files f ON f.id=c.file_id"
+		    " WHERE c.file_id=?1 AND c.start_byte=?2",
+    [ST_CHUNK_STRETCH] = "UPDATE chunks SET end_byte=?1, end_line=?2,"
+			 " size=?3, hash=?4, names=?5, text=?6"
+			 " WHERE id=?7",
+    [ST_FTS_INSERT] = "INSERT INTO chunks_fts(rowid, text, names, path)"
+		      " VALUES(?,?,?,?)",
+    [ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
+		      " names, path) VALUES('delete',?,?,?,?)",
+    [ST_META_PUT] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+    [ST_SPAN_GET] = "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+		    " ON f.id = s.file_id WHERE s.id=?",
+    /* At most 64 spans a name (a name defined more often says little),
+     * each with one index seek for the chunk it starts in. */
+    [ST_DEFINITIONS] = "SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM"
+		       " (SELECT s.qualname, (SELECT c2.id FROM chunks c2"
+		       " WHERE c2.file_id = s.file_id AND c2.start_byte <="
+		       " s.start_byte ORDER BY c2.start_byte DESC LIMIT 1)"
+		       " AS cid FROM spans s WHERE s.name = ?1 LIMIT 64) sp"
+		       " JOIN chunks c ON c.id = sp.cid"
+		       " JOIN files f ON f.id = c.file_id"
+		       " ORDER BY length(sp.qualname), f.path LIMIT ?2",
+    /* Batched lookups: ?1 is a JSON array of names or ids. The rank of
+     * a row within its name or parent is taken over the narrow columns;
+     * only the rows kept are read whole. */
+    [ST_SPANS_NAMED_MANY] =
+	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
+	" row_number() OVER (PARTITION BY s2.name"
+	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
+	" FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
+	" WHERE s2.name IN (SELECT value FROM json_each(?1))) t"
+	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+	" WHERE t.rk <= ?2 ORDER BY s.name, t.rk",
+    [ST_CHILDREN_MANY] =
+	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
+	" row_number() OVER (PARTITION BY s2.parent_id"
+	" ORDER BY s2.start_byte) AS rk FROM spans s2"
+	" WHERE s2.parent_id IN (SELECT value FROM json_each(?1))) t"
+	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+	" WHERE t.rk <= ?2 ORDER BY s.parent_id, t.rk",
+    /* ?1: [[class, name], ...]: spans named name whose parent is named
+     * class, in the order of the pairs. */
+    [ST_MEMBERS_MANY] =
+	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid, j.key AS k,"
+	" row_number() OVER (PARTITION BY j.key"
+	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
+	" FROM json_each(?1) j CROSS JOIN spans s2"
+	" JOIN spans p2 ON p2.id = s2.parent_id"
+	" JOIN files f2 ON f2.id = s2.file_id"
+	" WHERE s2.name = json_extract(j.value, '$[1]')"
+	" AND p2.name = json_extract(j.value, '$[0]')) t"
+	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+	" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
+    /* UNION, not UNION ALL: a span shared by two chains is read once,
+     * and a corrupt cycle of parents ends. */
+    [ST_SPAN_CHAINS] =
+	"WITH RECURSIVE chain(id) AS (SELECT value FROM json_each(?1)"
+	" UNION SELECT s2.parent_id FROM chain"
+	" JOIN spans s2 ON s2.id = chain.id WHERE s2.parent_id > 0)"
+	" SELECT " SPAN_COLUMNS " FROM chain"
+	" JOIN spans s ON s.id = chain.id JOIN files f ON f.id = s.file_id",
+    /* ?1: [[file_id, start, end], ...]; the chunks over each range. */
+    [ST_FILE_TEXTS] = "SELECT r.key, c.start_byte, c.text FROM json_each(?1) r"
+		      " CROSS JOIN chunks c"
+		      " WHERE c.file_id = json_extract(r.value, '$[0]')"
+		      " AND c.start_byte < json_extract(r.value, '$[2]')"
+		      " AND c.end_byte > json_extract(r.value, '$[1]')"
+		      " ORDER BY r.key, c.start_byte",
+    [ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunks",
 };
 
 /* ---------------------------------------------------------------------- *
@@ -383,8 +382,8 @@ static int make_parent_dirs(const char *path)
 			/* ENOENT here is not "no root": the database's own
 			 * directory cannot be made (a file in the way). */
 			err = errno == ENOENT || errno == ENOTDIR
-				      ? CASTLS_EIO
-				      : castls_from_errno(errno);
+				  ? CASTLS_EIO
+				  : castls_from_errno(errno);
 			break;
 		}
 		*s = '/';
@@ -396,8 +395,8 @@ static int make_parent_dirs(const char *path)
 static int user_version(Index *ix, int *version)
 {
 	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(ix->db, "PRAGMA user_version", -1, &s,
-				    NULL);
+	int rc =
+	    sqlite3_prepare_v2(ix->db, "PRAGMA user_version", -1, &s, NULL);
 
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
@@ -552,7 +551,7 @@ static int open_db(Index *ix)
 
 	rc = sqlite3_open_v2(ix->db_path, &ix->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				     SQLITE_OPEN_NOMUTEX,
+				 SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
@@ -586,7 +585,7 @@ static int open_db(Index *ix)
 	else if ((err = wal_mode(ix)))
 		return err;
 	if ((err = exec(ix, ix->bulk_journal ? "PRAGMA synchronous=OFF"
-					   : "PRAGMA synchronous=NORMAL")) ||
+					     : "PRAGMA synchronous=NORMAL")) ||
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;
 	/* Before the schema: its full-text table names the tokenizer. */
@@ -600,8 +599,10 @@ static int open_db(Index *ix)
 			char pragma[64];
 
 			snprintf(pragma, sizeof(pragma),
-				 "PRAGMA user_version=%d", INDEX_SCHEMA_VERSION);
-			if ((err = exec(ix, schema)) || (err = exec(ix, pragma))) {
+				 "PRAGMA user_version=%d",
+				 INDEX_SCHEMA_VERSION);
+			if ((err = exec(ix, schema)) ||
+			    (err = exec(ix, pragma))) {
 				index__rollback(ix);
 				return err;
 			}
@@ -631,8 +632,7 @@ uint64_t index__wal_bytes(const char *db_path)
  * read as an immutable file: what it holds is all there is. */
 static int open_db_reading(Index *ix)
 {
-	static const char *const modes[] = {"?mode=ro",
-					    "?mode=ro&immutable=1"};
+	static const char *const modes[] = {"?mode=ro", "?mode=ro&immutable=1"};
 	Buf uri = {0};
 	int version = -1, err = CASTLS_EIO;
 
@@ -652,7 +652,7 @@ static int open_db_reading(Index *ix)
 		err = index__db_error(
 		    ix, sqlite3_open_v2(uri.data, &ix->db,
 					SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-						SQLITE_OPEN_NOMUTEX,
+					    SQLITE_OPEN_NOMUTEX,
 					NULL));
 		if (!err) {
 			connection_setup(ix);
@@ -702,7 +702,8 @@ int index_open(const IndexOptions *opt, Index **out)
 	err = open_db(ix);
 	if (err == CASTLS_ECORRUPT) {
 		if (!opt->quiet)
-			fprintf(stderr, "castls: %s: %s; rebuilding the index\n",
+			fprintf(stderr,
+				"castls: %s: %s; rebuilding the index\n",
 				ix->db_path, ix->errmsg);
 		close_db(ix);
 		remove_db_files(ix->db_path);
@@ -742,4 +743,3 @@ void index_close(Index *ix)
 	xfree(ix->db_path);
 	xfree(ix);
 }
-

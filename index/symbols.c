@@ -117,8 +117,9 @@ static bool parts_match(const char *name, const char *q)
 			bool eq = tolower((unsigned char)name[i]) ==
 				  tolower((unsigned char)q[j]);
 
-			J[i][j] = (part_start(name, i) && eq && C[i + 1][j + 1]) ||
-				  J[i + 1][j];
+			J[i][j] =
+			    (part_start(name, i) && eq && C[i + 1][j + 1]) ||
+			    J[i + 1][j];
 			C[i][j] = (eq && C[i + 1][j + 1]) || J[i][j];
 		}
 	}
@@ -150,8 +151,7 @@ static void sql_symbol_rank(sqlite3_context *ctx, int argc, sqlite3_value **v)
  * finalizes s. */
 /* Reads every row of s as a span; leaves s stepped to its end (or its
  * error) for the caller to reset or finalize. */
-static int step_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
-		      uint32_t *n)
+static int step_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out, uint32_t *n)
 {
 	uint32_t cap = 0;
 	int rc;
@@ -186,8 +186,8 @@ static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
 	return err;
 }
 
-int index_symbols(Index *ix, const char *query, uint32_t limit,
-		  IndexSpan **out, uint32_t *n)
+int index_symbols(Index *ix, const char *query, uint32_t limit, IndexSpan **out,
+		  uint32_t *n)
 {
 	sqlite3_stmt *s;
 	char q[SYMBOL_QUERY_MAX + 1];
@@ -203,13 +203,13 @@ int index_symbols(Index *ix, const char *query, uint32_t limit,
 				     sql_symbol_rank, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(
-			ix->db,
-			"SELECT " SPAN_COLUMNS ", r FROM (SELECT *,"
-			" castls_symbol_rank(name, ?1) AS r FROM spans) s"
-			" JOIN files f ON f.id = s.file_id WHERE r > 0"
-			" ORDER BY r DESC, length(s.name), f.path, s.start_byte"
-			" LIMIT ?2",
-			-1, &s, NULL);
+		    ix->db,
+		    "SELECT " SPAN_COLUMNS ", r FROM (SELECT *,"
+		    " castls_symbol_rank(name, ?1) AS r FROM spans) s"
+		    " JOIN files f ON f.id = s.file_id WHERE r > 0"
+		    " ORDER BY r DESC, length(s.name), f.path, s.start_byte"
+		    " LIMIT ?2",
+		    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return index__db_error(ix, rc);
 	sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
@@ -261,8 +261,8 @@ int index_definitions(Index *ix, const char *name, uint32_t limit,
 	sqlite3_stmt *s = index__stmt(ix, ST_DEFINITIONS);
 
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
-							      : limit));
+	sqlite3_bind_int(
+	    s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX : limit));
 	return collect_hits(ix, s, hits, n, false);
 }
 
@@ -291,9 +291,8 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 
 /* Prepares sql and binds ?1 (text, or int64 when text is NULL) and the
  * limit ?2; NULL with the error in *err. */
-static sqlite3_stmt *prepare_spans(Index *ix, const char *sql,
-				   const char *text, int64_t id,
-				   uint32_t limit, int *err)
+static sqlite3_stmt *prepare_spans(Index *ix, const char *sql, const char *text,
+				   int64_t id, uint32_t limit, int *err)
 {
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
@@ -306,8 +305,8 @@ static sqlite3_stmt *prepare_spans(Index *ix, const char *sql,
 		sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
-							      : limit));
+	sqlite3_bind_int(
+	    s, 2, (int)(limit > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX : limit));
 	return s;
 }
 
@@ -316,35 +315,35 @@ int index_spans_named(Index *ix, const char *name, uint32_t limit,
 {
 	int err = 0;
 	sqlite3_stmt *s = prepare_spans(
-		ix,
-		"SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
-		" ON f.id = s.file_id WHERE s.name = ?1"
-		" ORDER BY length(s.qualname), f.path, s.start_byte LIMIT ?2",
-		name, 0, limit, &err);
+	    ix,
+	    "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+	    " ON f.id = s.file_id WHERE s.name = ?1"
+	    " ORDER BY length(s.qualname), f.path, s.start_byte LIMIT ?2",
+	    name, 0, limit, &err);
 
 	*out = NULL;
 	*n = 0;
 	return s ? collect_spans(ix, s, out, n) : err;
 }
 
-int index_span_children(Index *ix, int64_t id, uint32_t limit,
-			IndexSpan **out, uint32_t *n)
+int index_span_children(Index *ix, int64_t id, uint32_t limit, IndexSpan **out,
+			uint32_t *n)
 {
 	int err = 0;
-	sqlite3_stmt *s = prepare_spans(
-		ix,
-		"SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
-		" ON f.id = s.file_id WHERE s.parent_id = ?1"
-		" ORDER BY s.start_byte LIMIT ?2",
-		NULL, id, limit, &err);
+	sqlite3_stmt *s =
+	    prepare_spans(ix,
+			  "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+			  " ON f.id = s.file_id WHERE s.parent_id = ?1"
+			  " ORDER BY s.start_byte LIMIT ?2",
+			  NULL, id, limit, &err);
 
 	*out = NULL;
 	*n = 0;
 	return s ? collect_spans(ix, s, out, n) : err;
 }
 
-int index_file_text(Index *ix, int64_t file_id, uint32_t start,
-		    uint32_t end, char **out)
+int index_file_text(Index *ix, int64_t file_id, uint32_t start, uint32_t end,
+		    char **out)
 {
 	IndexTextRange r = {file_id, start, end};
 	int err = index_file_texts(ix, &r, 1, out);
@@ -358,8 +357,8 @@ int index_file_text(Index *ix, int64_t file_id, uint32_t start,
 
 /* Binds the JSON array in b as ?1 of a cached statement (and limit as ?2
  * when given), runs it and reads its spans. */
-static int spans_from_json(Index *ix, int which, const Buf *b,
-			   uint32_t limit, IndexSpan **out, uint32_t *nout)
+static int spans_from_json(Index *ix, int which, const Buf *b, uint32_t limit,
+			   IndexSpan **out, uint32_t *nout)
 {
 	sqlite3_stmt *s = index__stmt(ix, which);
 	int err;
@@ -409,8 +408,7 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 
 int index_members_named_many(Index *ix, const char *const *classes,
 			     const char *const *names, uint32_t n,
-			     uint32_t per_pair, IndexSpan **out,
-			     uint32_t *nout)
+			     uint32_t per_pair, IndexSpan **out, uint32_t *nout)
 {
 	Buf b = {0};
 	int err;
@@ -528,10 +526,9 @@ int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
 		if (rc == SQLITE_ROW)
 			k = sqlite3_column_int64(s, 0);
 		if (k != key) {
-			if (key >= 0 && ok && from >= r[key].end &&
-			    !texts[key])
-				texts[key] = cur.data ? buf_take(&cur)
-						      : xstrdup("");
+			if (key >= 0 && ok && from >= r[key].end && !texts[key])
+				texts[key] =
+				    cur.data ? buf_take(&cur) : xstrdup("");
 			buf_free(&cur);
 			key = k;
 			if (key >= 0 && key < (int64_t)n) {
@@ -544,11 +541,11 @@ int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
 		if (rc != SQLITE_ROW)
 			break;
 		if (key >= 0 && ok)
-			ok = text_append(
-				&cur, &r[key], &from,
-				(uint32_t)sqlite3_column_int64(s, 1),
-				(const char *)sqlite3_column_text(s, 2),
-				(uint32_t)sqlite3_column_bytes(s, 2));
+			ok =
+			    text_append(&cur, &r[key], &from,
+					(uint32_t)sqlite3_column_int64(s, 1),
+					(const char *)sqlite3_column_text(s, 2),
+					(uint32_t)sqlite3_column_bytes(s, 2));
 	}
 	sqlite3_reset(s);
 	buf_free(&cur);

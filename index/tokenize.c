@@ -16,7 +16,7 @@
  * ---------------------------------------------------------------------- */
 
 typedef enum {
-	CH_SEP,   /* ends an identifier; also any invalid UTF-8 byte */
+	CH_SEP,	  /* ends an identifier; also any invalid UTF-8 byte */
 	CH_LOWER, /* a-z */
 	CH_UPPER, /* A-Z */
 	CH_DIGIT, /* 0-9 */
@@ -31,16 +31,16 @@ typedef enum {
 static const struct {
 	uint32_t lo, hi; /* inclusive */
 } separators[] = {
-	{0x0080, 0x00BF},   /* C1 controls, NBSP, Latin-1 signs and marks */
-	{0x00D7, 0x00D7},   /* multiplication sign */
-	{0x00F7, 0x00F7},   /* division sign */
-	{0x2000, 0x206F},   /* General Punctuation: spaces, dashes, quotes */
-	{0x2190, 0x23FF},   /* arrows, mathematical operators, technical */
-	{0x2500, 0x27BF},   /* box drawing, blocks, shapes, dingbats */
-	{0x3000, 0x303F},   /* CJK symbols and punctuation */
-	{0xFEFF, 0xFEFF},   /* byte order mark */
-	{0xFFFD, 0xFFFD},   /* replacement character */
-	{0x1F000, 0x1FAFF}, /* emoji and pictographs */
+    {0x0080, 0x00BF},	/* C1 controls, NBSP, Latin-1 signs and marks */
+    {0x00D7, 0x00D7},	/* multiplication sign */
+    {0x00F7, 0x00F7},	/* division sign */
+    {0x2000, 0x206F},	/* General Punctuation: spaces, dashes, quotes */
+    {0x2190, 0x23FF},	/* arrows, mathematical operators, technical */
+    {0x2500, 0x27BF},	/* box drawing, blocks, shapes, dingbats */
+    {0x3000, 0x303F},	/* CJK symbols and punctuation */
+    {0xFEFF, 0xFEFF},	/* byte order mark */
+    {0xFFFD, 0xFFFD},	/* replacement character */
+    {0x1F000, 0x1FAFF}, /* emoji and pictographs */
 };
 
 /*
@@ -88,14 +88,12 @@ static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 #define D CH_DIGIT
 #define J CH_JOIN
 static const uint8_t ascii_class[128] = {
-	S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-	S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
-	S, S, S, S, J, S, S, S, S, S, S, S, S, S, S, S, /* $ */
-	D, D, D, D, D, D, D, D, D, D, S, S, S, S, S, S,
-	S, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U,
-	U, U, U, U, U, U, U, U, U, U, U, S, S, S, S, J, /* _ */
-	S, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,
-	L, L, L, L, L, L, L, L, L, L, L, S, S, S, S, S,
+    S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S,
+    S, S, S, S, S, S, S, S, S, S, S, J, S, S, S, S, S, S, S, S, S, S, S, /* $ */
+    D, D, D, D, D, D, D, D, D, D, S, S, S, S, S, S, S, U, U, U, U, U, U, U, U,
+    U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, S, S, S, S, J, /* _ */
+    S, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,
+    L, L, S, S, S, S, S,
 };
 #undef S
 #undef L
@@ -162,9 +160,9 @@ static int token_cut(const char *tok, size_t len)
  * ---------------------------------------------------------------------- */
 
 typedef struct {
-	uint16_t at;  /* bytes from the identifier's start */
-	uint8_t len;  /* bytes */
-	uint8_t cls;  /* CharClass */
+	uint16_t at; /* bytes from the identifier's start */
+	uint8_t len; /* bytes */
+	uint8_t cls; /* CharClass */
 } IdChar;
 
 typedef struct {
@@ -177,11 +175,11 @@ typedef struct {
 typedef struct {
 	TokenFn fn;
 	void *ctx;
-	size_t start;                  /* the identifier's offset in text */
+	size_t start; /* the identifier's offset in text */
 	int nchars;
 	IdChar chars[CODE_IDENT_MAX];
-	char lower[CODE_IDENT_MAX];    /* the identifier, ASCII lower-cased */
-	char joined[CODE_IDENT_MAX];   /* lower without '_' and '$' */
+	char lower[CODE_IDENT_MAX];  /* the identifier, ASCII lower-cased */
+	char joined[CODE_IDENT_MAX]; /* lower without '_' and '$' */
 	int nseen;
 	Seen seen[CODE_IDENT_MAX + 2]; /* tokens emitted for the identifier */
 } Scan;
@@ -285,8 +283,7 @@ static int emit_identifier(Scan *s)
 	if (flags && to - from > CODE_NUMBER_MAX)
 		return 0;
 	s->nseen = 0;
-	rc = emit(s, TOKEN_WHOLE | flags, s->lower + from, to - from, from,
-		  to);
+	rc = emit(s, TOKEN_WHOLE | flags, s->lower + from, to - from, from, to);
 	if (rc)
 		return rc;
 	for (i = a; i < b; i++) {
@@ -314,8 +311,8 @@ static int emit_identifier(Scan *s)
  * of the word at text[i] when it is one and its token was emitted (*rc
  * the callback's answer), else 0 and the general path reads it.
  */
-static size_t plain_word(const char *text, size_t len, size_t i,
-			 TokenFn fn, void *ctx, int *rc)
+static size_t plain_word(const char *text, size_t len, size_t i, TokenFn fn,
+			 void *ctx, int *rc)
 {
 	unsigned char b = (unsigned char)text[i];
 	CharClass first = byte_class(b);
@@ -387,8 +384,10 @@ static int tokenize(const char *text, size_t len, TokenFn fn, void *ctx,
 				for (k = 0; k < w; k++) {
 					char ch = text[i + k];
 
-					s.lower[c->at + k] = cls == CH_UPPER
-						? (char)(ch - 'A' + 'a') : ch;
+					s.lower[c->at + k] =
+					    cls == CH_UPPER
+						? (char)(ch - 'A' + 'a')
+						: ch;
 				}
 			}
 			i += w;
@@ -421,13 +420,13 @@ int code__tokenize_reference(const char *text, size_t len, TokenFn fn,
 
 typedef struct {
 	void *ctx; /* FTS5's */
-	int (*token)(void *ctx, int tflags, const char *tok, int len,
-		     int start, int end);
+	int (*token)(void *ctx, int tflags, const char *tok, int len, int start,
+		     int end);
 	bool query;
 } Fts5Call;
 
-static int fts5_token(void *ctx, int flags, const char *tok, int len,
-		      int start, int end)
+static int fts5_token(void *ctx, int flags, const char *tok, int len, int start,
+		      int end)
 {
 	Fts5Call *call = ctx;
 	int tflags = (flags & TOKEN_COLOCATED_MASK) ? FTS5_TOKEN_COLOCATED : 0;
@@ -440,8 +439,7 @@ static int fts5_token(void *ctx, int flags, const char *tok, int len,
 
 static int fts5_tokenize(Fts5Tokenizer *self, void *ctx, int flags,
 			 const char *text, int len,
-			 int (*token)(void *, int, const char *, int, int,
-				      int))
+			 int (*token)(void *, int, const char *, int, int, int))
 {
 	Fts5Call call = {ctx, token, (flags & FTS5_TOKENIZE_QUERY) != 0};
 
@@ -504,8 +502,8 @@ typedef struct {
 	char terms[CODE_QUERY_TERMS_MAX][CODE_TOKEN_MAX];
 } QueryBuild;
 
-static int query_term(void *ctx, int flags, const char *tok, int len,
-		      int start, int end)
+static int query_term(void *ctx, int flags, const char *tok, int len, int start,
+		      int end)
 {
 	QueryBuild *q = ctx;
 	int i;

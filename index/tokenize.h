@@ -74,10 +74,10 @@
 
 #include "base/base.h"
 
-#define CODE_TOKEN_MAX 64        /* bytes per emitted token */
-#define CODE_IDENT_MAX 256       /* bytes; longer identifiers are skipped */
-#define CODE_NUMBER_MAX 20       /* bytes; longer numbers are dropped */
-#define CODE_QUERY_TERMS_MAX 32  /* distinct terms in code_query_build() */
+#define CODE_TOKEN_MAX 64	/* bytes per emitted token */
+#define CODE_IDENT_MAX 256	/* bytes; longer identifiers are skipped */
+#define CODE_NUMBER_MAX 20	/* bytes; longer numbers are dropped */
+#define CODE_QUERY_TERMS_MAX 32 /* distinct terms in code_query_build() */
 
 /* Flags passed to a TokenFn. Any flag but TOKEN_NUMBER means "same
  * position as the previous token". */

@@ -9,30 +9,30 @@
 
 /* The roots as rank/ takes them, each with a connection; roots[i].ix is
  * NULL where none could be had. Release with roots_give_back. */
-static uint32_t roots_borrow(Server *s, RankRoot *roots, const char **paths)
+static uint32_t roots_borrow(Pools *p, RankRoot *roots, const char **paths)
 {
-	uint32_t n = (uint32_t)s->nroots;
+	uint32_t n = (uint32_t)p->nroots;
 
 	for (uint32_t r = 0; r < n; r++) {
-		Root *root = s->roots[r];
+		Root *root = p->roots[r];
 		int err;
 
 		paths[r] = root->path;
 		roots[r].path = root->path;
-		roots[r].ix = root->removed ? NULL
-					    : root_acquire(s, root, &err);
+		roots[r].ix =
+		    root->removed ? NULL : lsp__pools_index(p, root, &err);
 	}
 	return n;
 }
 
-static void roots_give_back(Server *s, RankRoot *roots, uint32_t n)
+static void roots_give_back(Pools *p, RankRoot *roots, uint32_t n)
 {
 	for (uint32_t r = 0; r < n; r++)
 		if (roots[r].ix)
-			root_release(s->roots[r], roots[r].ix);
+			lsp__pools_index_return(p->roots[r], roots[r].ix);
 }
 
-cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a)
+cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 {
 	RankRoot roots[MAX_ROOTS] = {{0}};
 	const char *paths[MAX_ROOTS];
@@ -40,9 +40,9 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a)
 	RankResult res;
 	cJSON *out;
 
-	q.nroots = roots_borrow(s, roots, paths);
+	q.nroots = roots_borrow(p, roots, paths);
 	q.roots = roots;
-	q.chunker = chunker_acquire(s);
+	q.chunker = lsp__pools_chunker(p);
 	q.root = sn->root;
 	q.rel = sn->rel;
 	q.lang = sn->lang;
@@ -53,25 +53,25 @@ cJSON *context_run(Server *s, const Snapshot *sn, const ContextArgs *a)
 	q.budget = a->budget;
 	q.limit = a->limit;
 	rank_context(&q, &res);
-	chunker_release(s, q.chunker);
-	roots_give_back(s, roots, q.nroots);
-	out = render_result(&res, paths, sn->uri);
+	lsp__pools_chunker_return(p, q.chunker);
+	roots_give_back(p, roots, q.nroots);
+	out = lsp__render_result(&res, paths, sn->uri);
 	rank_result_free(&res);
 	return out;
 }
 
-cJSON *search_run(Server *s, const char *query, uint32_t budget,
-		  uint32_t limit)
+cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
+		       uint32_t limit)
 {
 	RankRoot roots[MAX_ROOTS] = {{0}};
 	const char *paths[MAX_ROOTS];
-	uint32_t n = roots_borrow(s, roots, paths);
+	uint32_t n = roots_borrow(p, roots, paths);
 	RankResult res;
 	cJSON *out;
 
 	rank_search(roots, n, query, strlen(query), budget, limit, &res);
-	roots_give_back(s, roots, n);
-	out = render_result(&res, paths, NULL);
+	roots_give_back(p, roots, n);
+	out = lsp__render_result(&res, paths, NULL);
 	rank_result_free(&res);
 	return out;
 }

@@ -6,7 +6,7 @@
  * last tree (ts_tree_edit), reparses incrementally with its own parser,
  * chunks and writes the rows. Back on the loop the new tree becomes the
  * document's, and the edits it covers are dropped. A request that needs
- * the tree before then gets it reparsed on the loop (doc_find).
+ * the tree before then gets it reparsed on the loop (lsp__doc_find).
  *
  * A closed document's text and tree are kept a while: the refresh that
  * puts the disk version back in the index edits that tree to the disk
@@ -17,82 +17,20 @@
  * worker edits and parses its own copy, and the loop adopts the worker's
  * result; a TSParser never leaves the Chunker of the thread using it.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------------- *
- * URIs
- * ---------------------------------------------------------------------- */
-
-static int hexval(int c)
-{
-	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
-}
-
-char *uri_to_path(const char *uri)
-{
-	const char *p;
-	Buf b = {0};
-
-	if (strncmp(uri, "file://", 7) != 0)
-		return NULL;
-	p = uri + 7;
-	if (strncmp(p, "localhost/", 10) == 0)
-		p += 9;
-	if (*p != '/')
-		return NULL;
-	for (; *p && *p != '?' && *p != '#'; p++) {
-		int hi, lo;
-
-		if (*p == '%' && (hi = hexval((unsigned char)p[1])) >= 0 &&
-		    (lo = hexval((unsigned char)p[2])) >= 0) {
-			char c = (char)(hi * 16 + lo);
-
-			if (c == '\0')
-				break;
-			buf_append(&b, &c, 1);
-			p += 2;
-		} else {
-			buf_append(&b, p, 1);
-		}
-	}
-	return buf_take(&b);
-}
-
-char *path_to_uri(const char *path)
-{
-	static const char keep[] = "/-._~!$&'()*+,;=:@";
-	Buf b = {0};
-
-	buf_puts(&b, "file://");
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (isalnum(*p) || strchr(keep, *p))
-			buf_append(&b, p, 1);
-		else
-			buf_printf(&b, "%%%02X", *p);
-	}
-	return buf_take(&b);
-}
-
-char *uri_in_root(const char *root, const char *rel)
-{
-	Buf b = {0};
-	char *uri;
-
-	buf_printf(&b, "%s/%s", root, rel);
-	uri = path_to_uri(b.data);
-	buf_free(&b);
-	return uri;
-}
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------- *
  * Positions
  * ---------------------------------------------------------------------- */
 
-uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos)
+uint32_t lsp__doc_offset(const Server *s, const Document *d, const cJSON *pos)
 {
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(pos, "line");
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(pos, "character");
@@ -105,7 +43,7 @@ uint32_t doc_offset(const Server *s, const Document *d, const cJSON *pos)
 				s->encoding, (uint32_t)line, (uint32_t)col);
 }
 
-cJSON *doc_position(const Server *s, const Document *d, uint32_t off)
+cJSON *lsp__doc_position(const Server *s, const Document *d, uint32_t off)
 {
 	uint32_t line, col;
 	cJSON *p = cJSON_CreateObject();
@@ -227,8 +165,7 @@ static bool edit_record(Document *d, const TSInputEdit *e, uint64_t gen)
 		return false;
 	if (d->nedits == d->edits_cap) {
 		d->edits_cap = d->edits_cap ? d->edits_cap * 2 : 16;
-		d->edits = xrealloc(d->edits,
-				    d->edits_cap * sizeof(*d->edits));
+		d->edits = xrealloc(d->edits, d->edits_cap * sizeof(*d->edits));
 	}
 	d->edits[d->nedits].edit = *e;
 	d->edits[d->nedits++].generation = gen;
@@ -250,10 +187,10 @@ static void tree_refresh(Server *s, Document *d)
 	}
 	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
 		ts_tree_edit(d->tree, &d->edits[i].edit);
-	ch = chunker_acquire(s);
+	ch = lsp__pools_chunker(&s->pools);
 	t = chunker_parse(ch, d->lang, d->text.data ? d->text.data : "",
 			  (uint32_t)d->text.len, d->tree);
-	chunker_release(s, ch);
+	lsp__pools_chunker_return(&s->pools, ch);
 	if (d->tree)
 		ts_tree_delete(d->tree);
 	d->tree = t;
@@ -289,7 +226,7 @@ static Document *find(Server *s, const char *uri)
 	return NULL;
 }
 
-Document *doc_find(Server *s, const char *uri)
+Document *lsp__doc_find(Server *s, const char *uri)
 {
 	Document *d = find(s, uri);
 
@@ -298,7 +235,7 @@ Document *doc_find(Server *s, const char *uri)
 	return d;
 }
 
-void doc_free(Document *d)
+void lsp__doc_free(Document *d)
 {
 	if (!d)
 		return;
@@ -339,7 +276,7 @@ static void docs_free_from(Document **p)
 		Document *c = *p;
 
 		*p = c->next;
-		doc_free(c);
+		lsp__doc_free(c);
 	}
 }
 
@@ -351,7 +288,7 @@ static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
 	Document *c = closed_take(s, uri), **p;
 	int n = 0;
 
-	doc_free(c);
+	lsp__doc_free(c);
 	c = xcalloc(1, sizeof(*c));
 	c->uri = xstrdup(uri);
 	c->lang = lang;
@@ -366,7 +303,7 @@ static void closed_keep(Server *s, const char *uri, Lang lang, char **text,
 	docs_free_from(p);
 }
 
-void doc_closed_free(Server *s) { docs_free_from(&s->closed); }
+void lsp__doc_closed_free(Server *s) { docs_free_from(&s->closed); }
 
 /* A document opened again starts from the tree kept at its close, edited
  * to the text it opens with. */
@@ -389,23 +326,24 @@ static void reuse_closed(Server *s, Document *d)
 			edit_record(d, &e, d->generation);
 		}
 	}
-	doc_free(c);
+	lsp__doc_free(c);
 }
 
 /* Numbers every opening of a document (the loop's only). */
 static uint64_t serials;
 
-void doc_open(Server *s, const cJSON *params)
+void lsp__doc_open(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const char *uri = text_of(td, "uri"), *text = text_of(td, "text");
 	const char *rel = NULL;
+	char *named;
 	Document *d;
 
 	if (!uri || !text) {
-		lsp_log(s, 1, "didOpen without uri or text");
+		lsp__log(s, 1, "didOpen without uri or text");
 		return;
 	}
 	if ((d = find(s, uri))) { /* reopened: start over */
@@ -414,19 +352,26 @@ void doc_open(Server *s, const cJSON *params)
 		while (*p != d)
 			p = &(*p)->next;
 		*p = d->next;
-		doc_free(d);
+		lsp__doc_free(d);
 	}
 	d = xcalloc(1, sizeof(*d));
 	d->uri = xstrdup(uri);
-	d->path = uri_to_path(uri);
-	d->root = d->path ? root_of_path(s, d->path, &rel) : -1;
+	named = lsp__uri_to_path(uri);
+	/* The rows of a file go under its one real name inside a root, so
+	 * "./", "//", "x/../" or a symlink neither adds a second copy nor
+	 * leads out of the root. Outside every root a document lives in
+	 * its buffer only: never written to the index, never read back
+	 * from disk. */
+	d->path = named ? lsp__path_real(named) : NULL;
+	d->root = d->path ? lsp__root_of_path(s, d->path, &rel) : -1;
 	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
 	d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
 	buf_puts(&d->text, text);
 	d->lang = lang_from_name(text_of(td, "languageId"));
 	if (d->lang == LANG_NONE)
-		d->lang = lang_detect(d->path ? d->path : uri, d->text.data,
-				      d->text.len);
+		d->lang =
+		    lang_detect(named ? named : uri, d->text.data, d->text.len);
+	xfree(named);
 	line_index_build(&d->lines, d->text.data, d->text.len);
 	/* No parse here: the first index write parses on a worker. */
 	d->serial = ++serials;
@@ -435,14 +380,14 @@ void doc_open(Server *s, const cJSON *params)
 	reuse_closed(s, d);
 	d->next = s->docs;
 	s->docs = d;
-	doc_schedule_write(s, d);
+	lsp__doc_schedule_write(s, d);
 }
 
 /* Applies one contentChange, which brings d to generation gen, and
  * records it for the tree; returns false when it was malformed. *reset is
  * set when the tree must be parsed from scratch. */
-static bool apply_change(Server *s, Document *d, const cJSON *c,
-			 uint64_t gen, bool *reset)
+static bool apply_change(Server *s, Document *d, const cJSON *c, uint64_t gen,
+			 bool *reset)
 {
 	const cJSON *range = cJSON_GetObjectItemCaseSensitive(c, "range");
 	const char *text = text_of(c, "text");
@@ -461,8 +406,10 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 		*reset = true;
 		return true;
 	}
-	a = doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "start"));
-	b = doc_offset(s, d, cJSON_GetObjectItemCaseSensitive(range, "end"));
+	a = lsp__doc_offset(s, d,
+			    cJSON_GetObjectItemCaseSensitive(range, "start"));
+	b = lsp__doc_offset(s, d,
+			    cJSON_GetObjectItemCaseSensitive(range, "end"));
 	if (b < a)
 		b = a;
 	if ((uint64_t)d->text.len - (b - a) + n > CHUNKER_MAX_INPUT)
@@ -487,24 +434,24 @@ static bool apply_change(Server *s, Document *d, const cJSON *c,
 	return true;
 }
 
-void doc_change(Server *s, const cJSON *params)
+void lsp__doc_change(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const cJSON *changes, *c;
 	Document *d = find(s, text_of(td, "uri"));
 	bool reset = false;
 
 	if (!d) {
-		lsp_log(s, 1, "didChange for a document that is not open: %s",
-			text_of(td, "uri") ? text_of(td, "uri") : "(no uri)");
+		lsp__log(s, 1, "didChange for a document that is not open: %s",
+			 text_of(td, "uri") ? text_of(td, "uri") : "(no uri)");
 		return;
 	}
 	changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
-	cJSON_ArrayForEach(c, changes)
-		if (!apply_change(s, d, c, d->generation + 1, &reset))
-			lsp_log(s, 1, "%s: ignored a malformed change", d->uri);
+	cJSON_ArrayForEach(
+	    c, changes) if (!apply_change(s, d, c, d->generation + 1, &reset))
+	    lsp__log(s, 1, "%s: ignored a malformed change", d->uri);
 	if (cJSON_IsNumber(ver))
 		d->version = ver->valueint;
 	d->generation++;
@@ -515,7 +462,7 @@ void doc_change(Server *s, const cJSON *params)
 	 * forever, or a fast typist would never see a parse finish. */
 	if (d->writing && d->stop && d->stops < STOPS_MAX)
 		atomic_store(d->stop, true);
-	doc_schedule_write(s, d);
+	lsp__doc_schedule_write(s, d);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -530,23 +477,23 @@ typedef struct {
 	Lang lang;
 	char *text; /* NULL: read the disk file (after didClose) */
 	uint32_t len;
-	char *buffer;       /* after didClose: the buffer's last text, which
-			     * tree is a parse of */
+	char *buffer; /* after didClose: the buffer's last text, which
+		       * tree is a parse of */
 	uint32_t buffer_len;
-	TSTree *tree;       /* a copy of the document's tree, or NULL: parse
+	TSTree *tree;	    /* a copy of the document's tree, or NULL: parse
 			     * from scratch */
 	TSInputEdit *edits; /* to replay on tree first */
 	uint32_t nedits;
 	uint32_t rows_from; /* edits[rows_from..] came after rows */
-	Chunking *rows;     /* the document's rows, taken: carried across
+	Chunking *rows;	    /* the document's rows, taken: carried across
 			     * the edits and committed before the parse;
 			     * then what this write left in the index */
 	uint64_t rows_hash; /* castls_hash of the text rows are of */
-	uint64_t hash;      /* castls_hash of text */
+	uint64_t hash;	    /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
-	bool stopped;       /* the parse gave up */
-	TSTree *parsed;     /* the tree of text: a copy of the document's
+	bool stopped;	    /* the parse gave up */
+	TSTree *parsed;	    /* the tree of text: a copy of the document's
 			     * when it was up to date, else made here and
 			     * offered back to the document */
 	uint64_t generation;
@@ -567,23 +514,24 @@ typedef struct {
 static void checkpoint_run(Job *j)
 {
 	CheckpointJob *c = (CheckpointJob *)j;
-	Root *r = j->s->roots[c->root];
-	Index *ix = root_acquire(j->s, r, &c->err);
+	Root *r = j->pools->roots[c->root];
+	Index *ix = lsp__pools_index(j->pools, r, &c->err);
 
 	if (!ix)
 		return;
 	c->err = index_checkpoint(ix);
-	root_release(r, ix);
+	lsp__pools_index_return(r, ix);
 }
 
 static void checkpoint_done(Job *j)
 {
 	CheckpointJob *c = (CheckpointJob *)j;
 
-	j->s->roots[c->root]->checkpointing = false;
+	j->pools->roots[c->root]->checkpointing = false;
 	if (c->err)
-		lsp_log(j->s, 1, "checkpoint of %s: %s",
-			j->s->roots[c->root]->path, castls_strerror(c->err));
+		lsp__log(j->s, 1, "checkpoint of %s: %s",
+			 j->pools->roots[c->root]->path,
+			 castls_strerror(c->err));
 }
 
 static void checkpoint_release(Job *j) { xfree(j); }
@@ -592,15 +540,15 @@ static void checkpoint_queue(Server *s, int root)
 {
 	CheckpointJob *c;
 
-	if (s->roots[root]->checkpointing || s->exiting)
+	if (s->pools.roots[root]->checkpointing || s->exiting)
 		return;
 	c = xcalloc(1, sizeof(*c));
 	c->root = root;
 	c->job.run = checkpoint_run;
 	c->job.done = checkpoint_done;
 	c->job.release = checkpoint_release;
-	s->roots[root]->checkpointing = true;
-	server_queue(s, &c->job);
+	s->pools.roots[root]->checkpointing = true;
+	lsp__server_queue(s, &c->job);
 }
 
 /* On the worker, before the parse: the last rows carried across the
@@ -622,8 +570,7 @@ static void write_carried(WriteJob *w, Index *ix)
 		err = CASTLS_EINVAL;
 	} else {
 		err = n == 1 ? index_file_edit(ix, w->rel, w->text, w->len,
-					       w->hash,
-					       &w->edits[w->rows_from],
+					       w->hash, &w->edits[w->rows_from],
 					       &before, w->rows_hash, w->rows)
 			     : CASTLS_EINVAL;
 		/* Not one edit, or the index holds other rows. */
@@ -657,8 +604,8 @@ static void write_parse(WriteJob *w, Chunker *ch)
 		w->parsed = chunker_parse_unless(ch, w->lang, w->text, w->len,
 						 w->tree, write_should_stop, w);
 	else
-		w->parsed = chunker_parse(ch, w->lang, w->text, w->len,
-					  w->tree);
+		w->parsed =
+		    chunker_parse(ch, w->lang, w->text, w->len, w->tree);
 	w->stopped = w->rows_written && !w->parsed;
 }
 
@@ -667,8 +614,8 @@ static void write_parse(WriteJob *w, Chunker *ch)
 static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 {
 	if (!w->rows_written || !chunking_equal(w->rows, c))
-		w->err = index_file_put(ix, w->rel, w->text, w->len, c,
-					&w->delta);
+		w->err =
+		    index_file_put(ix, w->rel, w->text, w->len, c, &w->delta);
 	rows_free(&w->rows);
 	if (w->err == 0) {
 		w->rows = xmalloc(sizeof(*w->rows));
@@ -698,8 +645,8 @@ static void edit_to_disk(WriteJob *w)
 static void write_run(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
-	Server *s = j->s;
-	Root *r = s->roots[w->root];
+	Pools *p = j->pools;
+	Root *r = p->roots[w->root];
 	Chunking c;
 	Chunker *ch;
 	Index *ix;
@@ -709,8 +656,12 @@ static void write_run(Job *j)
 		size_t len;
 		Lang was = w->lang; /* the buffer's, which w->tree parsed */
 
-		buf_printf(&abs, "%s/%s", r->path, w->rel);
-		if (castls_read_file(abs.data, w->max_file, &w->text, &len) == 0)
+		buf_printf(&abs, "%s/%s", strcmp(r->path, "/") ? r->path : "",
+			   w->rel);
+		/* Bounded by the root: had the file become a link out of
+		 * it since it was opened, its rows would go instead. */
+		if (castls_read_file_in(r->path, abs.data, w->max_file,
+					&w->text, &len, NULL) == 0)
 			w->len = (uint32_t)len;
 		w->lang = w->text ? lang_detect(abs.data, w->text, w->len)
 				  : LANG_NONE;
@@ -722,27 +673,29 @@ static void write_run(Job *j)
 		if (w->tree)
 			edit_to_disk(w);
 	}
-	if (!(ix = root_acquire(s, r, &w->err)))
+	if (!(ix = lsp__pools_index(p, r, &w->err)))
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
-	if (!w->text || w->lang == LANG_NONE) {
+	/* A buffer over maxFileSize goes out of the index, as the scan
+	 * leaves out such a file. */
+	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
 		w->err = index_file_remove(ix, w->rel);
-		root_release(r, ix);
+		lsp__pools_index_return(r, ix);
 		return;
 	}
 	write_carried(w, ix);
-	ch = chunker_acquire(s);
+	ch = lsp__pools_chunker(p);
 	if ((w->generation || w->tree) && !w->parsed &&
-	    chunker_language(w->lang))
+	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
 	if (w->stopped) {
-		chunker_release(s, ch);
-		root_release(r, ix);
+		lsp__pools_chunker_return(p, ch);
+		lsp__pools_index_return(r, ix);
 		return;
 	}
 	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
-	chunker_release(s, ch);
+	lsp__pools_chunker_return(p, ch);
 	if (w->err == 0) {
 		write_chunking(w, ix, &c);
 	} else {
@@ -750,7 +703,7 @@ static void write_run(Job *j)
 		w->err = index_file_remove(ix, w->rel);
 	}
 	w->checkpoint = index_checkpoint_due(ix);
-	root_release(r, ix);
+	lsp__pools_index_return(r, ix);
 }
 
 /* On the loop: d keeps what w left in the index, to carry across the
@@ -767,6 +720,23 @@ static void rows_adopt(Document *d, WriteJob *w)
 	w->rows = NULL;
 }
 
+/* An error of the index's storage, which lasts until the user acts (as
+ * opposed to one of the file: binary, unparsable). */
+static bool storage_error(int err)
+{
+	switch (err) {
+	case CASTLS_EIO:
+	case CASTLS_EACCES:
+	case CASTLS_ENOSPC:
+	case CASTLS_EDB:
+	case CASTLS_ECORRUPT:
+	case CASTLS_EREADONLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void write_done(Job *j)
 {
 	WriteJob *w = (WriteJob *)j;
@@ -780,13 +750,17 @@ static void write_done(Job *j)
 
 		if (!(s->writes = next->next))
 			s->writes_tail = &s->writes;
-		server_queue(s, next);
+		lsp__server_queue(s, next);
 	}
-	server_doc_written(s);
+	lsp__server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
-	if (w->err)
-		lsp_log(s, 1, "indexing %s: %s", w->rel, castls_strerror(w->err));
+	if (w->err) {
+		lsp__log(s, 1, "indexing %s: %s", w->rel,
+			 castls_strerror(w->err));
+		if (storage_error(w->err))
+			lsp__root_failed(s, w->root, w->err);
+	}
 	/* A disk refresh after didClose, or a write for an earlier opening
 	 * of a document open again. */
 	if (w->generation == 0 && w->parsed && w->text)
@@ -804,7 +778,7 @@ static void write_done(Job *j)
 	if (!w->err || d->written < w->generation)
 		d->written = w->generation;
 	if (d->generation > d->written)
-		doc_schedule_write(s, d);
+		lsp__doc_schedule_write(s, d);
 }
 
 static void write_release(Job *j)
@@ -852,12 +826,11 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	w->serial = d->serial;
 	w->root = d->root;
 	w->lang = d->lang;
-	w->max_file = s->settings.max_file_size ? s->settings.max_file_size
-						: INDEX_DEFAULT_MAX_FILE;
+	w->max_file = lsp__max_file_size(s);
 	atomic_init(&w->stop, false);
 	if (!from_disk) {
-		w->text = xstrndup(d->text.data ? d->text.data : "",
-				   d->text.len);
+		w->text =
+		    xstrndup(d->text.data ? d->text.data : "", d->text.len);
 		w->len = (uint32_t)d->text.len;
 		w->generation = d->generation;
 		if (d->tree && d->nedits) {
@@ -876,15 +849,15 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 		/* The document is closing: its text and tree, to edit to
 		 * the disk text. */
 		w->buffer_len = (uint32_t)d->text.len;
-		w->buffer = xstrndup(d->text.data ? d->text.data : "",
-				     d->text.len);
+		w->buffer =
+		    xstrndup(d->text.data ? d->text.data : "", d->text.len);
 		w->tree = ts_tree_copy(d->tree);
 	}
 	w->job.run = write_run;
 	w->job.done = write_done;
 	w->job.release = write_release;
 	if (s->doc_writes++ == 0) {
-		server_queue(s, &w->job);
+		lsp__server_queue(s, &w->job);
 	} else {
 		w->job.s = s;
 		w->job.next = NULL;
@@ -893,7 +866,7 @@ static void queue_write(Server *s, Document *d, bool from_disk)
 	}
 }
 
-void doc_schedule_write(Server *s, Document *d)
+void lsp__doc_schedule_write(Server *s, Document *d)
 {
 	if (d->root < 0 || !d->rel || d->writing || s->exiting ||
 	    d->generation <= d->written || d->lang == LANG_NONE)
@@ -902,10 +875,10 @@ void doc_schedule_write(Server *s, Document *d)
 	queue_write(s, d, false);
 }
 
-void doc_close(Server *s, const cJSON *params)
+void lsp__doc_close(Server *s, const cJSON *params)
 {
-	const cJSON *td = cJSON_GetObjectItemCaseSensitive(params,
-							   "textDocument");
+	const cJSON *td =
+	    cJSON_GetObjectItemCaseSensitive(params, "textDocument");
 	Document **p = &s->docs, *d;
 	const char *uri = text_of(td, "uri");
 
@@ -925,10 +898,10 @@ void doc_close(Server *s, const cJSON *params)
 
 		closed_keep(s, d->uri, d->lang, &text, len, &d->tree);
 	}
-	doc_free(d);
+	lsp__doc_free(d);
 }
 
-void doc_save(Server *s, const cJSON *params)
+void lsp__doc_save(Server *s, const cJSON *params)
 {
 	(void)s;
 	(void)params; /* the buffer already is what was saved */

@@ -50,8 +50,8 @@ typedef enum { FRAME_MESSAGE, FRAME_ERROR } FrameKind;
  * body[len] is always '\0' so it can go straight to cJSON_Parse. The
  * callback must not feed or delete the framer it was called from.
  */
-typedef void (*FrameFn)(void *ctx, FrameKind kind, const char *body,
-			size_t len, const char *error);
+typedef void (*FrameFn)(void *ctx, FrameKind kind, const char *body, size_t len,
+			const char *error);
 
 /* A framer that delivers bodies of up to max_body bytes (0 means
  * LSP_MAX_MESSAGE) to fn. ctx is borrowed and passed to every call. */

@@ -35,12 +35,12 @@ static uint32_t char_len(const unsigned char *p, size_t avail)
 		hi = 0x8F;
 	if (c < 0xF0)
 		return avail >= 3 && p[1] >= lo && p[1] <= hi && is_cont(p[2])
-			       ? 3
-			       : 1;
+			   ? 3
+			   : 1;
 	return avail >= 4 && p[1] >= lo && p[1] <= hi && is_cont(p[2]) &&
-			       is_cont(p[3])
-		       ? 4
-		       : 1;
+		       is_cont(p[3])
+		   ? 4
+		   : 1;
 }
 
 /* Code units of a character of clen bytes in the given encoding. */
@@ -139,9 +139,8 @@ int line_index_update(LineIndex *li, const char *new_text, size_t new_len,
 
 	if (new_len > UINT32_MAX)
 		return CASTLS_ELIMIT;
-	if (li->n == 0 || start_byte > old_end_byte ||
-	    old_end_byte > li->len || start_byte > new_end_byte ||
-	    new_end_byte > new_len ||
+	if (li->n == 0 || start_byte > old_end_byte || old_end_byte > li->len ||
+	    start_byte > new_end_byte || new_end_byte > new_len ||
 	    new_len - new_end_byte != li->len - old_end_byte)
 		return CASTLS_EINVAL;
 	/* lo <= old_end_byte + 1, so i0 <= i1. */
@@ -210,8 +209,34 @@ void position_from_byte(const LineIndex *li, const char *text, size_t len,
 			PosEncoding enc, uint32_t byte, uint32_t *line,
 			uint32_t *character)
 {
+	position_from_byte_marked(li, NULL, text, len, enc, byte, line,
+				  character);
+}
+
+/* The last mark at or before byte and at or after from, or -1. */
+static int64_t mark_before(const PosMarks *m, uint32_t from, uint32_t byte)
+{
+	uint32_t lo = 0, hi = m->n;
+
+	while (lo < hi) { /* first mark past byte */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->at[mid] <= byte)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && m->at[lo - 1] >= from ? (int64_t)lo - 1 : -1;
+}
+
+void position_from_byte_marked(const LineIndex *li, const PosMarks *m,
+			       const char *text, size_t len, PosEncoding enc,
+			       uint32_t byte, uint32_t *line,
+			       uint32_t *character)
+{
 	const unsigned char *t = (const unsigned char *)text;
 	uint32_t k, p, e, units = 0;
+	int64_t mk;
 
 	*line = *character = 0;
 	if (li->n == 0)
@@ -226,6 +251,10 @@ void position_from_byte(const LineIndex *li, const char *text, size_t len,
 	e = line_end(li, text, len, k);
 	if (byte < e)
 		e = byte;
+	if (m && m->enc == enc && (mk = mark_before(m, p, e)) >= 0) {
+		p = m->at[mk];
+		units = m->units[mk];
+	}
 	while (p < e) {
 		uint32_t clen = char_len(t + p, len - p);
 
@@ -236,4 +265,50 @@ void position_from_byte(const LineIndex *li, const char *text, size_t len,
 	}
 	*line = k;
 	*character = units;
+}
+
+void pos_marks_build(PosMarks *m, const LineIndex *li, const char *text,
+		     size_t len, PosEncoding enc)
+{
+	const unsigned char *t = (const unsigned char *)text;
+
+	m->n = 0;
+	m->enc = enc;
+	for (uint32_t k = 0; k < li->n; k++) {
+		uint32_t p = li->starts[k], e = line_end(li, text, len, k);
+		uint32_t units = 0, next = p + POS_MARK_STRIDE;
+
+		if (e - p <= POS_MARK_STRIDE)
+			continue;
+		/* The same walk as a conversion, so the marks fall where
+		 * it would pass. */
+		while (p < e) {
+			uint32_t clen = char_len(t + p, len - p);
+
+			if (p >= next) {
+				if (m->n == m->cap) {
+					m->cap = m->cap ? m->cap * 2 : 64;
+					m->at = xrealloc(
+					    m->at, m->cap * sizeof(*m->at));
+					m->units = xrealloc(
+					    m->units,
+					    m->cap * sizeof(*m->units));
+				}
+				m->at[m->n] = p;
+				m->units[m->n++] = units;
+				next = p + POS_MARK_STRIDE;
+			}
+			if (p + clen > e)
+				break;
+			units += char_units(clen, enc);
+			p += clen;
+		}
+	}
+}
+
+void pos_marks_free(PosMarks *m)
+{
+	xfree(m->at);
+	xfree(m->units);
+	memset(m, 0, sizeof(*m));
 }

@@ -28,7 +28,7 @@ typedef enum { POS_UTF8, POS_UTF16, POS_UTF32 } PosEncoding;
 typedef struct {
 	uint32_t *starts; /* byte offset of each line start, ascending */
 	uint32_t n, cap;  /* lines; allocated entries */
-	uint32_t len;     /* bytes of the text indexed */
+	uint32_t len;	  /* bytes of the text indexed */
 } LineIndex;
 
 /* Indexes text[0..len) (borrowed). li must be zero-initialised or hold an
@@ -70,5 +70,37 @@ uint32_t position_to_byte(const LineIndex *li, const char *text, size_t len,
 void position_from_byte(const LineIndex *li, const char *text, size_t len,
 			PosEncoding enc, uint32_t byte, uint32_t *line,
 			uint32_t *character);
+
+/*
+ * Marks inside long lines, for many conversions over one text that no
+ * longer changes (a worker's snapshot): without them each conversion
+ * walks from its line's start, which on a file of one 16 MB line makes
+ * a chunk list quadratic. Every POS_MARK_STRIDE bytes of a longer line
+ * (at a character start) a mark holds the code units, in one encoding,
+ * from the line's start; a conversion then walks from the nearest mark
+ * before it, at most POS_MARK_STRIDE bytes.
+ */
+#define POS_MARK_STRIDE 4096u
+
+typedef struct {
+	uint32_t *at;	 /* byte offset of each mark, ascending */
+	uint32_t *units; /* code units from its line's start to at[i] */
+	uint32_t n, cap;
+	PosEncoding enc;
+} PosMarks;
+
+/* Builds the marks of text[0..len) (borrowed), which li indexes, for
+ * enc; O(len), and nothing at all when no line is long. m must be
+ * zeroed; pos_marks_free frees it. */
+void pos_marks_build(PosMarks *m, const LineIndex *li, const char *text,
+		     size_t len, PosEncoding enc);
+void pos_marks_free(PosMarks *m);
+
+/* position_from_byte, walking from the marks m (built for this text and
+ * enc; may be NULL). */
+void position_from_byte_marked(const LineIndex *li, const PosMarks *m,
+			       const char *text, size_t len, PosEncoding enc,
+			       uint32_t byte, uint32_t *line,
+			       uint32_t *character);
 
 #endif

@@ -15,7 +15,7 @@
 
 /* Whole lines: from the start of the first to the start of the line after
  * the last, so every position encoding agrees. */
-cJSON *render_lines(LineRange lines)
+cJSON *lsp__render_lines(LineRange lines)
 {
 	cJSON *r = cJSON_CreateObject();
 	cJSON *a = cJSON_AddObjectToObject(r, "start");
@@ -73,13 +73,13 @@ static cJSON *item_json(const RankItem *it, const char *uri)
 
 		cJSON_AddStringToObject(pj, "kind", span_kind_name(p->kind));
 		cJSON_AddStringToObject(pj, "name", p->name);
-		cJSON_AddItemToObject(pj, "range", render_lines(p->lines));
+		cJSON_AddItemToObject(pj, "range", lsp__render_lines(p->lines));
 		cJSON_AddStringToObject(pj, "header", p->header);
 		cJSON_AddItemToArray(ps, pj);
 	}
 	rank_why(it, &why);
 	cJSON_AddStringToObject(o, "uri", uri);
-	cJSON_AddItemToObject(o, "range", render_lines(it->lines));
+	cJSON_AddItemToObject(o, "range", lsp__render_lines(it->lines));
 	cJSON_AddStringToObject(o, "language", lang_name(it->lang));
 	cJSON_AddStringToObject(o, "kind", chunk_kind_name(it->kind));
 	cJSON_AddStringToObject(o, "symbol", it->symbol);
@@ -97,8 +97,8 @@ static cJSON *item_json(const RankItem *it, const char *uri)
 	return o;
 }
 
-cJSON *render_result(const RankResult *r, const char *const *roots,
-		     const char *buffer_uri)
+cJSON *lsp__render_result(const RankResult *r, const char *const *roots,
+			  const char *buffer_uri)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *items = cJSON_AddArrayToObject(res, "items");
@@ -107,8 +107,8 @@ cJSON *render_result(const RankResult *r, const char *const *roots,
 	for (uint32_t i = 0; i < r->nitems; i++) {
 		const RankItem *it = &r->items[i];
 		char *uri = it->in_buffer && buffer_uri
-				    ? xstrdup(buffer_uri)
-				    : uri_in_root(roots[it->root], it->path);
+				? xstrdup(buffer_uri)
+				: lsp__uri_in_root(roots[it->root], it->path);
 
 		cJSON_AddItemToArray(items, item_json(it, uri));
 		xfree(uri);

@@ -2,106 +2,14 @@
  * server.c: JSON-RPC dispatch, the LSP lifecycle, workspace roots and
  * background indexing.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CASTLS_VERSION "0.1.0"
-
-/* ---------------------------------------------------------------------- *
- * Settings
- * ---------------------------------------------------------------------- */
-
-static void settings_defaults(Settings *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->budget_tokens = DEFAULT_BUDGET_TOKENS;
-	st->log_level = 1;
-}
-
-static void settings_free(Settings *st)
-{
-	xfree(st->exclude);
-	xfree(st->db_path);
-}
-
-static int log_level_of(const cJSON *v, int dflt)
-{
-	static const char *const names[] = {"error", "warn", "info", "debug"};
-
-	if (cJSON_IsNumber(v))
-		return v->valueint < 0 ? 0 : v->valueint > 3 ? 3 : v->valueint;
-	for (int i = 0; cJSON_IsString(v) && i < 4; i++)
-		if (strcmp(v->valuestring, names[i]) == 0)
-			return i;
-	return dflt;
-}
-
-/* Applies the settings in obj (either the castls section itself or an
- * object holding a "castls" member). Returns true when a setting that
- * changes the index (chunk size, excludes, file size) changed. */
-static bool settings_apply(Server *s, const cJSON *obj)
-{
-	Settings *st = &s->settings;
-	const cJSON *v, *sec = cJSON_GetObjectItemCaseSensitive(obj, "castls");
-	bool reindex = false;
-
-	if (cJSON_IsObject(sec))
-		obj = sec;
-	if (!cJSON_IsObject(obj))
-		return false;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "maxChunkSize");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 50 &&
-	    v->valuedouble <= 100000 &&
-	    (uint32_t)v->valuedouble != st->max_chunk_size) {
-		st->max_chunk_size = (uint32_t)v->valuedouble;
-		reindex = true;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "budgetTokens");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
-	    v->valuedouble <= MAX_BUDGET_TOKENS)
-		st->budget_tokens = (uint32_t)v->valuedouble;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "maxFileSize");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
-	    v->valuedouble <= CHUNKER_MAX_INPUT &&
-	    (uint64_t)v->valuedouble != st->max_file_size) {
-		st->max_file_size = (uint64_t)v->valuedouble;
-		reindex = true;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "exclude");
-	if (cJSON_IsArray(v) || cJSON_IsString(v)) {
-		Buf b = {0};
-		const cJSON *e;
-
-		if (cJSON_IsString(v))
-			buf_printf(&b, "%s\n", v->valuestring);
-		cJSON_ArrayForEach(e, v)
-			if (cJSON_IsString(e))
-				buf_printf(&b, "%s\n", e->valuestring);
-		const char *now = b.len ? b.data : NULL;
-
-		/* An empty list is no excludes, same as none sent. */
-		if ((st->exclude == NULL) != (now == NULL) ||
-		    (now && strcmp(st->exclude, now))) {
-			xfree(st->exclude);
-			st->exclude = now ? buf_take(&b) : NULL;
-			reindex = true;
-		}
-		buf_free(&b);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "dbPath");
-	if (cJSON_IsString(v) && *v->valuestring) {
-		xfree(st->db_path);
-		st->db_path = xstrdup(v->valuestring);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "logLevel");
-	st->log_level = log_level_of(v, st->log_level);
-	return reindex;
-}
 
 /* ---------------------------------------------------------------------- *
  * Roots and their connections
@@ -112,18 +20,19 @@ static int add_root(Server *s, const char *path)
 	char real[PATH_MAX];
 	Root *r;
 
-	if (s->nroots == MAX_ROOTS || !realpath(path, real))
+	if (s->pools.nroots == MAX_ROOTS || !realpath(path, real))
 		return -1;
-	for (int i = 0; i < s->nroots; i++)
-		if (strcmp(s->roots[i]->path, real) == 0 && !s->roots[i]->removed)
+	for (int i = 0; i < s->pools.nroots; i++)
+		if (strcmp(s->pools.roots[i]->path, real) == 0 &&
+		    !s->pools.roots[i]->removed)
 			return i;
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(real);
-	r->uri = path_to_uri(real);
+	r->uri = lsp__path_to_uri(real);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_mutex_init(&r->open_mu, NULL);
-	s->roots[s->nroots] = r;
-	return s->nroots++;
+	s->pools.roots[s->pools.nroots] = r;
+	return s->pools.nroots++;
 }
 
 static void root_free(Root *r)
@@ -137,96 +46,19 @@ static void root_free(Root *r)
 	xfree(r);
 }
 
-/* Safe from any thread: the settings read here change only on the loop
- * while no connection is being opened (settings changes close the idle
- * connections first and open ones keep their options). */
-Index *root_acquire(Server *s, Root *r, int *err)
-{
-	IndexOptions io = {0};
-	Index *ix = NULL;
-	const char *db;
-	char *db_copy = NULL, *exclude;
-
-	pthread_mutex_lock(&r->mu);
-	if (r->nidle)
-		ix = r->idle[--r->nidle];
-	r->busy++;
-	pthread_mutex_unlock(&r->mu);
-	if (ix)
-		return ix;
-	/* Settings change on the loop under pool_mu: copy them, then open
-	 * (which may take a while: quick_check) without the lock. */
-	pthread_mutex_lock(&s->pool_mu);
-	io.root = r->path;
-	/* An explicit database (--db, dbPath) belongs to the first root
-	 * only; the others keep their own default files, or two roots would
-	 * share rows (and one's scan delete the other's). */
-	db = r != s->roots[0]	? NULL
-	     : s->opt.db_path	? s->opt.db_path
-				: s->settings.db_path;
-	io.db_path = db ? (db_copy = xstrdup(db)) : NULL;
-	io.max_chunk_size = s->settings.max_chunk_size;
-	io.max_file_size = s->settings.max_file_size;
-	io.exclude = exclude = s->settings.exclude ? xstrdup(s->settings.exclude)
-						   : NULL;
-	/* The first connection to a root checks the file once; later ones
-	 * trust it (quick_check reads the whole database). */
-	io.verify = !r->verified;
-	r->verified = true;
-	/* A database that cannot be written still answers requests; the
-	 * scans and buffer writes fail and say so in the log. */
-	io.reader = true;
-	pthread_mutex_unlock(&s->pool_mu);
-	pthread_mutex_lock(&r->open_mu);
-	*err = index_open(&io, &ix);
-	pthread_mutex_unlock(&r->open_mu);
-	xfree(db_copy);
-	xfree(exclude);
-	if (*err) {
-		pthread_mutex_lock(&r->mu);
-		r->busy--;
-		pthread_mutex_unlock(&r->mu);
-		return NULL;
-	}
-	return ix;
-}
-
-void root_release(Root *r, Index *ix)
-{
-	pthread_mutex_lock(&r->mu);
-	r->busy--;
-	if (r->nidle < (int)(sizeof(r->idle) / sizeof(*r->idle))) {
-		r->idle[r->nidle++] = ix;
-		ix = NULL;
-	}
-	pthread_mutex_unlock(&r->mu);
-	index_close(ix);
-}
-
-/* Closes idle connections so new ones pick up changed settings. */
-static void roots_flush(Server *s)
-{
-	for (int i = 0; i < s->nroots; i++) {
-		Root *r = s->roots[i];
-
-		pthread_mutex_lock(&r->mu);
-		while (r->nidle)
-			index_close(r->idle[--r->nidle]);
-		pthread_mutex_unlock(&r->mu);
-	}
-}
-
-int root_of_path(Server *s, const char *path, const char **rel)
+int lsp__root_of_path(Server *s, const char *path, const char **rel)
 {
 	int best = -1;
 	size_t best_len = 0;
 
-	for (int i = 0; i < s->nroots; i++) {
-		const char *rp = s->roots[i]->path;
+	for (int i = 0; i < s->pools.nroots; i++) {
+		const char *rp = s->pools.roots[i]->path;
 		size_t n = strlen(rp);
 
-		if (s->roots[i]->removed || strncmp(path, rp, n) ||
-		    (path[n] != '/' && n > 1) || n < best_len)
+		/* Whole components, and below the root, not the root. */
+		if (s->pools.roots[i]->removed ||
+		    !castls_path_within(rp, path) || strcmp(rp, path) == 0 ||
+		    n < best_len)
 			continue;
 		best = i;
 		best_len = n;
@@ -234,35 +66,6 @@ int root_of_path(Server *s, const char *path, const char **rel)
 	if (best >= 0 && rel)
 		*rel = path + best_len + (best_len > 1);
 	return best;
-}
-
-/* ---------------------------------------------------------------------- *
- * Chunkers for worker threads
- * ---------------------------------------------------------------------- */
-
-Chunker *chunker_acquire(Server *s)
-{
-	Chunker *ch = NULL;
-
-	pthread_mutex_lock(&s->pool_mu);
-	if (s->nchunkers)
-		ch = s->chunkers[--s->nchunkers];
-	pthread_mutex_unlock(&s->pool_mu);
-	return ch ? ch : chunker_new(s->chunker_size);
-}
-
-void chunker_release(Server *s, Chunker *ch)
-{
-	chunker_trim(ch); /* pooled chunkers keep no scratch heap */
-	pthread_mutex_lock(&s->pool_mu);
-	if (chunker_max_size(ch) == (s->chunker_size ? s->chunker_size
-						      : CHUNKER_DEFAULT_MAX_SIZE) &&
-	    s->nchunkers < (int)(sizeof(s->chunkers) / sizeof(*s->chunkers))) {
-		s->chunkers[s->nchunkers++] = ch;
-		ch = NULL;
-	}
-	pthread_mutex_unlock(&s->pool_mu);
-	chunker_delete(ch);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -292,12 +95,12 @@ static void job_after(uv_work_t *req, int status)
 		j->cancelled = true;
 	if (j->id && !s->exiting) {
 		if (j->cancelled)
-			lsp_error(s, j->id, RPC_REQUEST_CANCELLED,
-				  "request cancelled");
+			lsp__error(s, j->id, RPC_REQUEST_CANCELLED,
+				   "request cancelled");
 		else if (j->err)
-			lsp_error(s, j->id, j->err, "%s", j->msg);
+			lsp__error(s, j->id, j->err, "%s", j->msg);
 		else
-			lsp_reply(s, j->id, j->result), j->result = NULL;
+			lsp__reply(s, j->id, j->result), j->result = NULL;
 	}
 	if (j->done && status != UV_ECANCELED)
 		j->done(j);
@@ -306,9 +109,10 @@ static void job_after(uv_work_t *req, int status)
 	j->release(j);
 }
 
-void server_queue(Server *s, Job *j)
+void lsp__server_queue(Server *s, Job *j)
 {
 	j->s = s;
+	j->pools = &s->pools;
 	if (j->id) {
 		j->next = s->requests;
 		s->requests = j;
@@ -326,19 +130,16 @@ static void unpark(Server *s)
 	uv_timer_stop(&s->park_timer);
 	for (; j; j = next) {
 		next = j->next;
-		server_queue(s, j);
+		lsp__server_queue(s, j);
 	}
 }
 
-static void on_park_timeout(uv_timer_t *t)
-{
-	unpark(t->data);
-}
+static void on_park_timeout(uv_timer_t *t) { unpark(t->data); }
 
-void server_queue_fresh(Server *s, Job *j)
+void lsp__server_queue_fresh(Server *s, Job *j)
 {
 	if (s->doc_writes == 0 || s->exiting) {
-		server_queue(s, j);
+		lsp__server_queue(s, j);
 		return;
 	}
 	j->s = s;
@@ -349,7 +150,7 @@ void server_queue_fresh(Server *s, Job *j)
 	s->parked_tail = &j->next;
 }
 
-void server_doc_written(Server *s)
+void lsp__server_doc_written(Server *s)
 {
 	if (s->doc_writes == 0 && s->parked)
 		unpark(s);
@@ -371,50 +172,46 @@ static void cancel_request(Server *s, const cJSON *params)
  * Indexing
  * ---------------------------------------------------------------------- */
 
+/* A scan of one root on a worker: it reports into progress and stops
+ * when *cancel is set, both the loop's, lent to it. */
 typedef struct {
 	Job job;
 	int root;
 	int err;
 	ScanStats stats;
+	Progress *progress;
+	const volatile int *cancel;
 } ScanJob;
-
-typedef struct {
-	Server *s;
-	int root;
-} ScanCtx;
 
 static void scan_progress(void *ctx, const ScanStats *st)
 {
-	ScanCtx *c = ctx;
-	Server *s = c->s;
+	ScanJob *sj = ctx;
+	Progress *p = sj->progress;
 
-	pthread_mutex_lock(&s->progress_mu);
-	s->progress = *st;
-	s->progress_root = c->root;
-	s->progress_dirty = true;
-	pthread_mutex_unlock(&s->progress_mu);
-	uv_async_send(&s->progress_async);
+	pthread_mutex_lock(&p->mu);
+	p->stats = *st;
+	p->root = sj->root;
+	p->dirty = true;
+	pthread_mutex_unlock(&p->mu);
+	uv_async_send(&p->async);
 }
 
 static void scan_run(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
-	Server *s = j->s;
-	Root *r = s->roots[sj->root];
-	ScanCtx ctx = {s, sj->root};
-	Index *ix = root_acquire(s, r, &sj->err);
+	Root *r = j->pools->roots[sj->root];
+	Index *ix = lsp__pools_index(j->pools, r, &sj->err);
 
 	if (!ix)
 		return;
-	sj->err = index_scan(ix, 0, scan_progress, &ctx, &s->cancel_scans,
-			     &sj->stats);
-	root_release(r, ix);
+	sj->err = index_scan(ix, 0, scan_progress, sj, sj->cancel, &sj->stats);
+	lsp__pools_index_return(r, ix);
 }
 
-static bool any_indexing(Server *s)
+bool lsp__server_indexing(Server *s)
 {
-	for (int i = 0; i < s->nroots; i++)
-		if (s->roots[i]->indexing)
+	for (int i = 0; i < s->pools.nroots; i++)
+		if (s->pools.roots[i]->indexing)
 			return true;
 	return false;
 }
@@ -439,7 +236,7 @@ static void progress_send(Server *s, const char *kind, const char *message,
 	if (percent >= 0 && strcmp(kind, "end") != 0)
 		cJSON_AddNumberToObject(v, "percentage", percent);
 	cJSON_AddItemToObject(p, "value", v);
-	lsp_notify(s, "$/progress", p);
+	lsp__notify(s, "$/progress", p);
 }
 
 static void on_progress(uv_async_t *a)
@@ -449,11 +246,11 @@ static void on_progress(uv_async_t *a)
 	char msg[128];
 	bool dirty;
 
-	pthread_mutex_lock(&s->progress_mu);
-	st = s->progress;
-	dirty = s->progress_dirty;
-	s->progress_dirty = false;
-	pthread_mutex_unlock(&s->progress_mu);
+	pthread_mutex_lock(&s->progress.mu);
+	st = s->progress.stats;
+	dirty = s->progress.dirty;
+	s->progress.dirty = false;
+	pthread_mutex_unlock(&s->progress.mu);
 	if (!dirty || !s->progress_begun)
 		return;
 	snprintf(msg, sizeof(msg), "%u/%u files", st.done, st.seen);
@@ -461,32 +258,71 @@ static void on_progress(uv_async_t *a)
 		      st.seen ? (int)(100.0 * st.done / st.seen) : 0);
 }
 
+void lsp__root_failed(Server *s, int root, int err)
+{
+	Root *r = s->pools.roots[root];
+	cJSON *p;
+	char msg[1024];
+	Buf db = {0};
+
+	if (r->error == err || s->exiting)
+		return;
+	r->error = err;
+	/* A log line scrolls away; a full disk or a read-only cache
+	 * leaves the index stale until the user acts, so say it where
+	 * they look. */
+	if (root == 0 && s->pools.db_path)
+		buf_puts(&db, s->pools.db_path);
+	else
+		index_default_db_path(r->path, &db);
+	snprintf(msg, sizeof(msg),
+		 "castls: cannot write the index of %s (%s): %s; context "
+		 "comes from what it holds. The dbPath setting (or castls "
+		 "serve --db) names another file",
+		 r->path, db.data, castls_strerror(err));
+	buf_free(&db);
+	p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "type", 1); /* Error */
+	cJSON_AddStringToObject(p, "message", msg);
+	lsp__notify(s, "window/showMessage", p);
+}
+
 static void scan_done(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
 	Server *s = j->s;
-	Root *r = s->roots[sj->root];
+	Root *r = s->pools.roots[sj->root];
 
 	r->indexing = false;
-	if (sj->err && sj->err != CASTLS_ECANCELED)
-		lsp_log(s, 0, "indexing %s: %s", r->path,
-			castls_strerror(sj->err));
-	else if (!sj->err)
-		lsp_log(s, 2, "indexed %s: %u files, %u changed, %u removed",
-			r->path, sj->stats.seen, sj->stats.indexed,
-			sj->stats.removed);
+	if (sj->err && sj->err != CASTLS_ECANCELED) {
+		lsp__log(s, 0, "indexing %s: %s", r->path,
+			 castls_strerror(sj->err));
+		lsp__root_failed(s, sj->root, sj->err);
+	} else if (!sj->err) {
+		r->error = 0;
+	}
+	if (!sj->err)
+		lsp__log(s, 2, "indexed %s: %u files, %u changed, %u removed",
+			 r->path, sj->stats.seen, sj->stats.indexed,
+			 sj->stats.removed);
+	if (sj->stats.ignore_partial)
+		lsp__log(s, 1,
+			 "indexing %s: ignore patterns too costly to match: %u "
+			 "paths were matched against only part of them, and "
+			 "may be indexed though ignored",
+			 r->path, sj->stats.ignore_partial);
 	/* The scan wrote disk contents; open buffers are the truth. */
 	for (Document *d = s->docs; d; d = d->next)
 		if (d->root == sj->root) {
 			d->written = 0;
-			doc_schedule_write(s, d);
+			lsp__doc_schedule_write(s, d);
 		}
 	if (r->rescan && !s->exiting && !s->shutdown) {
 		r->rescan = false;
-		server_reindex(s, sj->root);
+		lsp__server_reindex(s, sj->root);
 		return;
 	}
-	if (!any_indexing(s) && s->progress_begun) {
+	if (!lsp__server_indexing(s) && s->progress_begun) {
 		progress_send(s, "end", "done", -1);
 		s->progress_begun = false;
 	}
@@ -494,10 +330,10 @@ static void scan_done(Job *j)
 
 static void scan_release(Job *j) { xfree(j); }
 
-void server_reindex(Server *s, int root)
+void lsp__server_reindex(Server *s, int root)
 {
 	ScanJob *sj;
-	Root *r = s->roots[root];
+	Root *r = s->pools.roots[root];
 
 	if (r->removed || s->shutdown || s->exiting)
 		return;
@@ -512,22 +348,24 @@ void server_reindex(Server *s, int root)
 		snprintf(s->progress_token, sizeof(s->progress_token),
 			 "castls-index-%lld", (long long)++s->next_request_id);
 		cJSON_AddStringToObject(p, "token", s->progress_token);
-		lsp_request(s, "window/workDoneProgress/create", p);
+		lsp__request(s, "window/workDoneProgress/create", p);
 		progress_send(s, "begin", "scanning", 0);
 		s->progress_begun = true;
 	}
 	sj = xcalloc(1, sizeof(*sj));
 	sj->root = root;
+	sj->progress = &s->progress;
+	sj->cancel = &s->cancel_scans;
 	sj->job.run = scan_run;
 	sj->job.done = scan_done;
 	sj->job.release = scan_release;
-	server_queue(s, &sj->job);
+	lsp__server_queue(s, &sj->job);
 }
 
 static void reindex_all(Server *s)
 {
-	for (int i = 0; i < s->nroots; i++)
-		server_reindex(s, i);
+	for (int i = 0; i < s->pools.nroots; i++)
+		lsp__server_reindex(s, i);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -552,14 +390,12 @@ static const cJSON *get(const cJSON *o, const char *path)
 	return o;
 }
 
-static const char *str_or(const char *s) { return s ? s : ""; }
-
 static void add_folder_uri(Server *s, const char *uri)
 {
-	char *path = uri ? uri_to_path(uri) : NULL;
+	char *path = uri ? lsp__uri_to_path(uri) : NULL;
 
 	if (path && add_root(s, path) < 0)
-		lsp_log(s, 1, "workspace folder %s: not a directory", path);
+		lsp__log(s, 1, "workspace folder %s: not a directory", path);
 	xfree(path);
 }
 
@@ -567,9 +403,9 @@ static PosEncoding pick_encoding(const cJSON *caps)
 {
 	const cJSON *e, *list = get(caps, "general.positionEncodings");
 
-	cJSON_ArrayForEach(e, list)
-		if (cJSON_IsString(e) && strcmp(e->valuestring, "utf-8") == 0)
-			return POS_UTF8;
+	cJSON_ArrayForEach(e, list) if (cJSON_IsString(e) &&
+					strcmp(e->valuestring, "utf-8") ==
+					    0) return POS_UTF8;
 	return POS_UTF16;
 }
 
@@ -609,37 +445,39 @@ static void on_initialize(Server *s, const cJSON *id, const cJSON *params)
 	cJSON *result, *info;
 
 	if (s->initialized) {
-		lsp_error(s, id, RPC_INVALID_REQUEST, "initialize sent twice");
+		lsp__error(s, id, RPC_INVALID_REQUEST, "initialize sent twice");
 		return;
 	}
 	s->encoding = pick_encoding(caps);
-	s->cap_work_progress = cJSON_IsTrue(get(caps, "window.workDoneProgress"));
-	s->cap_configuration = cJSON_IsTrue(get(caps, "workspace.configuration"));
+	s->cap_work_progress =
+	    cJSON_IsTrue(get(caps, "window.workDoneProgress"));
+	s->cap_configuration =
+	    cJSON_IsTrue(get(caps, "workspace.configuration"));
 	s->cap_watch_dynamic = cJSON_IsTrue(
-		get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
-	settings_apply(s, get(params, "initializationOptions"));
-	s->chunker_size = s->settings.max_chunk_size;
+	    get(caps, "workspace.didChangeWatchedFiles.dynamicRegistration"));
+	lsp__settings_apply(s, get(params, "initializationOptions"));
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	folders = get(params, "workspaceFolders");
 	cJSON_ArrayForEach(f, folders)
-		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
-	if (!s->nroots && cJSON_IsString(get(params, "rootUri")))
+	    add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
+	if (!s->pools.nroots && cJSON_IsString(get(params, "rootUri")))
 		add_folder_uri(s, get(params, "rootUri")->valuestring);
-	if (!s->nroots && cJSON_IsString(get(params, "rootPath")) &&
+	if (!s->pools.nroots && cJSON_IsString(get(params, "rootPath")) &&
 	    add_root(s, get(params, "rootPath")->valuestring) < 0)
-		lsp_log(s, 1, "rootPath is not a directory");
+		lsp__log(s, 1, "rootPath is not a directory");
 	s->initialized = true;
 	result = cJSON_CreateObject();
 	cJSON_AddItemToObject(result, "capabilities", capabilities(s));
 	info = cJSON_AddObjectToObject(result, "serverInfo");
 	cJSON_AddStringToObject(info, "name", "castls");
 	cJSON_AddStringToObject(info, "version", CASTLS_VERSION);
-	lsp_reply(s, id, result);
+	lsp__reply(s, id, result);
 }
 
 static void register_watchers(Server *s)
 {
-	cJSON *p = cJSON_CreateObject(), *regs = cJSON_AddArrayToObject(p,
-								     "registrations");
+	cJSON *p = cJSON_CreateObject(),
+	      *regs = cJSON_AddArrayToObject(p, "registrations");
 	cJSON *reg = cJSON_CreateObject(), *opts, *watchers, *w;
 
 	cJSON_AddStringToObject(reg, "id", "castls-watch");
@@ -653,15 +491,17 @@ static void register_watchers(Server *s)
 				"sh,bash,md,markdown}");
 	cJSON_AddItemToArray(watchers, w);
 	w = cJSON_CreateObject();
-	cJSON_AddStringToObject(w, "globPattern", "**/{.gitignore,.castlsignore}");
+	cJSON_AddStringToObject(w, "globPattern",
+				"**/{.gitignore,.castlsignore}");
 	cJSON_AddItemToArray(watchers, w);
 	cJSON_AddItemToArray(regs, reg);
-	lsp_request(s, "client/registerCapability", p);
+	lsp__request(s, "client/registerCapability", p);
 }
 
 static void pull_configuration(Server *s)
 {
-	cJSON *p = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(p, "items");
+	cJSON *p = cJSON_CreateObject(),
+	      *items = cJSON_AddArrayToObject(p, "items");
 	cJSON *it = cJSON_CreateObject();
 	cJSON *m = cJSON_CreateObject();
 
@@ -670,7 +510,7 @@ static void pull_configuration(Server *s)
 	cJSON_AddStringToObject(m, "id", "castls-configuration");
 	cJSON_AddStringToObject(m, "method", "workspace/configuration");
 	cJSON_AddItemToObject(m, "params", p);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
 static void on_initialized(Server *s, const cJSON *params)
@@ -687,13 +527,11 @@ static void apply_settings_change(Server *s, const cJSON *settings)
 {
 	bool changed;
 
-	pthread_mutex_lock(&s->pool_mu);
-	changed = settings_apply(s, settings);
-	s->chunker_size = s->settings.max_chunk_size;
-	pthread_mutex_unlock(&s->pool_mu);
+	changed = lsp__settings_apply(s, settings);
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	if (!changed)
 		return;
-	roots_flush(s);
+	lsp__pools_flush(&s->pools);
 	reindex_all(s);
 }
 
@@ -714,20 +552,23 @@ static void on_workspace_folders(Server *s, const cJSON *params)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, get(params, "event.removed")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(f, "uri"))));
+	cJSON_ArrayForEach(f, get(params, "event.removed"))
+	{
+		char *path =
+		    lsp__uri_path_real(cJSON_GetStringValue(get(f, "uri")));
 
-		for (int i = 0; path && i < s->nroots; i++)
-			if (strcmp(s->roots[i]->path, path) == 0)
-				s->roots[i]->removed = true;
+		for (int i = 0; path && i < s->pools.nroots; i++)
+			if (strcmp(s->pools.roots[i]->path, path) == 0)
+				s->pools.roots[i]->removed = true;
 		xfree(path);
 	}
-	cJSON_ArrayForEach(f, get(params, "event.added")) {
-		int before = s->nroots;
+	cJSON_ArrayForEach(f, get(params, "event.added"))
+	{
+		int before = s->pools.nroots;
 
 		add_folder_uri(s, cJSON_GetStringValue(get(f, "uri")));
-		if (s->nroots > before)
-			server_reindex(s, s->nroots - 1);
+		if (s->pools.nroots > before)
+			lsp__server_reindex(s, s->pools.nroots - 1);
 	}
 }
 
@@ -736,9 +577,11 @@ static void on_watched_files(Server *s, const cJSON *params)
 	const cJSON *c;
 	bool hit[MAX_ROOTS] = {false};
 
-	cJSON_ArrayForEach(c, get(params, "changes")) {
-		char *path = uri_to_path(str_or(cJSON_GetStringValue(get(c, "uri"))));
-		int r = path ? root_of_path(s, path, NULL) : -1;
+	cJSON_ArrayForEach(c, get(params, "changes"))
+	{
+		char *path =
+		    lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
+		int r = path ? lsp__root_of_path(s, path, NULL) : -1;
 
 		if (r >= 0)
 			hit[r] = true;
@@ -746,9 +589,9 @@ static void on_watched_files(Server *s, const cJSON *params)
 	}
 	/* An incremental scan reads only what changed (stamps), and it
 	 * applies ignore rules and deletions the same way a full one does. */
-	for (int i = 0; i < s->nroots; i++)
+	for (int i = 0; i < s->pools.nroots; i++)
 		if (hit[i])
-			server_reindex(s, i);
+			lsp__server_reindex(s, i);
 }
 
 static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
@@ -757,12 +600,12 @@ static void on_execute_command(Server *s, const cJSON *id, const cJSON *p)
 
 	if (cmd && strcmp(cmd, "castls.reindex") == 0) {
 		reindex_all(s);
-		lsp_reply(s, id, NULL);
+		lsp__reply(s, id, NULL);
 	} else if (cmd && strcmp(cmd, "castls.status") == 0) {
-		req_status(s, id, p);
+		lsp__req_status(s, id, p);
 	} else {
-		lsp_error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
-			  cmd ? cmd : "(none)");
+		lsp__error(s, id, RPC_INVALID_PARAMS, "unknown command: %s",
+			   cmd ? cmd : "(none)");
 	}
 }
 
@@ -770,7 +613,7 @@ static void on_shutdown(Server *s, const cJSON *id)
 {
 	s->shutdown = true;
 	s->cancel_scans = 1;
-	lsp_reply(s, id, NULL);
+	lsp__reply(s, id, NULL);
 }
 
 static void on_exit_notification(Server *s)
@@ -778,7 +621,7 @@ static void on_exit_notification(Server *s)
 	s->exiting = true;
 	s->exit_code = s->shutdown ? 0 : 1;
 	s->cancel_scans = 1;
-	transport_stop(s);
+	lsp__transport_stop(s);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -816,22 +659,22 @@ static void h_exit(Server *s, const cJSON *id, const cJSON *p)
 static void h_open(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_open(s, p);
+	lsp__doc_open(s, p);
 }
 static void h_change(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_change(s, p);
+	lsp__doc_change(s, p);
 }
 static void h_close(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_close(s, p);
+	lsp__doc_close(s, p);
 }
 static void h_save(Server *s, const cJSON *id, const cJSON *p)
 {
 	(void)id;
-	doc_save(s, p);
+	lsp__doc_save(s, p);
 }
 static void h_config(Server *s, const cJSON *id, const cJSON *p)
 {
@@ -860,26 +703,26 @@ static const struct {
 	Handler fn;
 	const char *needs; /* a params member that must be an object */
 } methods[] = {
-	{"initialize", M_REQUEST, h_initialize, NULL},
-	{"initialized", M_NOTIFY, h_initialized, NULL},
-	{"shutdown", M_REQUEST, h_shutdown, NULL},
-	{"exit", M_NOTIFY, h_exit, NULL},
-	{"textDocument/didOpen", M_NOTIFY, h_open, "textDocument"},
-	{"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
-	{"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
-	{"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
-	{"textDocument/documentSymbol", M_REQUEST, req_document_symbol,
-	 "textDocument"},
-	{"workspace/symbol", M_REQUEST, req_workspace_symbol, NULL},
-	{"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
-	{"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
-	{"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
-	{"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
-	{"castls/context", M_REQUEST, req_context, "textDocument"},
-	{"castls/search", M_REQUEST, req_search, NULL},
-	{"castls/chunks", M_REQUEST, req_chunks, "textDocument"},
-	{"castls/status", M_REQUEST, req_status, NULL},
-	{"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
+    {"initialize", M_REQUEST, h_initialize, NULL},
+    {"initialized", M_NOTIFY, h_initialized, NULL},
+    {"shutdown", M_REQUEST, h_shutdown, NULL},
+    {"exit", M_NOTIFY, h_exit, NULL},
+    {"textDocument/didOpen", M_NOTIFY, h_open, "textDocument"},
+    {"textDocument/didChange", M_NOTIFY, h_change, "textDocument"},
+    {"textDocument/didClose", M_NOTIFY, h_close, "textDocument"},
+    {"textDocument/didSave", M_NOTIFY, h_save, "textDocument"},
+    {"textDocument/documentSymbol", M_REQUEST, lsp__req_document_symbol,
+     "textDocument"},
+    {"workspace/symbol", M_REQUEST, lsp__req_workspace_symbol, NULL},
+    {"workspace/didChangeConfiguration", M_NOTIFY, h_config, NULL},
+    {"workspace/didChangeWorkspaceFolders", M_NOTIFY, h_folders, "event"},
+    {"workspace/didChangeWatchedFiles", M_NOTIFY, h_watched, NULL},
+    {"workspace/executeCommand", M_REQUEST, on_execute_command, NULL},
+    {"castls/context", M_REQUEST, lsp__req_context, "textDocument"},
+    {"castls/search", M_REQUEST, lsp__req_search, NULL},
+    {"castls/chunks", M_REQUEST, lsp__req_chunks, "textDocument"},
+    {"castls/status", M_REQUEST, lsp__req_status, NULL},
+    {"$/cancelRequest", M_NOTIFY, h_cancel, NULL},
 };
 
 static void dispatch_response(Server *s, const cJSON *msg)
@@ -905,7 +748,8 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	size_t i;
 
 	if (!cJSON_IsObject(msg)) {
-		lsp_error(s, NULL, RPC_INVALID_REQUEST, "message is not an object");
+		lsp__error(s, NULL, RPC_INVALID_REQUEST,
+			   "message is not an object");
 		return;
 	}
 	if (!method && id && (get(msg, "result") || get(msg, "error"))) {
@@ -913,16 +757,16 @@ static void dispatch_message(Server *s, const cJSON *msg)
 		return;
 	}
 	if (!cJSON_IsString(method) || (request && !valid_id(id))) {
-		lsp_error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
-			  "not a JSON-RPC request: %s",
-			  !cJSON_IsString(method) ? "no method" : "bad id");
+		lsp__error(s, valid_id(id) ? id : NULL, RPC_INVALID_REQUEST,
+			   "not a JSON-RPC request: %s",
+			   !cJSON_IsString(method) ? "no method" : "bad id");
 		return;
 	}
 	if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params) &&
 	    !cJSON_IsNull(params)) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_PARAMS,
-				  "params must be an object or array");
+			lsp__error(s, id, RPC_INVALID_PARAMS,
+				   "params must be an object or array");
 		return;
 	}
 	if (cJSON_IsNull(params))
@@ -936,57 +780,58 @@ static void dispatch_message(Server *s, const cJSON *msg)
 	}
 	if (!s->initialized && strcmp(method->valuestring, "initialize")) {
 		if (request)
-			lsp_error(s, id, RPC_SERVER_NOT_INITIALIZED,
-				  "server not initialized");
+			lsp__error(s, id, RPC_SERVER_NOT_INITIALIZED,
+				   "server not initialized");
 		return;
 	}
 	if (s->shutdown && request) {
-		lsp_error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
+		lsp__error(s, id, RPC_INVALID_REQUEST,
+			   "server is shutting down");
 		return;
 	}
 	if (i == sizeof(methods) / sizeof(*methods)) {
 		/* Unknown notifications ($/setTrace, ...) are ignored. */
 		if (request)
-			lsp_error(s, id, RPC_METHOD_NOT_FOUND,
-				  "unknown method: %s", method->valuestring);
+			lsp__error(s, id, RPC_METHOD_NOT_FOUND,
+				   "unknown method: %s", method->valuestring);
 		return;
 	}
 	if ((methods[i].kind == M_REQUEST) != request) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_REQUEST,
-				  "%s is a notification", method->valuestring);
+			lsp__error(s, id, RPC_INVALID_REQUEST,
+				   "%s is a notification", method->valuestring);
 		return;
 	}
 	if (methods[i].needs &&
-	    !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(params,
-							     methods[i].needs))) {
+	    !cJSON_IsObject(
+		cJSON_GetObjectItemCaseSensitive(params, methods[i].needs))) {
 		if (request)
-			lsp_error(s, id, RPC_INVALID_PARAMS,
-				  "params.%s must be an object",
-				  methods[i].needs);
+			lsp__error(s, id, RPC_INVALID_PARAMS,
+				   "params.%s must be an object",
+				   methods[i].needs);
 		else
-			lsp_log(s, 1, "%s: params.%s must be an object",
-				method->valuestring, methods[i].needs);
+			lsp__log(s, 1, "%s: params.%s must be an object",
+				 method->valuestring, methods[i].needs);
 		return;
 	}
 	methods[i].fn(s, request ? id : NULL, params);
 }
 
-void server_dispatch(Server *s, const char *body, size_t len)
+void lsp__server_dispatch(Server *s, const char *body, size_t len)
 {
 	cJSON *msg;
 
 	if (s->exiting)
 		return;
 	if (!json_depth_ok(body, len, LSP_MAX_JSON_DEPTH)) {
-		lsp_error(s, NULL, RPC_PARSE_ERROR,
-			  "JSON nested deeper than %d levels",
-			  LSP_MAX_JSON_DEPTH);
+		lsp__error(s, NULL, RPC_PARSE_ERROR,
+			   "JSON nested deeper than %d levels",
+			   LSP_MAX_JSON_DEPTH);
 		return;
 	}
 	msg = cJSON_ParseWithLength(body, len);
 	if (!msg) {
-		lsp_error(s, NULL, RPC_PARSE_ERROR, "malformed JSON");
+		lsp__error(s, NULL, RPC_PARSE_ERROR, "malformed JSON");
 		return;
 	}
 	dispatch_message(s, msg);
@@ -1021,9 +866,10 @@ static Server *server_new(const ServerOptions *opt)
 
 	json_init();
 	s->opt = *opt;
-	settings_defaults(&s->settings);
-	pthread_mutex_init(&s->progress_mu, NULL);
-	pthread_mutex_init(&s->pool_mu, NULL);
+	lsp__settings_defaults(&s->settings);
+	pthread_mutex_init(&s->progress.mu, NULL);
+	lsp__pools_init(&s->pools);
+	lsp__pools_configure(&s->pools, &s->settings, s->opt.db_path);
 	s->parked_tail = &s->parked;
 	s->writes_tail = &s->writes;
 	return s;
@@ -1044,17 +890,15 @@ static void server_delete(Server *s)
 		Document *d = s->docs;
 
 		s->docs = d->next;
-		doc_free(d);
+		lsp__doc_free(d);
 	}
-	doc_closed_free(s);
-	for (int i = 0; i < s->nroots; i++)
-		root_free(s->roots[i]);
-	while (s->nchunkers)
-		chunker_delete(s->chunkers[--s->nchunkers]);
+	lsp__doc_closed_free(s);
+	for (int i = 0; i < s->pools.nroots; i++)
+		root_free(s->pools.roots[i]);
+	lsp__pools_close(&s->pools);
 	framer_delete(s->framer);
-	settings_free(&s->settings);
-	pthread_mutex_destroy(&s->progress_mu);
-	pthread_mutex_destroy(&s->pool_mu);
+	lsp__settings_free(&s->settings);
+	pthread_mutex_destroy(&s->progress.mu);
 	xfree(s);
 }
 
@@ -1067,14 +911,14 @@ int server_run(const ServerOptions *opt)
 	signal(SIGPIPE, SIG_IGN);
 	uv_loop_init(&loop);
 	s->loop = &loop;
-	uv_async_init(&loop, &s->progress_async, on_progress);
-	s->progress_async.data = s;
-	uv_unref((uv_handle_t *)&s->progress_async);
+	uv_async_init(&loop, &s->progress.async, on_progress);
+	s->progress.async.data = s;
+	uv_unref((uv_handle_t *)&s->progress.async);
 	/* Unreferenced: parked jobs wait on writes, which keep the loop. */
 	uv_timer_init(&loop, &s->park_timer);
 	s->park_timer.data = s;
 	uv_unref((uv_handle_t *)&s->park_timer);
-	if (transport_start(s) != 0) {
+	if (lsp__transport_start(s) != 0) {
 		fprintf(stderr, "castls: cannot read standard input\n");
 		s->exiting = true;
 		s->exit_code = 1;
@@ -1097,13 +941,15 @@ int server_run(const ServerOptions *opt)
 void server_result_json(const RankResult *r, const char *const *roots,
 			const char *buffer_path, Buf *out)
 {
-	char *uri = path_to_uri(buffer_path), *text;
+	char *uri = lsp__path_to_uri(buffer_path), *text;
 	cJSON *res;
+	size_t n;
 
 	json_init();
-	res = render_result(r, roots, uri);
-	text = cJSON_PrintUnformatted(res);
-	buf_puts(out, text);
+	res = lsp__render_result(r, roots, uri);
+	/* Valid UTF-8 whatever the files hold, as the server sends it. */
+	text = lsp__json_text_utf8(res, &n);
+	buf_puts(out, text ? text : "null");
 	xfree(text);
 	xfree(uri);
 	cJSON_Delete(res);

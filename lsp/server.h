@@ -9,7 +9,7 @@
 #include "rank/rank.h"
 
 typedef struct {
-	int in_fd, out_fd; /* normally 0 and 1 */
+	int in_fd, out_fd;   /* normally 0 and 1 */
 	const char *db_path; /* overrides the per-root default; NULL */
 } ServerOptions;
 

@@ -5,7 +5,7 @@
  * is out before a client that kills us right after `exit` does so), and
  * queued on the loop otherwise.
  */
-#include "lsp_int.h"
+#include "server_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -24,10 +24,10 @@ static void on_frame(void *ctx, FrameKind kind, const char *body, size_t len,
 	Server *s = ctx;
 
 	if (kind == FRAME_ERROR) {
-		lsp_log(s, 1, "bad message framing: %s", error);
+		lsp__log(s, 1, "bad message framing: %s", error);
 		return;
 	}
-	server_dispatch(s, body, len);
+	lsp__server_dispatch(s, body, len);
 }
 
 static void end_of_input(Server *s)
@@ -39,7 +39,7 @@ static void end_of_input(Server *s)
 		s->exit_code = s->shutdown ? 0 : 1;
 	}
 	s->cancel_scans = 1; /* nobody is left to use the index */
-	transport_stop(s);
+	lsp__transport_stop(s);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf)
@@ -66,8 +66,7 @@ static void file_read_next(Server *s)
 {
 	uv_buf_t b = uv_buf_init(s->in_buf, sizeof(s->in_buf));
 
-	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1,
-		   file_read_cb);
+	uv_fs_read(s->loop, &s->in_req, s->opt.in_fd, &b, 1, -1, file_read_cb);
 }
 
 static void file_read_cb(uv_fs_t *req)
@@ -110,7 +109,7 @@ static uv_stream_t *open_stream(Server *s, int fd, bool readable)
 	return NULL;
 }
 
-int transport_start(Server *s)
+int lsp__transport_start(Server *s)
 {
 	s->framer = framer_new(LSP_MAX_MESSAGE, on_frame, s);
 	s->out_stream = open_stream(s, s->opt.out_fd, false);
@@ -139,7 +138,7 @@ static void shutdown_cb(uv_shutdown_t *req, int status)
 	xfree(req);
 }
 
-void transport_stop(Server *s)
+void lsp__transport_stop(Server *s)
 {
 	uv_shutdown_t *req;
 
@@ -228,17 +227,43 @@ static void send_raw(Server *s, const char *body, size_t len)
 		write_cb(&w->req, -1);
 }
 
-void lsp_send(Server *s, cJSON *msg)
+/* JSON leaves the server through here (every message, and castls
+ * context --format json), so this is where it is made valid UTF-8, as
+ * LSP requires: a strict client rejects a whole message otherwise, and
+ * file text with invalid bytes reaches documentSymbol, workspace/symbol,
+ * castls/search and castls/context. cJSON copies bytes at or above 0x80
+ * as they are and escapes the rest, so such a byte can only be inside a
+ * string, where U+FFFD may replace it. One for one, so a position
+ * counted in characters stays exact. */
+char *lsp__json_text_utf8(const cJSON *j, size_t *len)
+{
+	char *text = cJSON_PrintUnformatted(j);
+	size_t n, ok;
+	Buf b = {0};
+
+	if (!text)
+		return NULL;
+	n = strlen(text);
+	ok = utf8_valid_prefix(text, n);
+	buf_append(&b, text, ok);
+	buf_append_utf8(&b, text + ok, n - ok);
+	cJSON_free(text);
+	*len = b.len;
+	return buf_take(&b);
+}
+
+void lsp__send(Server *s, cJSON *msg)
 {
 	char *text;
+	size_t n;
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	text = cJSON_PrintUnformatted(msg);
+	text = lsp__json_text_utf8(msg, &n);
 	cJSON_Delete(msg);
 	if (!text)
 		return;
-	send_raw(s, text, strlen(text));
-	cJSON_free(text);
+	send_raw(s, text, n);
+	xfree(text);
 }
 
 static cJSON *copy_id(const cJSON *id)
@@ -246,16 +271,17 @@ static cJSON *copy_id(const cJSON *id)
 	return id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull();
 }
 
-void lsp_reply(Server *s, const cJSON *id, cJSON *result)
+void lsp__reply(Server *s, const cJSON *id, cJSON *result)
 {
 	cJSON *m = cJSON_CreateObject();
 
 	cJSON_AddItemToObject(m, "id", copy_id(id));
-	cJSON_AddItemToObject(m, "result", result ? result : cJSON_CreateNull());
-	lsp_send(s, m);
+	cJSON_AddItemToObject(m, "result",
+			      result ? result : cJSON_CreateNull());
+	lsp__send(s, m);
 }
 
-void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
+void lsp__error(Server *s, const cJSON *id, int code, const char *fmt, ...)
 {
 	cJSON *m = cJSON_CreateObject(), *e = cJSON_CreateObject();
 	char text[512];
@@ -268,33 +294,34 @@ void lsp_error(Server *s, const cJSON *id, int code, const char *fmt, ...)
 	cJSON_AddStringToObject(e, "message", text);
 	cJSON_AddItemToObject(m, "id", copy_id(id));
 	cJSON_AddItemToObject(m, "error", e);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_notify(Server *s, const char *method, cJSON *params)
+void lsp__notify(Server *s, const char *method, cJSON *params)
 {
 	cJSON *m = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(m, "method", method);
 	if (params)
 		cJSON_AddItemToObject(m, "params", params);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_request(Server *s, const char *method, cJSON *params)
+void lsp__request(Server *s, const char *method, cJSON *params)
 {
 	cJSON *m = cJSON_CreateObject();
 	char id[32];
 
-	snprintf(id, sizeof(id), "castls-%lld", (long long)++s->next_request_id);
+	snprintf(id, sizeof(id), "castls-%lld",
+		 (long long)++s->next_request_id);
 	cJSON_AddStringToObject(m, "id", id);
 	cJSON_AddStringToObject(m, "method", method);
 	if (params)
 		cJSON_AddItemToObject(m, "params", params);
-	lsp_send(s, m);
+	lsp__send(s, m);
 }
 
-void lsp_log(Server *s, int level, const char *fmt, ...)
+void lsp__log(Server *s, int level, const char *fmt, ...)
 {
 	static const char *const names[] = {"error", "warn", "info", "debug"};
 	static const int lsp_types[] = {1, 2, 3, 4};
@@ -312,6 +339,6 @@ void lsp_log(Server *s, int level, const char *fmt, ...)
 
 		cJSON_AddNumberToObject(p, "type", lsp_types[level & 3]);
 		cJSON_AddStringToObject(p, "message", text);
-		lsp_notify(s, "window/logMessage", p);
+		lsp__notify(s, "window/logMessage", p);
 	}
 }

@@ -74,8 +74,8 @@ static uint32_t uses_besides_one(const Where *w, const char *s)
 }
 
 /* A candidate of the buffer itself. */
-static Cand *live_cand(Where *w, int64_t row, ChunkKind kind,
-		       ByteRange bytes, LineRange lines)
+static Cand *live_cand(Where *w, int64_t row, ChunkKind kind, ByteRange bytes,
+		       LineRange lines)
 {
 	const RankCursor *q = w->q;
 	Cand *c = rank__cand_new(&w->cs, FROM_LIVE, q->root, row);
@@ -99,7 +99,8 @@ static void gather_live(Where *w)
 
 	for (uint32_t i = 0; i < lc->nspans; i++) {
 		const Span *sp = &lc->spans[i];
-		const Span *up = sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
+		const Span *up =
+		    sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
 		Cand *c;
 
 		if (sp->kind == SPAN_SECTION || rank__around(w, sp))
@@ -108,11 +109,15 @@ static void gather_live(Where *w)
 			      sp->lines);
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
-		c->is_class = sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
-		set_mention(c, sp->name, rank__mention(w->ids, w->nids, sp->name));
+		c->is_class =
+		    sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
+		set_mention(c, sp->name,
+			    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
-		if (up && (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
-			c->member = sp->parent == w->cls || is_base(w, up->name);
+		if (up &&
+		    (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
+			c->member =
+			    sp->parent == w->cls || is_base(w, up->name);
 			c->other_class = !c->member;
 		}
 	}
@@ -251,8 +256,7 @@ static bool relocate(const Where *w, IndexHit *h)
 	    memcmp(t + h->bytes.start, h->text, n) == 0)
 		return true;
 	for (const char *c = t;
-	     (c = memchr(c, h->text[0], len - n + 1 - (size_t)(c - t)));
-	     c++)
+	     (c = memchr(c, h->text[0], len - n + 1 - (size_t)(c - t))); c++)
 		if (memcmp(c, h->text, n) == 0) {
 			p = c;
 			break;
@@ -262,8 +266,8 @@ static bool relocate(const Where *w, IndexHit *h)
 	h->bytes.start = (uint32_t)(p - t);
 	h->bytes.end = h->bytes.start + (uint32_t)n;
 	h->lines.start = castls_count_newlines(t, h->bytes.start);
-	h->lines.end = h->lines.start +
-		       castls_count_newlines(h->text, (uint32_t)n - 1);
+	h->lines.end =
+	    h->lines.start + castls_count_newlines(h->text, (uint32_t)n - 1);
 	return true;
 }
 
@@ -277,8 +281,8 @@ static void gather_lexical(Where *w, int r, Index *ix)
 			 BM25_HITS, &h, &n) != 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		bool same = r == q->root && q->rel &&
-			    strcmp(h[i].path, q->rel) == 0;
+		bool same =
+		    r == q->root && q->rel && strcmp(h[i].path, q->rel) == 0;
 		Cand *c;
 
 		/* The rows of the buffer's own file may be older than its
@@ -354,7 +358,9 @@ static void gather_imported(Where *w, int r, Index *ix)
 			resolved += rank__import_resolves_to(w, im, sp[j].path);
 		if (im->member && !resolved)
 			continue; /* not a module's member after all */
-		share = resolved ? resolved : k < DEFS_PER_IDENT ? k : DEFS_PER_IDENT;
+		share = resolved	     ? resolved
+			: k < DEFS_PER_IDENT ? k
+					     : DEFS_PER_IDENT;
 		for (uint32_t j = at; j < at + k; j++) {
 			bool mine = rank__import_resolves_to(w, im, sp[j].path);
 			Cand *c;
@@ -362,9 +368,10 @@ static void gather_imported(Where *w, int r, Index *ix)
 			if (resolved ? !mine : j - at >= DEFS_PER_IDENT)
 				continue;
 			if ((c = add_span(w, r, &sp[j])))
-				set_mention(c, im->name,
-					    rank__mention(w->ids, w->nids,
-							  im->name) / share);
+				set_mention(
+				    c, im->name,
+				    rank__mention(w->ids, w->nids, im->name) /
+					share);
 			else
 				c = find_span(&w->cs, r, sp[j].id);
 			if (c) {

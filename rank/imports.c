@@ -80,8 +80,7 @@ static void strip_ext(char *stem, const char *exts)
 }
 
 /* Resolves the module text m[0, n) of an import into im. */
-static void resolve_module(const Where *w, const char *m, size_t n,
-			   Import *im)
+static void resolve_module(const Where *w, const char *m, size_t n, Import *im)
 {
 	size_t i = 0;
 
@@ -154,9 +153,9 @@ static void add_frag(Where *w, const char *p, size_t n)
 		p++, n--;
 	for (size_t i = 0; i < n; i++)
 		f[i] = p[i] == '.' && !(i + 1 < n && p[i + 1] == '/') &&
-				       !(i > 0 && p[i - 1] == '.')
-			       ? '/'
-			       : p[i];
+			       !(i > 0 && p[i - 1] == '.')
+			   ? '/'
+			   : p[i];
 	f[n] = '\0';
 	/* "./util" and "../lib/x" keep only the meaningful tail. */
 	while (strncmp(f, "./", 2) == 0 || strncmp(f, "../", 3) == 0)
@@ -180,7 +179,8 @@ static bool copy_range(const char *text, ByteRange r, char *out, size_t cap)
 	size_t n = r.end - r.start;
 
 	out[0] = '\0';
-	if (n == 0 || n >= cap || !rank__ident_start((unsigned char)text[r.start]))
+	if (n == 0 || n >= cap ||
+	    !rank__ident_start((unsigned char)text[r.start]))
 		return false;
 	memcpy(out, text + r.start, n);
 	out[n] = '\0';
@@ -228,8 +228,9 @@ static void add_members(Where *w, const char *prefix, size_t plen,
 		int k;
 
 		if (memcmp(t + i, prefix, plen) != 0 || t[i + plen] != '.' ||
-		    (i > w->q_lo && (rank__ident_char((unsigned char)t[i - 1]) ||
-				     t[i - 1] == '.')))
+		    (i > w->q_lo &&
+		     (rank__ident_char((unsigned char)t[i - 1]) ||
+		      t[i - 1] == '.')))
 			continue;
 		while (z < hi && rank__ident_char((unsigned char)t[z]))
 			z++;
@@ -237,7 +238,8 @@ static void add_members(Where *w, const char *prefix, size_t plen,
 		    !rank__ident_start((unsigned char)t[a]))
 			continue;
 		for (k = 0; k < w->nimp; k++)
-			if (w->imp[k].member && strlen(w->imp[k].name) == z - a &&
+			if (w->imp[k].member &&
+			    strlen(w->imp[k].name) == z - a &&
 			    memcmp(w->imp[k].name, t + a, z - a) == 0 &&
 			    strcmp(w->imp[k].stem, from->stem) == 0)
 				break;
@@ -271,7 +273,8 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 			       r->module.end - r->module.start, &from);
 		if (r->kind == IMPORT_NAME) /* a module of a package? */
 			stem_push(from.stem, sizeof(from.stem),
-				  t + r->name.start, r->name.end - r->name.start);
+				  t + r->name.start,
+				  r->name.end - r->name.start);
 		else if (r->kind == IMPORT_MODULE &&
 			 r->local.end <= r->module.end)
 			pre = r->module; /* `import a.b`: used as a.b.name */

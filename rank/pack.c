@@ -160,8 +160,8 @@ static uint32_t lines_in(const char *t, size_t n)
 /* The first of the RANK_ITEM_LINES lines of a chunk (line starts in
  * starts[0, nl], nl > RANK_ITEM_LINES) with the most identifiers the
  * cursor uses. */
-static uint32_t best_window(const char *t, const uint32_t *starts,
-			    uint32_t nl, const Where *w)
+static uint32_t best_window(const char *t, const uint32_t *starts, uint32_t nl,
+			    const Where *w)
 {
 	double sc[CLIP_SCAN_LINES], win = 0, top = -1;
 	uint32_t first = 0;
@@ -205,9 +205,8 @@ static void clip(Cand *c, const Where *w)
 	a = nl ? starts[first] : 0;
 	z = nl ? starts[last] : 0;
 	/* No trailing blank lines, but never nothing. */
-	while (last > first + 1 &&
-	       strspn(t + starts[last - 1], " \t\r\n") >=
-		       starts[last] - starts[last - 1])
+	while (last > first + 1 && strspn(t + starts[last - 1], " \t\r\n") >=
+				       starts[last] - starts[last - 1])
 		z = starts[--last];
 	if (a > 0 || z < len)
 		c->clipped = true;
@@ -293,9 +292,10 @@ static void outline(const Packer *pk, Cand *c)
 	/* The lead: the class's first lines, through whole members while
 	 * they fit (a constructor says what the object holds). */
 	lead = m[0].lines.start > c->lines.start
-		       ? m[0].lines.start - c->lines.start
-		       : 1;
-	while (first < n && m[first].lines.end + 1 - c->lines.start <= OUTLINE_LEAD)
+		   ? m[0].lines.start - c->lines.start
+		   : 1;
+	while (first < n &&
+	       m[first].lines.end + 1 - c->lines.start <= OUTLINE_LEAD)
 		lead = m[first++].lines.end + 1 - c->lines.start;
 	if (lead > OUTLINE_LEAD)
 		lead = OUTLINE_LEAD;
@@ -336,8 +336,8 @@ static void parent_add(RankItem *it, SpanKind kind, const char *name,
 {
 	RankParent *p;
 
-	it->parents = xrealloc(it->parents,
-			       (it->nparents + 1) * sizeof(*it->parents));
+	it->parents =
+	    xrealloc(it->parents, (it->nparents + 1) * sizeof(*it->parents));
 	p = &it->parents[it->nparents++];
 	p->kind = kind;
 	p->name = xstrdup(name);
@@ -345,8 +345,7 @@ static void parent_add(RankItem *it, SpanKind kind, const char *name,
 	p->header = xstrdup(header);
 }
 
-static const IndexSpan *pool_find(const IndexSpan *sp, uint32_t n,
-				  int64_t id)
+static const IndexSpan *pool_find(const IndexSpan *sp, uint32_t n, int64_t id)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (sp[i].id == id)
@@ -414,8 +413,8 @@ static void mark_clipped(Cand *c)
 {
 	const char *com = lang_line_comment(c->lang), *t = c->text;
 	const char *last = t + strlen(t);
-	uint32_t more = c->last_line > c->lines.end ? c->last_line - c->lines.end
-						    : 0;
+	uint32_t more =
+	    c->last_line > c->lines.end ? c->last_line - c->lines.end : 0;
 	Buf b = {0};
 
 	while (last > t && last[-1] == '\n')
@@ -506,7 +505,8 @@ static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
  * declarations and its compiled form (x.ts, x.d.ts, x.js) share it. */
 static size_t module_len(const char *path)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	const char *slash = strrchr(path, '/'),
+		   *base = slash ? slash + 1 : path;
 	const char *dot = strchr(base, '.');
 
 	return dot && dot != base ? (size_t)(dot - path) : strlen(path);

@@ -21,7 +21,7 @@
 #define RANK_ITEM_LINES 20
 
 typedef struct {
-	Index *ix;        /* borrowed; NULL: the root is left out */
+	Index *ix;	  /* borrowed; NULL: the root is left out */
 	const char *path; /* absolute, no trailing slash; borrowed */
 } RankRoot;
 
@@ -29,73 +29,73 @@ typedef struct {
 typedef struct {
 	const RankRoot *roots;
 	uint32_t nroots;
-	Chunker *chunker;   /* finds the buffer's definitions, and parses it
-			     * when tree is NULL */
-	int root;           /* the root holding the buffer's file, or -1 */
-	const char *rel;    /* its path relative to that root; NULL: none */
+	Chunker *chunker; /* finds the buffer's definitions, and parses it
+			   * when tree is NULL */
+	int root;	  /* the root holding the buffer's file, or -1 */
+	const char *rel;  /* its path relative to that root; NULL: none */
 	Lang lang;
-	const char *text;   /* the buffer as the editor has it (unsaved) */
+	const char *text; /* the buffer as the editor has it (unsaved) */
 	uint32_t len;
 	const TSTree *tree; /* a parse of exactly text, or NULL */
 	uint32_t cursor;    /* byte offset into text */
 	uint32_t budget;    /* tokens */
-	uint32_t limit;     /* items at most; 0: RANK_DEFAULT_LIMIT */
+	uint32_t limit;	    /* items at most; 0: RANK_DEFAULT_LIMIT */
 } RankCursor;
 
 /* What made an item rank: the reasons rank_why puts into words. */
 typedef struct {
-	double bm25;           /* lexical match with the code before the
+	double bm25;	       /* lexical match with the code before the
 				* cursor (raw score; 0: none) */
 	double definition;     /* its names are used near the cursor: the
 				* weight of that use, by proximity */
-	char *defines;         /* those names, comma-separated; "" none */
-	bool import;           /* in a file the current one imports */
+	char *defines;	       /* those names, comma-separated; "" none */
+	bool import;	       /* in a file the current one imports */
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */
-	bool member;           /* of the class being written or its bases */
-	bool receiver;         /* a method of the type of the name it is
+	bool member;	       /* of the class being written or its bases */
+	bool receiver;	       /* a method of the type of the name it is
 				* called on near the cursor */
-	bool same_file;        /* in the buffer itself */
+	bool same_file;	       /* in the buffer itself */
 	bool definition_item;  /* a definition, not a lexical chunk */
 	uint32_t lines_away;   /* same-file definitions: from the cursor */
 	uint32_t uses_in_file; /* same-file definitions: uses of its name */
-	char *joined;          /* small siblings shown in the same item,
+	char *joined;	       /* small siblings shown in the same item,
 				* comma-separated; "" none */
 } RankSignals;
 
 /* An enclosing definition of an item (a class around a method). */
 typedef struct {
 	SpanKind kind;
-	char *name;      /* qualified */
+	char *name;	 /* qualified */
 	LineRange lines; /* 0-based, inclusive */
-	char *header;    /* its first lines, up to its body */
+	char *header;	 /* its first lines, up to its body */
 } RankParent;
 
 typedef struct {
-	int root;             /* index into the roots of the call */
-	bool in_buffer;       /* from the buffer itself (the caller knows its
-			       * name); path is then its rel, or "" */
-	char *path;           /* relative to the root */
+	int root;	/* index into the roots of the call */
+	bool in_buffer; /* from the buffer itself (the caller knows its
+			 * name); path is then its rel, or "" */
+	char *path;	/* relative to the root */
 	Lang lang;
 	ChunkKind kind;
-	LineRange lines;      /* 0-based, inclusive, whole lines */
-	char *symbol;         /* qualified name, or "" */
-	RankParent *parents;  /* outermost first */
+	LineRange lines;     /* 0-based, inclusive, whole lines */
+	char *symbol;	     /* qualified name, or "" */
+	RankParent *parents; /* outermost first */
 	uint32_t nparents;
 	double score;
 	RankSignals signals;
-	bool clipped;         /* text is part of the definition or chunk */
-	char *text;           /* whole lines, ending in a line break */
-	uint32_t tokens;      /* estimate for text and parent headers */
+	bool clipped;	 /* text is part of the definition or chunk */
+	char *text;	 /* whole lines, ending in a line break */
+	uint32_t tokens; /* estimate for text and parent headers */
 } RankItem;
 
 typedef struct {
-	RankItem *items;      /* best first */
+	RankItem *items; /* best first */
 	uint32_t nitems;
-	uint32_t budget;      /* tokens asked for */
-	uint32_t used;        /* tokens the items take */
-	bool no_context;      /* the stop signal: nothing is worth the space */
-	uint64_t statements;  /* SQL statements the call ran, all roots */
+	uint32_t budget;     /* tokens asked for */
+	uint32_t used;	     /* tokens the items take */
+	bool no_context;     /* the stop signal: nothing is worth the space */
+	uint64_t statements; /* SQL statements the call ran, all roots */
 } RankResult;
 
 /*

@@ -19,33 +19,34 @@
 
 #include "rank.h"
 
-#define QUERY_LINES 30      /* lines before the cursor in the query */
-#define QUERY_MAX 8192      /* bytes of query text */
-#define AFTER_LINES 3       /* lines after the cursor also left out */
-#define BEFORE_LINES 5      /* and before it, outside its definition */
-#define IDENTS_CAP 256      /* identifiers collected near the cursor */
-#define IDENT_MAX 64        /* bytes of one identifier, NUL included */
-#define MAX_IDENTS 24       /* of those, looked up in the index */
+#define QUERY_LINES 30 /* lines before the cursor in the query */
+#define QUERY_MAX 8192 /* bytes of query text */
+#define AFTER_LINES 3  /* lines after the cursor also left out */
+#define BEFORE_LINES 5 /* and before it, outside its definition */
+#define IDENTS_CAP 256 /* identifiers collected near the cursor */
+#define IDENT_MAX 64   /* bytes of one identifier, NUL included */
+#define MAX_IDENTS 24  /* of those, looked up in the index */
 #define DEFS_PER_IDENT 4
-#define MAX_BASES 4         /* base classes of the class being written */
-#define MEMBERS_MAX 64      /* members read from each base */
+#define MAX_BASES 4    /* base classes of the class being written */
+#define MEMBERS_MAX 64 /* members read from each base */
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
-#define IMPORTS_MAX 48      /* imported names looked up */
-#define IMPORT_DEFS 16      /* definitions of each, to find its module's */
-#define FRAGS_MAX 128       /* imported modules, as path fragments */
+#define IMPORTS_MAX 48		     /* imported names looked up */
+#define IMPORT_DEFS 16 /* definitions of each, to find its module's */
+#define FRAGS_MAX 128  /* imported modules, as path fragments */
 #define BM25_HITS 40
-#define PER_FILE 3          /* items from one other file */
-#define PER_SAME_FILE 5     /* and from the current file */
-#define TOP_ITEMS 5         /* the first items ... */
-#define TOP_SAME_FILE 4     /* ... hold at most this many of the current file */
-#define JOIN_LINES 6        /* longest definition joined to a neighbour */
+#define PER_FILE 3	/* items from one other file */
+#define PER_SAME_FILE 5 /* and from the current file */
+#define TOP_ITEMS 5	/* the first items ... */
+#define TOP_SAME_FILE 4 /* ... hold at most this many of the current file */
+#define JOIN_LINES 6	/* longest definition joined to a neighbour */
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
-#define CHAIN_MAX 16        /* enclosing definitions shown */
+#define CHAIN_MAX 16	    /* enclosing definitions shown */
 #define RECEIVERS_MAX 32    /* methods called on typed receivers */
-#define OUTLINE_LEAD 12     /* lines of a class shown whole, at most, before
-			     * its outline lists its other members */
-#define RECEIVER_DEFS 4     /* definitions of each looked up */
+#define OUTLINE_LEAD                                                     \
+	12		/* lines of a class shown whole, at most, before \
+			 * its outline lists its other members */
+#define RECEIVER_DEFS 4 /* definitions of each looked up */
 
 /* ---------------------------------------------------------------------- *
  * words.c
@@ -57,8 +58,8 @@ bool rank__ident_char(unsigned char c);
 /* The next identifier of text[lo, hi) at or after *i (not the tail of a
  * number or of a longer word): its start in *a, *i past its end. False
  * when there is none. */
-bool rank__next_word(const char *text, uint32_t lo, uint32_t hi,
-		     uint32_t *i, uint32_t *a);
+bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
+		     uint32_t *a);
 
 typedef struct {
 	char name[IDENT_MAX];
@@ -75,8 +76,8 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 /* The weight of name among ids, 0 when absent. */
 double rank__mention(const Ident *ids, int nids, const char *name);
 /* The weight of the identifiers ids has in t[a, z). */
-double rank__line_value(const char *t, uint32_t a, uint32_t z,
-			const Ident *ids, int nids);
+double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
+			int nids);
 
 /* How often each word occurs in a text. */
 typedef struct {
@@ -106,11 +107,11 @@ typedef struct {
 	char name[IDENT_MAX];
 	char local[IDENT_MAX]; /* the name in this file: an alias, or name */
 	char stem[192];
-	bool suffix;           /* stem matches at the end of a path */
+	bool suffix;		       /* stem matches at the end of a path */
 	uint32_t stmt_start, stmt_end; /* the import statement's bytes */
-	uint32_t uses;         /* of local, outside import statements */
-	bool member;           /* used as a member of an imported module
-				* (`M.name`): only the module's own counts */
+	uint32_t uses;		       /* of local, outside import statements */
+	bool member;		       /* used as a member of an imported module
+					* (`M.name`): only the module's own counts */
 } Import;
 
 /* A method called on a receiver of a known type: `x.name` for x a
@@ -129,37 +130,37 @@ typedef enum {
 typedef struct {
 	Origin from;
 	int root;
-	char *path;        /* relative to its root */
+	char *path; /* relative to its root */
 	Lang lang;
 	ChunkKind kind;
-	int64_t file_id;   /* index rows; 0 for FROM_LIVE */
-	int64_t row;       /* span or chunk id; live span index for FROM_LIVE */
-	int64_t parent;    /* span id of the innermost enclosing span */
+	int64_t file_id; /* index rows; 0 for FROM_LIVE */
+	int64_t row;	 /* span or chunk id; live span index for FROM_LIVE */
+	int64_t parent;	 /* span id of the innermost enclosing span */
 	int32_t live_parent; /* FROM_LIVE: that span in Where.live, or -1 */
-	ByteRange bytes;   /* of the whole definition or chunk */
-	LineRange lines;   /* what the item shows, once clipped */
-	uint32_t last_line; /* the definition's or chunk's own last line */
-	char *symbol;      /* qualified name, or "" */
-	char *text;        /* chunk text; definitions' is read when packed */
-	char *raw;         /* FROM_SPAN: the text read for it, from the
-			    * start of its first line's 256 bytes before */
-	bool fetched;      /* raw was asked for */
-	double mention;    /* its name is used near the cursor */
-	uint32_t uses;     /* same file: uses of its name besides its own */
+	ByteRange bytes;     /* of the whole definition or chunk */
+	LineRange lines;     /* what the item shows, once clipped */
+	uint32_t last_line;  /* the definition's or chunk's own last line */
+	char *symbol;	     /* qualified name, or "" */
+	char *text;	     /* chunk text; definitions' is read when packed */
+	char *raw;	     /* FROM_SPAN: the text read for it, from the
+			      * start of its first line's 256 bytes before */
+	bool fetched;	     /* raw was asked for */
+	double mention;	     /* its name is used near the cursor */
+	uint32_t uses;	     /* same file: uses of its name besides its own */
 	double bm25, score;
-	uint32_t near;     /* lines from the cursor, same file only */
-	bool member;       /* of the class being written or its bases */
-	bool other_class;  /* a member of some other class */
-	bool receiver;     /* a method of the type of a receiver it is
-			    * called on near the cursor */
-	bool is_class;     /* a class-like definition: shown as an outline
-			    * when its body does not fit */
-	bool outlined;     /* it is */
+	uint32_t near;	  /* lines from the cursor, same file only */
+	bool member;	  /* of the class being written or its bases */
+	bool other_class; /* a member of some other class */
+	bool receiver;	  /* a method of the type of a receiver it is
+			   * called on near the cursor */
+	bool is_class;	  /* a class-like definition: shown as an outline
+			   * when its body does not fit */
+	bool outlined;	  /* it is */
 	bool imported, same_file, taken, clipped;
-	bool import_name;  /* a name the current file imports */
+	bool import_name;   /* a name the current file imports */
 	bool import_unused; /* and does not use yet */
-	char defined[160]; /* the names the cursor uses, comma-separated */
-	char joined[160];  /* the siblings joined to it, comma-separated */
+	char defined[160];  /* the names the cursor uses, comma-separated */
+	char joined[160];   /* the siblings joined to it, comma-separated */
 } Cand;
 
 typedef struct {
@@ -171,21 +172,21 @@ typedef struct {
 typedef struct {
 	const RankCursor *q;
 	uint32_t cursor_line;
-	uint32_t q_lo;              /* the query starts here */
+	uint32_t q_lo;		    /* the query starts here */
 	uint32_t ex_first, ex_last; /* lines of the buffer left out */
-	const TSTree *tree;         /* of the buffer; NULL if too big */
-	TSTree *own_tree;           /* parsed here, to free */
-	Chunking live;              /* every span of the buffer */
-	int32_t cls;                /* innermost class around the cursor */
+	const TSTree *tree;	    /* of the buffer; NULL if too big */
+	TSTree *own_tree;	    /* parsed here, to free */
+	Chunking live;		    /* every span of the buffer */
+	int32_t cls;		    /* innermost class around the cursor */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
 	Buf query;
-	Words words;                /* of the whole buffer */
-	Ident ids[IDENTS_CAP];      /* near the cursor, heaviest first */
+	Words words;	       /* of the whole buffer */
+	Ident ids[IDENTS_CAP]; /* near the cursor, heaviest first */
 	int nids;
-	Import *imp;                /* names imported */
+	Import *imp; /* names imported */
 	int nimp;
-	char (*frags)[96];          /* modules imported, as path fragments */
+	char (*frags)[96]; /* modules imported, as path fragments */
 	int nfrags;
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
@@ -233,10 +234,7 @@ void rank__receivers(Where *w);
 
 Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row);
 void rank__cands_free(Cands *cs);
-static inline bool rank__is_def(const Cand *c)
-{
-	return c->from != FROM_CHUNK;
-}
+static inline bool rank__is_def(const Cand *c) { return c->from != FROM_CHUNK; }
 
 /* Every candidate for the cursor, into w->cs, and w->best_bm25. */
 void rank__gather(Where *w);
@@ -247,26 +245,26 @@ void rank__gather(Where *w);
 
 /* The weights, tuned on the development sets (make eval). */
 typedef struct {
-	double mention;      /* a definition of a name used near the cursor,
-			      * by proximity */
-	double member;       /* a member of the class being written or of
-			      * its bases (self.x, this.x) */
-	double other_class;  /* (minus) a member of another class */
-	double near;         /* the current file's definitions, by distance */
-	double near_lines;   /* distance at which that prior halves */
-	double imported;     /* a definition in a file the current imports */
-	double import_name;  /* a definition of a name the file imports */
+	double mention;	      /* a definition of a name used near the cursor,
+			       * by proximity */
+	double member;	      /* a member of the class being written or of
+			       * its bases (self.x, this.x) */
+	double other_class;   /* (minus) a member of another class */
+	double near;	      /* the current file's definitions, by distance */
+	double near_lines;    /* distance at which that prior halves */
+	double imported;      /* a definition in a file the current imports */
+	double import_name;   /* a definition of a name the file imports */
 	double import_unused; /* and does not use yet */
-	double uses;         /* the current file's definitions, by how often
-			      * the file uses them */
-	double uses_full;    /* uses that earn all of it */
-	double receiver;     /* a method of the type of its receiver */
-	double bm25;         /* lexical, relative to the best hit */
-	double same_file;    /* a lexical hit of the current file */
-	double bm25_min;     /* raw score below which lexical is noise */
-	double score_min;    /* below this, nothing is shown */
-	double stop_score;   /* when the best scores below this, nothing is:
-			      * the stop signal */
+	double uses;	      /* the current file's definitions, by how often
+			       * the file uses them */
+	double uses_full;     /* uses that earn all of it */
+	double receiver;      /* a method of the type of its receiver */
+	double bm25;	      /* lexical, relative to the best hit */
+	double same_file;     /* a lexical hit of the current file */
+	double bm25_min;      /* raw score below which lexical is noise */
+	double score_min;     /* below this, nothing is shown */
+	double stop_score;    /* when the best scores below this, nothing is:
+			       * the stop signal */
 } Weights;
 
 extern const Weights rank__weights;

@@ -16,9 +16,11 @@ static bool type_name(Lang lang, const char *text, ByteRange r, char *out)
 {
 	bool found = false;
 
-	for (uint32_t i = r.start, a; rank__next_word(text, r.start, r.end, &i, &a);)
+	for (uint32_t i = r.start, a;
+	     rank__next_word(text, r.start, r.end, &i, &a);)
 		if (i - a >= 2 && i - a < IDENT_MAX && text[a] >= 'A' &&
-		    text[a] <= 'Z' && !lang_is_stopword(lang, text + a, i - a)) {
+		    text[a] <= 'Z' &&
+		    !lang_is_stopword(lang, text + a, i - a)) {
 			memcpy(out, text + a, i - a);
 			out[i - a] = '\0';
 			found = true;
@@ -31,7 +33,8 @@ static bool receiver_of(const Where *w, const TypedName *t, char *out,
 			size_t cap)
 {
 	const char *text = w->q->text, *self = lang_self_word(w->q->lang);
-	size_t n = t->name.end - t->name.start, s = t->member ? strlen(self) : 0;
+	size_t n = t->name.end - t->name.start,
+	       s = t->member ? strlen(self) : 0;
 
 	if (n == 0 || s + 1 + n >= cap || (t->member && !s))
 		return false;
@@ -61,8 +64,9 @@ static void calls_on(Where *w, const char *recv, const char *cls)
 		int k;
 
 		if (memcmp(t + i, recv, rl) != 0 || t[i + rl] != '.' ||
-		    (i > w->q_lo && (rank__ident_char((unsigned char)t[i - 1]) ||
-				     t[i - 1] == '.')))
+		    (i > w->q_lo &&
+		     (rank__ident_char((unsigned char)t[i - 1]) ||
+		      t[i - 1] == '.')))
 			continue;
 		while (z < hi && rank__ident_char((unsigned char)t[z]))
 			z++;

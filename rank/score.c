@@ -19,22 +19,22 @@
 /* Tuned on the RepoEval development split and the TypeScript set (make
  * eval); see Weights for what each one weighs. */
 const Weights rank__weights = {
-	.mention = 2.0,
-	.member = 0.3,
-	.other_class = 1.0,
-	.near = 1.0,
-	.near_lines = 30.0,
-	.receiver = 0.2,
-	.imported = 0.3,
-	.import_name = 0.2,
-	.import_unused = 0.8,
-	.uses = 0.4,
-	.uses_full = 64.0,
-	.bm25 = 0.6,
-	.same_file = 0.3,
-	.bm25_min = 12.0,
-	.score_min = 0.12,
-	.stop_score = 1.0,
+    .mention = 2.0,
+    .member = 0.3,
+    .other_class = 1.0,
+    .near = 1.0,
+    .near_lines = 30.0,
+    .receiver = 0.2,
+    .imported = 0.3,
+    .import_name = 0.2,
+    .import_unused = 0.8,
+    .uses = 0.4,
+    .uses_full = 64.0,
+    .bm25 = 0.6,
+    .same_file = 0.3,
+    .bm25_min = 12.0,
+    .score_min = 0.12,
+    .stop_score = 1.0,
 };
 
 /* Best first; ties by origin, then by place, so that the order does not
@@ -86,15 +86,15 @@ static double score_of(const Where *w, const Cand *c)
  * RANK_ITEM_LINES in all. */
 static bool joinable(const Cand *c, const Cand *d)
 {
-	uint32_t a = c->lines.start < d->lines.start ? c->lines.start
-						     : d->lines.start;
+	uint32_t a =
+	    c->lines.start < d->lines.start ? c->lines.start : d->lines.start;
 	uint32_t z = c->lines.end > d->lines.end ? c->lines.end : d->lines.end;
 
 	if (c->from != d->from || c->root != d->root ||
 	    d->score < rank__weights.score_min ||
-	    (c->from == FROM_LIVE ? c->live_parent != d->live_parent
-				  : c->parent != d->parent ||
-					    c->file_id != d->file_id))
+	    (c->from == FROM_LIVE
+		 ? c->live_parent != d->live_parent
+		 : c->parent != d->parent || c->file_id != d->file_id))
 		return false;
 	if (c->lines.end + 2 < d->lines.start ||
 	    d->lines.end + 2 < c->lines.start ||
@@ -102,8 +102,10 @@ static bool joinable(const Cand *c, const Cand *d)
 		return false;
 	/* d may lie between two siblings c has already joined. */
 	return z - a + 1 <= RANK_ITEM_LINES &&
-	       (c->lines.end < d->lines.start || d->lines.end < c->lines.start ||
-		(c->lines.start <= d->lines.start && d->lines.end <= c->lines.end));
+	       (c->lines.end < d->lines.start ||
+		d->lines.end < c->lines.start ||
+		(c->lines.start <= d->lines.start &&
+		 d->lines.end <= c->lines.end));
 }
 
 /* Appends item to the comma-separated list (when it fits). */
@@ -140,7 +142,8 @@ static void join_siblings(Cands *cs)
 {
 	for (uint32_t i = 0; i < cs->n; i++) {
 		Cand *c = &cs->c[i];
-		bool grew = rank__is_def(c) && c->score >= rank__weights.score_min;
+		bool grew =
+		    rank__is_def(c) && c->score >= rank__weights.score_min;
 
 		while (grew) {
 			grew = false;

@@ -76,8 +76,8 @@ static void live_spans(Where *w)
 
 	w->tree = q->tree;
 	if (!w->tree && q->len <= CONTEXT_PARSE_MAX)
-		w->tree = w->own_tree = chunker_parse(q->chunker, q->lang,
-						      q->text, q->len, NULL);
+		w->tree = w->own_tree =
+		    chunker_parse(q->chunker, q->lang, q->text, q->len, NULL);
 	if (chunker_spans(q->chunker, q->lang, q->text, q->len, w->tree,
 			  &w->live) != 0)
 		memset(&w->live, 0, sizeof(w->live));
@@ -130,9 +130,8 @@ void rank__locate(Where *w, const RankCursor *q)
 	}
 	w->q_lo = lo;
 	ex_end = w->cursor_line + AFTER_LINES;
-	w->ex_first = w->cursor_line > BEFORE_LINES
-			      ? w->cursor_line - BEFORE_LINES
-			      : 0;
+	w->ex_first =
+	    w->cursor_line > BEFORE_LINES ? w->cursor_line - BEFORE_LINES : 0;
 	live_spans(w);
 	/* The innermost function and class around the cursor. */
 	for (uint32_t i = 0; i < w->live.nspans; i++) {

@@ -49,19 +49,19 @@ static void say_joined(const RankSignals *g, Buf *b)
 
 static const struct {
 	bool (*holds)(const RankSignals *g);
-	const char *words;                          /* or: */
+	const char *words;			   /* or: */
 	void (*say)(const RankSignals *g, Buf *b); /* words that vary */
 } reasons[] = {
-	{defines, NULL, say_defines},
-	{member, "a member of the class being written or its bases", NULL},
-	{receiver, "a method of the type of what it is called on", NULL},
-	{unused, "imported by this file and not used yet", NULL},
-	{imported_name, "a name this file imports", NULL},
-	{import, "in a file this one imports", NULL},
-	{here_def, NULL, say_here},
-	{here_chunk, "in this file", NULL},
-	{lexical, "matching words", NULL},
-	{joined, NULL, say_joined},
+    {defines, NULL, say_defines},
+    {member, "a member of the class being written or its bases", NULL},
+    {receiver, "a method of the type of what it is called on", NULL},
+    {unused, "imported by this file and not used yet", NULL},
+    {imported_name, "a name this file imports", NULL},
+    {import, "in a file this one imports", NULL},
+    {here_def, NULL, say_here},
+    {here_chunk, "in this file", NULL},
+    {lexical, "matching words", NULL},
+    {joined, NULL, say_joined},
 };
 
 void rank_why(const RankItem *item, Buf *out)

@@ -19,8 +19,8 @@ bool rank__ident_char(unsigned char c)
 	return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
 }
 
-bool rank__next_word(const char *text, uint32_t lo, uint32_t hi,
-		     uint32_t *i, uint32_t *a)
+bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
+		     uint32_t *a)
 {
 	while (*i < hi &&
 	       (!rank__ident_start((unsigned char)text[*i]) ||
@@ -78,8 +78,8 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 			out[n++].weight = 0;
 		}
 		/* Repeated use adds a little, proximity dominates. */
-		out[k].weight = out[k].weight ? fmax(out[k].weight, w) + 0.1 * w
-					      : w;
+		out[k].weight =
+		    out[k].weight ? fmax(out[k].weight, w) + 0.1 * w : w;
 	}
 	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
 	return n;
@@ -93,8 +93,8 @@ double rank__mention(const Ident *ids, int nids, const char *name)
 	return 0;
 }
 
-double rank__line_value(const char *t, uint32_t a, uint32_t z,
-			const Ident *ids, int nids)
+double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
+			int nids)
 {
 	char word[IDENT_MAX];
 	double v = 0;
@@ -152,7 +152,8 @@ static void words_grow(Words *ws)
 	ws->slot = xcalloc(cap * 2, sizeof(*ws->slot));
 	for (uint32_t k = 0; k < cap; k++)
 		if (old[k].len)
-			*word_slot(ws, ws->text + old[k].at, old[k].len) = old[k];
+			*word_slot(ws, ws->text + old[k].at, old[k].len) =
+			    old[k];
 	xfree(old);
 }
 

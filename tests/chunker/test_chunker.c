@@ -358,6 +358,51 @@ TEST(tiny_inputs_and_odd_bytes)
 	}
 }
 
+/* A definition whose body would start at the very end of the input:
+ * the chunker read the byte there to see whether it opens a brace.
+ * Each text is copied to a heap block of exactly its length, with no
+ * terminator after it, so ASan reports any read past the end (a string
+ * literal's NUL would hide it). */
+TEST(definitions_ending_the_input_need_no_terminator)
+{
+	static const struct {
+		Lang lang;
+		const char *text;
+	} cases[] = {
+		{LANG_PYTHON, "def f():"},
+		{LANG_PYTHON, "class A:"},
+		{LANG_PYTHON, "class A:\n    def g(self):"},
+		{LANG_PYTHON, "@dec\ndef f():"},
+		{LANG_TYPESCRIPT, "function f()"},
+		{LANG_TYPESCRIPT, "class A"},
+		{LANG_TYPESCRIPT, "interface I"},
+		{LANG_TYPESCRIPT, "enum E"},
+		{LANG_TYPESCRIPT, "namespace N"},
+		{LANG_TSX, "const f = () =>"},
+		{LANG_JAVASCRIPT, "class A { m()"},
+		{LANG_BASH, "f()"},
+		{LANG_MARKDOWN, "# Title"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		size_t len = strlen(cases[i].text);
+		char *text = xmalloc(len);
+		Chunking c;
+		int err;
+
+		memcpy(text, cases[i].text, len);
+		err = chunk_text(0, cases[i].lang, text, len, &c);
+		CHECK_(err == 0, (void)0, "case %zu: %s", i,
+		       castls_strerror(err));
+		if (err == 0) {
+			EXPECT_TRUE(check_invariants(cases[i].text, text,
+						     (uint32_t)len, &c, 2000));
+			chunking_close(&c);
+		}
+		xfree(text);
+	}
+}
+
 TEST(binary_and_unknown_input_is_refused)
 {
 	Chunking c;
@@ -393,6 +438,40 @@ TEST(giant_single_line)
 	EXPECT_TRUE(c.nchunks >= len / 3 * 2 / 2000);
 	chunking_close(&c);
 	free(text);
+}
+
+/* Past CHUNKER_PARSE_MAX no tree is built (a 50 MB file's took 2.7 GB):
+ * the text is cut at line ends, tiled exactly, within the size, with no
+ * spans, and no scratch heap was used for a parse. */
+TEST(text_past_the_parse_limit_is_cut_at_lines)
+{
+	Buf b = {0};
+	Chunker *ch = chunker_new(300);
+	Chunking c;
+	uint32_t i;
+
+	for (i = 0; b.len <= CHUNKER_PARSE_MAX; i++)
+		buf_printf(&b, "def func_%u(alpha):\n    return alpha + %u\n\n",
+			   i, i);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, b.data, (uint32_t)b.len,
+				  NULL, &c),
+		      0);
+	EXPECT_TRUE(check_invariants("past the parse limit", b.data,
+				     (uint32_t)b.len, &c, 300));
+	EXPECT_INT_EQ(c.nspans, 0);
+	EXPECT_INT_EQ(chunker_scratch_peak(ch), 0);
+	for (i = 1; i < c.nchunks; i++) /* every chunk starts a line */
+		if (b.data[c.chunks[i].bytes.start - 1] != '\n')
+			break;
+	EXPECT_INT_EQ(i, c.nchunks);
+	chunking_close(&c);
+	ASSERT_INT_EQ(chunker_spans(ch, LANG_PYTHON, b.data, (uint32_t)b.len,
+				    NULL, &c),
+		      0);
+	EXPECT_INT_EQ(c.nspans, 0);
+	chunking_close(&c);
+	chunker_delete(ch);
+	buf_free(&b);
 }
 
 /* Nesting far deeper than any C stack would allow with recursion. */

@@ -70,6 +70,34 @@ assert "circle_area" in r["items"][0]["signals"].get("defines", ""), r
 assert r["budget"]["used"] <= r["budget"]["limit"]
 PY
 
+# context without --root, run from a folder holding several projects:
+# the file's git repository is the root, not the working directory, and a
+# file in no project is served alone, with nothing indexed.
+mkdir -p "$tmp/scratch/proj/pkg" "$tmp/scratch/other/deep" "$tmp/scratch/loose"
+mkdir "$tmp/scratch/proj/.git"
+cp "$tmp/ws/pkg/shapes.py" "$tmp/ws/pkg/app.py" "$tmp/scratch/proj/pkg/"
+printf 'x = 1\n' >"$tmp/scratch/other/deep/noise.py"
+printf 'def lone():\n    return 1\n' >"$tmp/scratch/loose/lone.py"
+(cd "$tmp/scratch" && XDG_CACHE_HOME="$tmp/cache2" "$bin" context \
+	proj/pkg/app.py:6:5 --format json >"$tmp/ctx2.json") ||
+	fail "context from a scratch folder"
+grep -q '/proj/pkg/shapes.py' "$tmp/ctx2.json" || fail "no shapes.py item"
+dbs=$(find "$tmp/cache2" -name index.db | wc -l)
+[ "$dbs" -eq 1 ] || fail "expected one index, found $dbs"
+python3 - "$(find "$tmp/cache2" -name index.db)" <<'PY' || fail "index holds more than the project"
+import sqlite3, sys
+paths = [r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT path FROM files")]
+assert sorted(paths) == ["pkg/app.py", "pkg/shapes.py"], paths
+PY
+(cd "$tmp/scratch" && XDG_CACHE_HOME="$tmp/cache3" "$bin" context \
+	loose/lone.py:2 2>"$tmp/lone.err" >/dev/null) || fail "a loose file"
+grep -q "in no project" "$tmp/lone.err" || fail "no word on a loose file"
+[ ! -d "$tmp/cache3/castls" ] || fail "a loose file's folder was indexed"
+# With --root, a relative FILE is under the root, wherever castls runs.
+(cd / && XDG_CACHE_HOME="$tmp/cache2" "$bin" context \
+	--root "$tmp/scratch/proj" pkg/app.py:6:5 >/dev/null) ||
+	fail "FILE relative to --root"
+
 # errors: a missing file and a bad position exit non-zero with a message.
 if "$bin" chunk "$tmp/missing.py" 2>"$tmp/err"; then fail "missing file"; fi
 grep -q "missing.py" "$tmp/err" || fail "missing file message"

@@ -8,6 +8,8 @@
 #   full        the cache file system fills up during a scan: castls index
 #               fails naming the database; the index of before stays
 #               readable and whole
+#   full_server the same under the language server: castls/status and a
+#               window/showMessage say so
 #   unreadable  files the scan may not read are skipped; the rest is
 #               indexed
 #
@@ -18,7 +20,7 @@
 set -eu
 bin=${CASTLS_BIN:?}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-case_=${1:?usage: faults_test.sh readonly|full|unreadable}
+case_=${1:?usage: faults_test.sh readonly|full|full_server|unreadable}
 tmp=$(mktemp -d)
 trap 'umount "$tmp/mnt" 2>/dev/null || true; rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL ($case_): $*" >&2; exit 1; }
@@ -119,6 +121,12 @@ try:
     assert any(n.endswith("/first.py") for n in names), res
     st = cl.request("castls/status", {}, timeout=30)
     assert st["files"] == 4, st
+    # Said where the user looks: the database, the cause, the setting.
+    cl.pump(0.5)
+    shown = [p["message"] for m, p in cl.notifications
+             if m == "window/showMessage"]
+    assert any(db in m and "read-only" in m and "dbPath" in m
+               for m in shown), shown
 finally:
     cl.close()
 PY
@@ -166,6 +174,39 @@ import json, sys
 assert json.load(open(sys.argv[1]))['files'] == 1
 " "$tmp/status.json" || fail "status: not the index of before"
 	[ "$(cat "$tmp/check.out")" = ok ] || fail "quick_check: $(cat "$tmp/check.out")"
+	;;
+full_server)
+	# The same full disk under the language server: the failed scan
+	# shows in castls/status and in a window/showMessage, not only in
+	# the log.
+	command -v unshare >/dev/null || skip "no unshare"
+	make_ws "$tmp/ws" 40 700
+	mkdir "$tmp/mnt"
+	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs "$1"' sh \
+		"$tmp/mnt" 2>/dev/null || skip "cannot mount a tmpfs"
+	export CASTLS_BIN tmp src
+	unshare -m sh -eu -c '
+		mount -t tmpfs -o size=1m tmpfs "$tmp/mnt"
+		python3 - "$CASTLS_BIN" "$tmp" "$src" <<"PY"
+import json, sys
+sys.path.insert(0, sys.argv[3] + "/tests/eval")
+from lsp_client import LspClient
+bin, tmp = sys.argv[1], sys.argv[2]
+c = LspClient([bin, "serve", "--db", tmp + "/mnt/index.db"],
+              stderr_path=tmp + "/server.err")
+c.initialize(tmp + "/ws")
+assert c.wait_indexed(timeout=120), "indexing never ended"
+st = c.request("castls/status", {})
+c.pump(1.0)
+shown = [p for m, p in c.notifications if m == "window/showMessage"]
+c.close()
+root = st["roots"][0]
+assert "no space left" in root.get("indexError", ""), st
+assert any(p["type"] == 1 and "no space left" in p["message"] and
+           tmp + "/ws" in p["message"] for p in shown), shown
+assert len(shown) == 1, shown
+PY
+	' || fail "server: see above; $(tail -3 "$tmp/server.err" 2>/dev/null)"
 	;;
 unreadable)
 	need_user

@@ -69,21 +69,47 @@ local function run()
     settings = { maxChunkSize = 150, budgetTokens = 1500 },
   })
 
-  -- :help castls, from a copy of the doc with its tags.
-  local doc = vim.fn.tempname()
-  vim.fn.mkdir(doc .. '/doc', 'p')
-  vim.fn.writefile(vim.fn.readfile(os.getenv('CASTLS_NVIM_PLUGIN') ..
-    '/doc/castls.txt'), doc .. '/doc/castls.txt')
-  vim.opt.rtp:append(doc)
-  vim.cmd('helptags ' .. doc .. '/doc')
-  vim.cmd('help castls')
-  check(vim.fn.expand('%:t') == 'castls.txt', ':help castls')
+  -- :help castls straight from the plugin's directory, with no :helptags:
+  -- the shipped doc/tags. It must be what :helptags makes of the doc.
+  local plugin = os.getenv('CASTLS_NVIM_PLUGIN')
+  check(pcall(vim.cmd, 'help castls') and vim.fn.expand('%:t') == 'castls.txt',
+    ':help castls without :helptags')
   vim.cmd('help :CastlsContext')
   check(vim.fn.getline('.'):match('%*:CastlsContext%*'), ':help :CastlsContext')
   vim.cmd('help castls.context()')
   check(vim.fn.getline('.'):match('%*castls%.context%(%)%*'),
     ':help castls.context()')
+  check(pcall(vim.cmd, 'help :CastlsRestart'), ':help :CastlsRestart')
+  check(pcall(vim.cmd, 'help castls.statusline()'), ':help castls.statusline()')
   vim.cmd('close')
+  local doc = vim.fn.tempname()
+  vim.fn.mkdir(doc, 'p')
+  vim.fn.writefile(vim.fn.readfile(plugin .. '/doc/castls.txt', 'b'),
+    doc .. '/castls.txt', 'b')
+  vim.cmd('helptags ' .. doc)
+  local made = table.concat(vim.fn.readfile(doc .. '/tags', 'b'), '\n')
+  local shipped = vim.fn.filereadable(plugin .. '/doc/tags') == 1 and
+    table.concat(vim.fn.readfile(plugin .. '/doc/tags', 'b'), '\n')
+  check(shipped == made, 'doc/tags is what :helptags makes of castls.txt',
+    { shipped = shipped, made = made })
+
+  -- The statusline component, at each $/progress and in 'statusline'.
+  local report = repo .. '/pkg/report.py'
+  local lines_seen = {}
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'CastlsProgress',
+    callback = function()
+      local b = vim.fn.bufnr(report)
+      if b > 0 then
+        table.insert(lines_seen, castls.statusline(b))
+      end
+    end,
+  })
+  vim.o.laststatus = 2
+  vim.o.statusline = "%{v:lua.require'castls'.statusline()}"
+  local function statusline_shown()
+    return vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
+  end
 
   vim.cmd('edit ' .. repo .. '/pkg/report.py')
   local src = vim.api.nvim_get_current_buf()
@@ -218,6 +244,26 @@ local function run()
   err, res = sync(castls.context, vim.fn.bufadd('/nonexistent.py'), nil, {})
   check(err and err:match('not attached'), 'context: unattached buffer', err)
 
+  -- A result given while indexing says it may be partial.
+  local real_context = castls.context
+  castls.context = function(b, p, o, cb)
+    return real_context(b, p, o, function(e, r)
+      if r then r.indexing = true end
+      cb(e, r)
+    end)
+  end
+  vim.api.nvim_win_set_cursor(0, { 8, 18 })
+  vim.cmd('CastlsContext')
+  castls.context = real_context
+  wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= src
+  end, 'the partial context window')
+  text = buf_text(0)
+  check(text:match('^castls context for pkg/report%.py:8  %(%d+ chunks, %d+/1500 tokens%)  %(indexing: results may be partial%)\n'),
+    'a result given while indexing says it may be partial', text)
+  vim.cmd('normal q')
+  vim.cmd('buffer ' .. src)
+
   -- :CastlsStatus and :CastlsReindex put their answer in :messages.
   vim.cmd('messages clear')
   vim.cmd('CastlsStatus')
@@ -232,8 +278,107 @@ local function run()
   end, 'the reindex message')
   wait(30000, function()
     local _, s = sync(castls.status)
-    return s and not s.indexing
+    return s and not s.indexing and castls.statusline(src) == 'castls'
   end, 'reindexing to finish')
+  local progressed = false
+  for _, l in ipairs(lines_seen) do
+    if l:match('^castls: indexing %d+%%$') then progressed = true end
+  end
+  check(progressed, 'the statusline showed indexing progress', lines_seen)
+  check(statusline_shown() == 'castls',
+    "'statusline' shows castls once indexed", statusline_shown())
+
+  -- :checkhealth castls. Its version probe runs the binary itself, not
+  -- the wrapper that records server runs.
+  local cmd = castls.config.cmd
+  castls.config.cmd = { os.getenv('CASTLS_BIN'), 'serve' }
+  local function health()
+    vim.cmd('checkhealth castls')
+    local t = buf_text(0)
+    vim.cmd('tabclose')
+    return t
+  end
+  local report_text = health()
+  log(report_text)
+  -- "- OK: msg" on 0.7, "- OK msg" later.
+  local function has(t, status, msg)
+    return t:find('- ' .. status .. ':? ' .. vim.pesc(msg)) ~= nil
+  end
+  check(has(report_text, 'OK', 'found ' .. os.getenv('CASTLS_BIN')),
+    'checkhealth: the binary is found', report_text)
+  check(has(report_text, 'OK', 'castls --version: ') or
+    has(report_text, 'WARNING', '`castls --version` failed'),
+    'checkhealth: castls --version', report_text)
+  check(report_text:match('%- OK:? index of ' .. vim.pesc(repo) ..
+    ': [^\n]*index%.db, in a writable directory'),
+    'checkhealth: the index path is writable', report_text)
+  check(has(report_text, 'OK', report .. ': root ' .. repo ..
+    ' (its git root)'), 'checkhealth: the root', report_text)
+  check(not report_text:find('ERROR', 1, true), 'checkhealth: no error',
+    report_text)
+  castls.config.settings.dbPath = '/dev/null/castls/index.db'
+  report_text = health()
+  castls.config.settings.dbPath = nil
+  castls.config.cmd = { '/nonexistent/castls', 'serve' }
+  local missing = health()
+  castls.config.cmd = cmd
+  check(has(report_text, 'ERROR', 'dbPath /dev/null/castls/index.db: ' ..
+    '/dev/null is not a directory'),
+    'checkhealth: an index path that cannot be written', report_text)
+  check(has(missing, 'ERROR', "'/nonexistent/castls' is not an executable"),
+    'checkhealth: a missing binary', missing)
+
+  -- :CastlsRestart with the server running: a new one, buffers attached.
+  local function client_of(b)
+    for _, c in pairs(vim.lsp.buf_get_clients(b)) do
+      if c.name == 'castls' then return c end
+    end
+  end
+  local old = client
+  vim.cmd('CastlsRestart')
+  wait(10000, function()
+    local c = client_of(src)
+    return c and c.id ~= old.id and c.initialized and
+      vim.lsp.get_client_by_id(old.id) == nil
+  end, 'a new castls after :CastlsRestart')
+  client = client_of(src)
+  check(client_of(geometry) and client_of(geometry).id == client.id,
+    ':CastlsRestart attached geometry.py too')
+
+  -- The server goes away behind the plugin's back: the buffers are
+  -- detached, the statusline says so, and :CastlsRestart attaches them
+  -- again without :edit.
+  vim.cmd('messages clear')
+  client.request('shutdown', nil, function()
+    client.notify('exit')
+  end, src)
+  local dead = client.id
+  wait(10000, function()
+    return vim.lsp.get_client_by_id(dead) == nil
+  end, 'the server to exit')
+  check(client_of(src) == nil, 'the buffer lost its server')
+  check(castls.statusline(src) == 'castls: stopped',
+    'the statusline says castls stopped', castls.statusline(src))
+  wait(5000, function()
+    return vim.fn.execute('messages'):find('castls stopped', 1, true) ~= nil
+  end, 'the message that castls stopped')
+  check(vim.fn.execute('messages'):find(':CastlsRestart starts it again', 1,
+    true), 'the message says how to restart', vim.fn.execute('messages'))
+  vim.cmd('CastlsRestart')
+  wait(10000, function()
+    local c = client_of(src)
+    return c and c.initialized
+  end, 'castls after a crash and :CastlsRestart')
+  client = client_of(src)
+  check(client_of(geometry) and client_of(geometry).id == client.id,
+    'geometry.py attached again without :edit')
+  wait(30000, function()
+    local _, s = sync(castls.status)
+    return s and not s.indexing
+  end, 'the new server to index')
+  err, res = sync(castls.context, src, { 8, 18 }, {})
+  check(err == nil and res.items[1] and res.items[1].symbol == 'circle_area',
+    'context after :CastlsRestart', err or res)
 
   -- A C++ buffer (not on disk, so the index keeps its five files) gets
   -- castls too, as do Go, Rust, Java and C ones by filetype.

@@ -2,9 +2,9 @@
 # run.sh KIND: one editor-client test against the real castls
 # ($CASTLS_BIN), in a scratch directory with a fresh test repository and
 # cache. KIND: vscode_compile, vscode_package, vscode_protocol,
-# vscode_activation, nvim, emacs. Every client runs under `timeout`; after
-# it, the server's stderr must hold no sanitizer report and every server
-# started must have exited with status 0.
+# vscode_activation, vscode_mcp, nvim, emacs. Every client runs under
+# `timeout`; after it, the server's stderr must hold no sanitizer report
+# and every server started must have exited with status 0.
 set -eu
 kind=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +27,7 @@ case $kind in
 vscode_package) need node npm script ;;
 vscode_*) need node npm ;;
 nvim) need nvim ;;
-emacs) need emacs ;;
+emacs) need emacs pylsp ;;
 esac
 
 tmp=$(mktemp -d)
@@ -122,10 +122,10 @@ leaked = [n for n in names if n.startswith(("extension/src/",
 pkg = json.loads(z.read("extension/package.json"))
 cmds = {c["command"] for c in pkg["contributes"]["commands"]}
 print(f"castls.vsix: {len(names)} files, commands {sorted(cmds)}")
-sys.exit(1 if missing or leaked or len(cmds) != 5 else 0)
+sys.exit(1 if missing or leaked or len(cmds) != 6 else 0)
 PY
 	;;
-vscode_protocol | vscode_activation)
+vscode_protocol | vscode_activation | vscode_mcp)
 	vscode_build
 	test=${kind#vscode_}
 	(cd "$ext" && timeout "$limit" node --test "test/$test.test.js") ||

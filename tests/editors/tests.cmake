@@ -4,7 +4,7 @@
 # each test skips (exit 77) when its editor or Node is not installed.
 
 set(CASTLS_EDITOR_TESTS vscode_compile vscode_package vscode_protocol
-    vscode_activation nvim emacs)
+    vscode_activation vscode_mcp nvim emacs)
 foreach(kind ${CASTLS_EDITOR_TESTS})
   add_test(NAME editors.${kind}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/run.sh ${kind})
@@ -16,5 +16,6 @@ foreach(kind ${CASTLS_EDITOR_TESTS})
 endforeach()
 # npm ci and tsc write into editors/vscode: one VS Code test at a time.
 set_tests_properties(editors.vscode_compile editors.vscode_package
-  editors.vscode_protocol editors.vscode_activation PROPERTIES
+  editors.vscode_protocol editors.vscode_activation editors.vscode_mcp
+  PROPERTIES
   RESOURCE_LOCK castls_vscode_extension)

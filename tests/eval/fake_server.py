@@ -8,6 +8,16 @@ catch the client's mistakes.
     fake_server.py             behave
     fake_server.py --die       exit at initialize without a reply
     fake_server.py --no-length answer initialize without Content-Length
+
+Extra arguments (castls' own, "serve --db PATH", as run.py starts it) are
+ignored. A context request answers one item in /tmp/y.py, unless the open
+document holds a line
+
+    #fake-context {"items": [[path, first, last, language, text], ...],
+                   "noContext": false}
+
+whose items it returns instead: path relative to the workspace root, lines
+0-based and inclusive (the range ends at the start of the next line).
 """
 
 import json
@@ -15,6 +25,7 @@ import sys
 
 
 PENDING = []
+MARK = "#fake-context "
 
 
 def read():
@@ -44,9 +55,27 @@ def send(msg):
     sys.stdout.buffer.flush()
 
 
+def canned(text, root):
+    """The reply a #fake-context line asks for, or None."""
+    for line in (text or "").split("\n"):
+        if line.startswith(MARK):
+            want = json.loads(line[len(MARK):])
+            items = [{"uri": "file://" + root.rstrip("/") + "/" + path,
+                      "range": {"start": {"line": first, "character": 0},
+                                "end": {"line": last + 1, "character": 0}},
+                      "language": language, "text": body,
+                      "signals": {}, "why": "canned"}
+                     for path, first, last, language, body in want["items"]]
+            return {"items": items, "noContext": want.get("noContext",
+                                                          False),
+                    "elapsedMs": 2.0}
+    return None
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     opened = {}
+    root = "/"
     while True:
         m = read()
         if m is None:
@@ -58,6 +87,7 @@ def main():
             sys.stdout.buffer.write(b"Content-Type: x\r\n\r\n{}")
             sys.stdout.buffer.flush()
         elif method == "initialize":
+            root = m["params"].get("rootPath") or root
             send({"jsonrpc": "2.0", "id": m["id"],
                   "result": {"capabilities": {}}})
         elif method == "initialized":
@@ -84,6 +114,10 @@ def main():
             opened[d["uri"]] = d["text"]
         elif method == "castls/context":
             uri = m["params"]["textDocument"]["uri"]
+            reply = canned(opened.get(uri), root)
+            if reply is not None:
+                send({"jsonrpc": "2.0", "id": m["id"], "result": reply})
+                continue
             send({"jsonrpc": "2.0", "id": m["id"], "result": {
                 "items": [{"uri": "file:///tmp/y.py", "range": {
                     "start": {"line": 0, "character": 0},

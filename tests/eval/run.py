@@ -40,7 +40,7 @@ LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".tsx":
                 "typescriptreact", ".js": "javascript"}
 METHODS = ("windows", "cast", "castls")
 TITLES = {"windows": "windows+BM25", "cast": "cAST+BM25",
-          "castls": "castls"}
+          "castls": "castls", "python": "Python", "typescript": "TypeScript"}
 
 
 # ---- data ------------------------------------------------------------------
@@ -275,13 +275,17 @@ def castls_repo(args, repo_dir, tasks, texts, log_dir):
             wall = (time.monotonic() - t0) * 1000.0
             cl.did_close(uri)
             res = res or {}
-            items = []
+            items, meta = [], []
             for it in res.get("items") or []:
                 first, last = range_to_lines(it["range"])
                 f = os.path.relpath(uri_to_path(it["uri"]), repo_dir)
                 items.append((os.path.normpath(f), first, last))
+                # For the precision figures (score.precision_counts);
+                # kept in memory only, not written to the JSON.
+                meta.append((it.get("language"), it.get("text")))
             out[t["id"]] = {
-                "items": items, "no_context": bool(res.get("noContext")),
+                "items": items, "meta": meta,
+                "no_context": bool(res.get("noContext")),
                 "elapsed": res.get("elapsedMs", wall), "wall": wall}
     except LspError as e:
         if e.code == METHOD_NOT_FOUND:
@@ -303,6 +307,135 @@ def _first_line(path):
             return f.readline().strip() or "(empty)"
     except OSError:
         return "(no log)"
+
+
+# ---- the development set (issue 15) ----------------------------------------
+
+# Each language's projects are split into two fixed halves. Tune on the
+# tuning half; keep a change only if the check half improves too. The
+# split is by project (about half of each language's tasks on each side)
+# and must not move: every figure of both halves would change with it.
+HALVES = ("tuning", "check")
+
+# Python projects: name, directories under --py-root (Debian's
+# dist-packages, filled by `.ci/deps --eval`), half. Each is copied into
+# WORK/py/NAME and indexed alone; tasks by py_tasks.py. Each half holds one
+# very large project (sympy, twisted).
+PY_PROJECTS = (
+    ("sympy", ("sympy",), "tuning"),
+    ("jinja2", ("jinja2",), "tuning"),
+    ("click", ("click",), "tuning"),
+    ("attrs", ("attr", "attrs"), "tuning"),
+    ("twisted", ("twisted",), "check"),
+    ("networkx", ("networkx",), "check"),
+    ("werkzeug", ("werkzeug",), "check"),
+    ("requests", ("requests",), "check"),
+)
+
+# npm packages pinned in tests/corpus/package.json: name, half, and the
+# ts_tasks.build_tasks arguments that define the package's task set (its
+# id: the set is a function of the package version and these alone).
+# rxjs keeps the rule and ids of the TypeScript set before issue 15; it
+# was tuned on, so it is on the tuning side.
+TS_PACKAGES = (
+    ("rxjs", "tuning", {"max_tasks": 200, "max_per_file": 4,
+                        "pick": "first"}),
+    ("zod", "tuning", {"max_tasks": 200, "max_per_file": 16,
+                       "pick": "spread"}),
+    ("effect", "check", {"max_tasks": 200, "max_per_file": 4,
+                         "pick": "spread"}),
+)
+# What of an npm package is copied into WORK/ts/NAME to be indexed: the
+# sources and the files that say how they resolve, not the compiled dist/.
+TS_COPY = ("src", "package.json", "tsconfig.json", "README.md")
+
+
+def copy_sources(entries, dest):
+    """Lays out dest as a copy of entries, [(source path, name in dest)]:
+    regular files only (symlinks, __pycache__ and .pyc left out), so that
+    castls indexes that project alone. Copies again only when the sources
+    changed: a stamp beside dest lists their paths, sizes and times."""
+    files = []
+    for src, name in entries:
+        if os.path.isfile(src) and not os.path.islink(src):
+            files.append((src, name))
+            continue
+        for dirpath, dirs, names in os.walk(src):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and
+                             not os.path.islink(os.path.join(dirpath, d)))
+            for n in sorted(names):
+                full = os.path.join(dirpath, n)
+                if n.endswith(".pyc") or os.path.islink(full) or \
+                        not os.path.isfile(full):
+                    continue
+                files.append((full, os.path.join(
+                    name, os.path.relpath(full, src))))
+    sig = []
+    for full, rel in files:
+        st = os.stat(full)
+        sig.append("%s %s %d %d" % (full, rel, st.st_size, st.st_mtime_ns))
+    sig = "\n".join(sig) + "\n"
+    stamp = dest.rstrip(os.sep) + ".copied"
+    if os.path.isdir(dest) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == sig:
+                return
+    shutil.rmtree(dest, ignore_errors=True)
+    for full, rel in files:
+        out = os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        shutil.copyfile(full, out)
+    with open(stamp, "w") as f:
+        f.write(sig)
+
+
+def selected(args, name):
+    return not args.repo or name in args.repo
+
+
+def python_set(args):
+    """Returns (tasks, {project: directory}, {project: half}, notes)."""
+    import py_tasks
+    tasks, dirs, halves, notes = [], {}, {}, []
+    for name, subdirs, half in PY_PROJECTS:
+        if not selected(args, name):
+            continue
+        srcs = [os.path.join(args.py_root, d) for d in subdirs]
+        missing = [p for p in srcs if not os.path.isdir(p)]
+        if missing:
+            notes.append("python: %s left out: %s is missing (run "
+                         ".ci/deps --eval as root)" % (name, missing[0]))
+            continue
+        dest = os.path.join(args.work, "py", name)
+        copy_sources([(p, os.path.basename(p)) for p in srcs], dest)
+        ts, d = py_tasks.build_tasks(dest, name, cap=args.py_cap or
+                                     py_tasks.MAX_PER_PROJECT)
+        tasks += ts
+        dirs.update(d)
+        halves[name] = half
+    return tasks, dirs, halves, notes
+
+
+def typescript_set(args):
+    """Returns (tasks, {package: directory}, {package: half}, notes)."""
+    import ts_tasks
+    tasks, dirs, halves, notes = [], {}, {}, []
+    for name, half, params in TS_PACKAGES:
+        if not selected(args, name):
+            continue
+        pkg = os.path.join(args.ts_root, name)
+        if not os.path.isdir(os.path.join(pkg, "src")):
+            notes.append("typescript: %s left out: no %s/src (run "
+                         "tests/corpus/fetch)" % (name, pkg))
+            continue
+        dest = os.path.join(args.work, "ts", name)
+        copy_sources([(os.path.join(pkg, e), e) for e in TS_COPY
+                      if os.path.exists(os.path.join(pkg, e))], dest)
+        ts, d = ts_tasks.build_tasks(dest, name, **params)
+        tasks += ts
+        dirs.update(d)
+        halves[name] = half
+    return tasks, dirs, halves, notes
 
 
 # ---- reporting -------------------------------------------------------------
@@ -349,18 +482,50 @@ def print_table(title, block, methods, extra_rows, out):
 
 
 def castls_extras(results, tasks):
-    """Stop-signal share over empty-gold tasks, latency percentiles."""
+    """castls only: the precision of its top 5 (items from the current
+    file, from another language, duplicates), noContext on tasks without
+    gold (the stop signal) and with gold (a stop that loses recall), and
+    latency percentiles."""
     empty = [t for t in tasks if not t["gold"]]
     stops = sum(1 for t in empty if results[t["id"]]["no_context"] or
                 not results[t["id"]]["items"])
+    gold = [t for t in tasks if t["gold"]]
+    false_stops = sum(1 for t in gold if results[t["id"]]["no_context"])
     lat = [results[t["id"]]["elapsed"] for t in tasks]
+    top5 = score.precision_shares([score.precision_counts(
+        results[t["id"]]["items"], results[t["id"]].get("meta", []),
+        t["file"]) for t in tasks])
     return {"stop_share": stops / len(empty) if empty else None,
             "n_empty": len(empty),
+            "no_context_gold": false_stops / len(gold) if gold else None,
+            "top5_same_file": top5["same_file"],
+            "top5_other_language": top5["other_language"],
+            "top5_duplicate": top5["duplicate"],
+            "top5_items": top5["items"],
             "latency_p50_ms": score.percentile(lat, 50),
             "latency_p99_ms": score.percentile(lat, 99)}
 
 
+def castls_rows(ex, methods):
+    """The castls-only rows under a table, in its column."""
+    pad = [""] * (len(methods) - 1)
+
+    def ms(v):
+        return "-" if v is None else "%.1f" % v
+    return [
+        ("top5 same file", pad + [fmt(ex["top5_same_file"], "")]),
+        ("top5 other lang", pad + [fmt(ex["top5_other_language"], "")]),
+        ("top5 duplicate", pad + [fmt(ex["top5_duplicate"], "")]),
+        ("stop-signal", pad + [fmt(ex["stop_share"], "")]),
+        ("noContext w/gold", pad + [fmt(ex["no_context_gold"], "")]),
+        ("latency p50 ms", pad + [ms(ex["latency_p50_ms"])]),
+        ("latency p99 ms", pad + [ms(ex["latency_p99_ms"])])]
+
+
 # ---- main ------------------------------------------------------------------
+
+SETS = ("repoeval", "python", "typescript")
+
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -374,8 +539,20 @@ def parse_args(argv):
                     "'{\"maxChunkSize\": 800}'")
     ap.add_argument("--methods", default=",".join(METHODS),
                     help="comma-separated subset of %s" % ",".join(METHODS))
+    ap.add_argument("--sets", default=",".join(SETS),
+                    help="comma-separated subset of %s (default: all)" %
+                    ",".join(SETS))
     ap.add_argument("--repo", action="append",
-                    help="only this repository (repeatable)")
+                    help="only this repository or project (repeatable)")
+    ap.add_argument("--py-root", default="/usr/lib/python3/dist-packages",
+                    help="where the Python projects of PY_PROJECTS are "
+                         "installed")
+    ap.add_argument("--py-cap", type=int, default=None,
+                    help="tasks per Python project at most (default: "
+                         "py_tasks.MAX_PER_PROJECT)")
+    ap.add_argument("--ts-root", default="build/corpus/npm/node_modules",
+                    help="node_modules holding the packages of "
+                         "TS_PACKAGES (laid out by tests/corpus/fetch)")
     ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
     ap.add_argument("--windows", default="aligned",
                     choices=("aligned", "repocoder"))
@@ -390,14 +567,15 @@ def parse_args(argv):
     ap.add_argument("--request-timeout", type=int, default=60)
     ap.add_argument("--ts-package", metavar="DIR",
                     help="also build and run a TypeScript task set from an "
-                         "installed npm package (see ts_tasks.py)")
+                         "installed npm package in place (see ts_tasks.py)")
     return ap.parse_args(argv)
 
 
-def run_suite(args, name, tasks, repo_dirs, out):
-    """Runs tasks (each with repo, file, cursor_line, gt_span, gold and
-    "text", the blanked buffer) and prints the tables. repo_dirs maps a
-    repo name to its directory. Returns the JSON-able results."""
+def run_methods(args, tasks, repo_dirs):
+    """Runs every method on tasks (each with repo, file, cursor_line,
+    gt_span, gold and "text", the blanked buffer); repo_dirs maps a repo
+    name to its directory. Returns ({method: {task id: items}}, castls'
+    raw replies by task id, why castls is unavailable or None)."""
     methods = [m for m in args.methods.split(",") if m]
     castls_abs = os.path.abspath(args.castls)
     args.castls = castls_abs
@@ -439,6 +617,7 @@ def run_suite(args, name, tasks, repo_dirs, out):
                         t["file"], bdocs,
                         query_text(t["text"], t["cursor_line"]),
                         excluded_region(t, args.exclude), LIMIT)
+                    shutil.rmtree(blank_dir, ignore_errors=True)
             if "castls" in methods and castls_reason is None:
                 try:
                     castls_raw.update(castls_repo(args, rdir, rtasks, texts,
@@ -450,50 +629,121 @@ def run_suite(args, name, tasks, repo_dirs, out):
     if "castls" in methods:
         if castls_reason is None:
             items["castls"] = {k: v["items"] for k, v in castls_raw.items()}
+        else:
+            items.pop("castls")
+    return items, castls_raw, castls_reason
 
-    def block_for(sel):
-        b = {}
+
+def block_for(sel, methods, items, castls_raw, castls_reason):
+    b = {}
+    for m in methods:
+        if m == "castls" and castls_reason is not None:
+            b[m] = "not available"
+            continue
+        b[m] = summarize(
+            [score.score_task(items[m][t["id"]], t["gold"]) for t in sel],
+            [score.score_task(items[m][t["id"]],
+                              score.cross_file_gold(t["gold"]))
+             for t in sel])
+    if "castls" in methods and castls_reason is None:
+        b["castls_extra"] = castls_extras(castls_raw, sel)
+    return b
+
+
+def counts(sel):
+    """(tasks, with gold, with cross-file gold)."""
+    return (len(sel), sum(1 for t in sel if t["gold"]),
+            sum(1 for t in sel if score.cross_file_gold(t["gold"])))
+
+
+def print_full(title, sel, block, methods, out):
+    n, ngold, nx = counts(sel)
+    head = "== %s: %d tasks with gold, %d without, %d with cross-file " \
+        "gold ==" % (title, ngold, n - ngold, nx)
+    extra = castls_rows(block["castls_extra"], methods) \
+        if "castls_extra" in block else []
+    print_table(head, block, methods, extra, out)
+
+
+def print_projects(name, rows, methods, out):
+    """One line per project (and per half, and all): task counts, then
+    Recall@5 and cross-file Recall@5 of every method."""
+    col = 16
+    print("", file=out)
+    print("== %s per project: recall@5 | xf recall@5 ==" % name, file=out)
+    head = "  %-10s %-7s %6s %6s %6s" % ("project", "half", "tasks", "gold",
+                                        "xf") + \
+        "".join("%*s" % (col, TITLES[m]) for m in methods)
+    print(head, file=out)
+    print("  " + "-" * (len(head) - 2), file=out)
+    for label, half, sel, block in rows:
+        n, ngold, nx = counts(sel)
+        line = "  %-10s %-7s %6d %6d %6d" % (label, half, n, ngold, nx)
         for m in methods:
-            if m == "castls" and castls_reason is not None:
-                b[m] = "not available"
-                continue
-            b[m] = summarize(
-                [score.score_task(items[m][t["id"]], t["gold"])
-                 for t in sel],
-                [score.score_task(items[m][t["id"]],
-                                  score.cross_file_gold(t["gold"]))
-                 for t in sel])
-        return b
+            s = block.get(m)
+            if isinstance(s, str):
+                line += "%*s" % (col, "-")
+            else:
+                line += "%*s" % (col, "%s | %s" % (
+                    fmt(s["all"]["recall@5"], ""),
+                    fmt(s["cross_file"]["recall@5"], "")))
+        print(line, file=out)
+
+
+def run_suite(args, name, tasks, repo_dirs, out, halves=None):
+    """Runs a task set and prints its tables: per repository and overall
+    (RepoEval, --ts-package), or, given halves ({repo: half}), one line
+    per project and a table per half. Returns the JSON-able results."""
+    methods = [m for m in args.methods.split(",") if m]
+    t0 = time.monotonic()
+    items, castls_raw, castls_reason = run_methods(args, tasks, repo_dirs)
+    repos = sorted({t["repo"] for t in tasks})
+
+    def block(sel):
+        return block_for(sel, methods, items, castls_raw, castls_reason)
 
     result = {"suite": name, "per_repo": {}, "overall": None,
               "castls_available": castls_reason is None,
               "castls_reason": castls_reason, "per_task": []}
-    for scope in repos + [None]:
-        sel = [t for t in tasks if scope is None or t["repo"] == scope]
-        block = block_for(sel)
-        ngold = sum(1 for t in sel if t["gold"])
-        nx = sum(1 for t in sel if score.cross_file_gold(t["gold"]))
-        title = "== %s %s: %d tasks with gold, %d without, %d with " \
-            "cross-file gold ==" % (name, scope or "overall", ngold,
-                                    len(sel) - ngold, nx)
-        extra = []
-        if "castls" in methods and castls_reason is None:
-            ex = castls_extras(castls_raw, sel)
-            block["castls_extra"] = ex
-            pad = [""] * (len(methods) - 1)
-            extra = [
-                ("stop-signal", pad + [fmt(ex["stop_share"], "")]),
-                ("latency p50 ms", pad + ["%.1f" % ex["latency_p50_ms"]]),
-                ("latency p99 ms", pad + ["%.1f" % ex["latency_p99_ms"]])]
-        print_table(title, block, methods, extra, out)
-        if scope is None:
-            result["overall"] = block
-        else:
-            result["per_repo"][scope] = block
+    if halves is None:
+        for scope in repos + [None]:
+            sel = [t for t in tasks if scope is None or t["repo"] == scope]
+            b = block(sel)
+            print_full("%s %s" % (name, scope or "overall"), sel, b,
+                       methods, out)
+            if scope is None:
+                result["overall"] = b
+            else:
+                result["per_repo"][scope] = b
+    else:
+        order = [h for h in HALVES if h in halves.values()]
+        repos = sorted(repos, key=lambda r: (order.index(halves[r]), r))
+        rows = []
+        for r in repos:
+            sel = [t for t in tasks if t["repo"] == r]
+            result["per_repo"][r] = block(sel)
+            rows.append((r, halves[r], sel, result["per_repo"][r]))
+        result["halves"] = {}
+        for h in order:
+            sel = [t for t in tasks if halves[t["repo"]] == h]
+            result["halves"][h] = block(sel)
+            rows.append((h, "", sel, result["halves"][h]))
+        result["overall"] = block(tasks)
+        rows.append(("all", "", tasks, result["overall"]))
+        result["projects"] = {r: {"half": halves[r], "tasks": counts(
+            [t for t in tasks if t["repo"] == r])} for r in repos}
+        print_projects(name, rows, methods, out)
+        for h in order:
+            sel = [t for t in tasks if halves[t["repo"]] == h]
+            print_full("%s %s half (%s)" % (name, h, ", ".join(
+                r for r in repos if halves[r] == h)), sel,
+                result["halves"][h], methods, out)
     if castls_reason is not None:
         print("\ncastls: not available (%s)" % castls_reason, file=out)
     for t in tasks:
         row = {"id": t["id"], "gold": t["gold"], "gt_span": t["gt_span"]}
+        if halves is not None:
+            row["half"] = halves[t["repo"]]
         for m in methods:
             if m in items and t["id"] in items[m]:
                 row[m] = {"items": items[m][t["id"]][:10],
@@ -503,7 +753,11 @@ def run_suite(args, name, tasks, repo_dirs, out):
             raw = castls_raw[t["id"]]
             row["castls"]["elapsed_ms"] = raw["elapsed"]
             row["castls"]["wall_ms"] = raw["wall"]
+            row["castls"]["no_context"] = raw["no_context"]
+            row["castls"]["top5"] = score.precision_counts(
+                raw["items"], raw.get("meta", []), t["file"])
         result["per_task"].append(row)
+    result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 
 
@@ -526,29 +780,57 @@ def main(argv=None):
     bad = [m for m in methods if m not in METHODS]
     if bad:
         raise SystemExit("eval: unknown method(s): %s" % ",".join(bad))
+    sets = [s for s in args.sets.split(",") if s]
+    bad = [s for s in sets if s not in SETS]
+    if bad:
+        raise SystemExit("eval: unknown set(s): %s" % ",".join(bad))
     if ("cast" in methods or "castls" in methods) and \
             not os.access(args.castls, os.X_OK):
         raise SystemExit("eval: no castls binary at %s" % args.castls)
-    root = unpack(args.data, args.work)
-    tasks = load_tasks(root)
-    if args.repo:
-        tasks = [t for t in tasks if t["repo"] in args.repo]
-    repo_dirs = {}
-    for t in tasks:
-        rdir = os.path.realpath(os.path.join(root, "repositories", t["repo"]))
-        repo_dirs[t["repo"]] = rdir
-        text = read_text(os.path.join(rdir, t["file"]))
-        t["text"] = blank_lines(text, t["gt_span"][0], t["gt_span"][1])
-    print("castls eval: RepoEval function-level dev split, %d tasks; "
-          "BM25 k1=%.2f b=%.2f, tokenizer %s, windows %s, lists cut at %d" %
-          (len(tasks), bm25.K1, bm25.B, args.tokenizer, args.windows, LIMIT))
+    started = time.monotonic()
+    print("castls eval: BM25 k1=%.2f b=%.2f, tokenizer %s, windows %s, "
+          "lists cut at %d" % (bm25.K1, bm25.B, args.tokenizer,
+                               args.windows, LIMIT))
     results = {"config": {"tokenizer": args.tokenizer,
                           "windows": args.windows, "k1": bm25.K1,
                           "b": bm25.B, "limit": LIMIT,
                           "budget_lines": score.BUDGET_LINES,
-                          "castls": args.castls, "data": args.data},
-               "suites": [run_suite(args, "repoeval", tasks, repo_dirs,
-                                    sys.stdout)]}
+                          "castls": args.castls, "data": args.data,
+                          "py_projects": [list(p[:1]) + [p[2]]
+                                          for p in PY_PROJECTS],
+                          "ts_packages": [list(p) for p in TS_PACKAGES]},
+               "suites": []}
+    if "repoeval" in sets:
+        root = unpack(args.data, args.work)
+        tasks = load_tasks(root)
+        if args.repo:
+            tasks = [t for t in tasks if t["repo"] in args.repo]
+        repo_dirs = {}
+        for t in tasks:
+            rdir = os.path.realpath(os.path.join(root, "repositories",
+                                                 t["repo"]))
+            repo_dirs[t["repo"]] = rdir
+            text = read_text(os.path.join(rdir, t["file"]))
+            t["text"] = blank_lines(text, t["gt_span"][0], t["gt_span"][1])
+        if tasks:
+            print("\nRepoEval function-level dev split: %d tasks" %
+                  len(tasks))
+            results["suites"].append(run_suite(args, "repoeval", tasks,
+                                               repo_dirs, sys.stdout))
+    for lang in ("python", "typescript"):
+        if lang not in sets:
+            continue
+        build = python_set if lang == "python" else typescript_set
+        tasks, dirs, halves, notes = build(args)
+        for n in notes:
+            print("eval: %s" % n, file=sys.stderr)
+        if not tasks:
+            continue
+        print("\n%s development set: %d tasks from %d projects%s" % (
+            TITLES[lang], len(tasks), len(dirs), "" if not notes else
+            " (%d left out: see stderr)" % len(notes)))
+        results["suites"].append(run_suite(args, lang, tasks, dirs,
+                                           sys.stdout, halves))
     if args.ts_package:
         import ts_tasks
         ts, tdirs = ts_tasks.build_tasks(os.path.abspath(args.ts_package))
@@ -556,9 +838,14 @@ def main(argv=None):
                                                       len(ts)))
         results["suites"].append(run_suite(args, "typescript", ts, tdirs,
                                            sys.stdout))
+    results["seconds"] = round(time.monotonic() - started, 1)
+    sys.stdout.flush()
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    print("eval: %s in %.0f s" % (", ".join(
+        "%s %.0f s" % (s["suite"], s["seconds"]) for s in results["suites"]),
+        results["seconds"]), file=sys.stderr)
     return 0
 
 

@@ -7,6 +7,7 @@ file, start, end (0-based, inclusive) and cross_file.
 """
 
 import math
+import os
 
 BUDGET_LINES = 150
 
@@ -105,3 +106,70 @@ def percentile(values, p):
     v = sorted(values)
     rank = max(1, math.ceil(p / 100.0 * len(v)))
     return v[rank - 1]
+
+
+# ---- precision of a ranked list (castls' top 5) ------------------------------
+
+# Languages that can use each other's definitions share a family: Python
+# with its stubs; TypeScript, TSX and JavaScript together; shell; Markdown.
+FAMILIES = {".py": "python", ".pyi": "python",
+            ".ts": "js", ".tsx": "js", ".mts": "js", ".cts": "js",
+            ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js",
+            ".sh": "shell", ".bash": "shell",
+            ".md": "markdown", ".markdown": "markdown"}
+# The same families by LSP language id, for files without a known
+# extension (bash completions have none).
+LANGUAGE_FAMILIES = {"python": "python", "typescript": "js",
+                     "typescriptreact": "js", "javascript": "js",
+                     "javascriptreact": "js", "tsx": "js", "bash": "shell",
+                     "shellscript": "shell", "sh": "shell",
+                     "markdown": "markdown"}
+
+
+def language_family(path, language=None):
+    """The family of a file by extension, else by its language id, else
+    its extension itself (so unknown kinds differ from every family)."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext in FAMILIES:
+        return FAMILIES[ext]
+    if language:
+        return LANGUAGE_FAMILIES.get(language.lower(), language.lower())
+    return ext or "(none)"
+
+
+def precision_counts(items, meta, current, k=5):
+    """Counts over the top k items of one list: n, same_file (from the
+    file being edited), other_language (another family than the current
+    file's) and duplicate (same file and intersecting lines as, or the
+    same non-blank text as, a higher item). meta: per item (language id,
+    text), either may be None."""
+    top = items[:k]
+    meta = list(meta[:k]) + [(None, None)] * (len(top) - len(meta[:k]))
+    mine = language_family(current)
+    out = {"n": len(top), "same_file": 0, "other_language": 0,
+           "duplicate": 0}
+    texts = set()
+    for i, (it, (language, text)) in enumerate(zip(top, meta)):
+        f, lo, hi = it
+        if f == current:
+            out["same_file"] += 1
+        if language_family(f, language) != mine:
+            out["other_language"] += 1
+        key = text.strip() if text else ""
+        if any(g == f and lo <= b and a <= hi for g, a, b in top[:i]) or \
+                (key and key in texts):
+            out["duplicate"] += 1
+        if key:
+            texts.add(key)
+    return out
+
+
+def precision_shares(counts):
+    """Pools per-task counts: {same_file, other_language, duplicate} as
+    shares of all top-k items (None when there are none) and the mean
+    number of items in the top k."""
+    n = sum(c["n"] for c in counts)
+    out = {key: (sum(c[key] for c in counts) / n if n else None)
+           for key in ("same_file", "other_language", "duplicate")}
+    out["items"] = n / len(counts) if counts else None
+    return out

@@ -7,7 +7,9 @@ TypeScript parser: a brace matcher that skips strings, template literals
 and comments finds the extents, which is exact for the formatted sources
 published in packages such as rxjs and zod. Re-exports (`export { x } from`,
 `export * from`) are followed a few levels so that imports through an
-index.ts still reach the definition.
+index.ts still reach the definition. ESM specifiers ("./x.js") resolve to
+their TypeScript source (./x.ts), and a namespace import
+(`import * as M from "./M.js"`, then `M.name`) gives M's file's `name`.
 """
 
 import os
@@ -195,11 +197,25 @@ def _block_ends_decl(text, pos, brace):
                          r"(?:function|class|interface|enum)\b", head))
 
 
+# ESM specifiers name the emitted JavaScript; the source beside it has the
+# TypeScript extension: "./x.js" is ./x.ts (or .tsx), "./x.mjs" ./x.mts.
+_ESM_SOURCES = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",),
+                ".cjs": (".cts",)}
+SOURCE_EXTS = (".ts", ".tsx", ".mts", ".cts")
+
+
 def _resolve(base_dir, spec, files):
+    """The file a relative specifier names: as written plus a TypeScript
+    extension, its directory's index, or the source of an ESM specifier."""
     path = os.path.normpath(os.path.join(base_dir, spec))
-    for cand in (path + ".ts", path + ".tsx", os.path.join(path, "index.ts"),
-                 path[:-3] + ".ts" if path.endswith(".js") else None):
-        if cand and cand in files:
+    stem, ext = os.path.splitext(path)
+    cands = [path + ".ts", path + ".tsx", os.path.join(path, "index.ts"),
+             os.path.join(path, "index.tsx")]
+    cands += [stem + e for e in _ESM_SOURCES.get(ext, ())]
+    if ext in SOURCE_EXTS:
+        cands.append(path)
+    for cand in cands:
+        if cand in files:
             return cand
     return None
 
@@ -223,7 +239,8 @@ class Package:
         for dirpath, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in sorted(names):
-                if name.endswith(".ts") and not name.endswith(".d.ts") and \
+                if name.endswith(SOURCE_EXTS) and \
+                        not name.endswith((".d.ts", ".d.mts", ".d.cts")) and \
                         ".spec." not in name and ".test." not in name:
                     rel = os.path.relpath(os.path.join(dirpath, name), root)
                     with open(os.path.join(dirpath, name), encoding="utf-8",
@@ -321,11 +338,30 @@ def bodies(text):
             yield name, a, b
 
 
-def build_tasks(pkg_dir):
+def spread(n, k):
+    """k indices of range(n) evenly spaced, first and last included (all
+    of them when k >= n)."""
+    if k >= n:
+        return list(range(n))
+    if k == 1:
+        return [0]
+    return [round(i * (n - 1) / (k - 1)) for i in range(k)]
+
+
+def build_tasks(pkg_dir, name=None, max_tasks=MAX_TASKS,
+                max_per_file=MAX_PER_FILE, pick="first"):
     """Returns (tasks, {repo name: directory}); tasks carry the fields the
-    harness reads (id, repo, file, cursor_line, gt_span, gold, text)."""
+    harness reads (id, repo, file, cursor_line, gt_span, gold, text).
+
+    The set is a function of the package's files and of the arguments
+    alone (the task ids are name/N, name defaulting to the directory's),
+    so a package's set stays the same when other packages are added:
+    files in sorted order, in each at most max_per_file of the bodies that
+    use an import, the first ones (pick "first", the rule rxjs's set was
+    made with) or evenly spaced over the file ("spread", for files of
+    many near-identical functions such as zod's)."""
     pkg = Package(pkg_dir)
-    repo = os.path.basename(os.path.normpath(pkg_dir))
+    repo = name or os.path.basename(os.path.normpath(pkg_dir))
     tasks = []
     for rel in sorted(pkg.files):
         imported, spaces = pkg.imports(rel)
@@ -333,12 +369,19 @@ def build_tasks(pkg_dir):
             continue
         text = pkg.files[rel]
         lines = text.split("\n")
-        per_file = 0
-        for name, a, b in bodies(text):
+        found = []
+        for fname, a, b in bodies(text):
+            if pick == "first" and len(found) >= max_per_file:
+                break
             body = "\n".join(lines[a:b + 1])
             used = pkg.used(rel, body, imported, spaces)
-            if not used:
-                continue
+            if used:
+                found.append((fname, a, b, used))
+        keep = spread(len(found), max_per_file) if pick == "spread" else \
+            range(min(len(found), max_per_file))
+        for fname, a, b, used in (found[i] for i in keep):
+            if len(tasks) >= max_tasks:
+                break
             gold = []
             for n, (f, s, e) in used:
                 if not any(g["file"] == f and g["start"] == s for g in gold):
@@ -347,12 +390,9 @@ def build_tasks(pkg_dir):
             blanked = lines[:a] + [""] * (b - a + 1) + lines[b + 1:]
             tasks.append({
                 "id": "%s/%d" % (repo, len(tasks)), "repo": repo,
-                "file": rel, "function_name": name, "cursor_line": a,
+                "file": rel, "function_name": fname, "cursor_line": a,
                 "gt_span": [a, b], "gold": gold,
                 "text": "\n".join(blanked)})
-            per_file += 1
-            if per_file >= MAX_PER_FILE or len(tasks) >= MAX_TASKS:
-                break
-        if len(tasks) >= MAX_TASKS:
+        if len(tasks) >= max_tasks:
             break
     return tasks, {repo: os.path.realpath(pkg_dir)}

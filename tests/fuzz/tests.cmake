@@ -3,6 +3,7 @@
 # which ships libFuzzer.
 include(${CMAKE_CURRENT_LIST_DIR}/framing.cmake OPTIONAL)
 include(${CMAKE_CURRENT_LIST_DIR}/dispatch.cmake OPTIONAL)
+include(${CMAKE_CURRENT_LIST_DIR}/mcp.cmake OPTIONAL)
 
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
   # The chunker's sources are compiled into the target rather than taken
@@ -18,6 +19,9 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
   target_include_directories(fuzz_chunker PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_options(fuzz_chunker PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_chunker PRIVATE -fsanitize=fuzzer)
+  # base/ is a library of its own, built without coverage: its byte
+  # loops (counting non-whitespace, hashing) would take a fifth of each
+  # execution traced comparison by comparison, and guide nothing.
   target_link_libraries(fuzz_chunker PRIVATE base grammars)
 
   # A 20-second run from a fresh corpus seeded with tests/fixtures; a
@@ -32,4 +36,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
       ${CMAKE_CURRENT_BINARY_DIR} ${PROJECT_SOURCE_DIR}/tests/fixtures)
   set_tests_properties(fuzz.chunker PROPERTIES
     ENVIRONMENT "${SAN_ENV}" TIMEOUT 120)
+
+  # Inputs that once found a bug, each run once (-runs=0 executes a
+  # corpus and stops): a fix that regresses fails here at once.
+  add_test(NAME fuzz.chunker_regressions
+    COMMAND fuzz_chunker -runs=0
+      ${CMAKE_CURRENT_LIST_DIR}/regressions/chunker)
+  set_tests_properties(fuzz.chunker_regressions PROPERTIES
+    ENVIRONMENT "${SAN_ENV}" TIMEOUT 60)
 endif()

@@ -692,6 +692,144 @@ TEST(scan_files_vanish_during_scan)
 }
 
 /* ---------------------------------------------------------------------- *
+ * A file rewritten between the walk and the read
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	const char *root;
+	int calls;
+} Truncate;
+
+/* On the first report, before the smaller file is read (one job reads
+ * the largest first): victim.py is truncated, as an editor saving it
+ * does just before it writes. */
+static void truncate_progress(void *ctx, const ScanStats *s)
+{
+	Truncate *t = ctx;
+	char *p = ixt_path(t->root, "victim.py");
+
+	(void)s;
+	if (t->calls++ == 0 && truncate(p, 0) < 0)
+		ixt_die("truncate", p);
+	xfree(p);
+}
+
+/* The read that saw the file empty stored its text with the walk's
+ * stamp, of the whole file; once the writer was done, within the same
+ * mtime tick (a coarse clock), the stamps agreed and the empty rows
+ * stayed for good. The stored stamp must be that of the bytes read. */
+TEST(scan_stores_the_stamp_of_what_it_read)
+{
+	Fixture f;
+	ScanStats st;
+	Truncate t = {0};
+	Buf big = {0};
+	char *victim;
+	struct stat walked;
+	static const char text[] = "def victim_function(a):\n"
+				   "    return a + 1\n";
+
+	fixture_init(&f);
+	for (int i = 0; i < 200; i++)
+		buf_printf(&big, "def big_%d(x):\n    return x * %d\n", i, i);
+	ixt_write(f.root, "big.py", big.data);
+	ixt_write(f.root, "victim.py", text);
+	victim = ixt_path(f.root, "victim.py");
+	ASSERT_INT_EQ(stat(victim, &walked), 0);
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	t.root = f.root;
+	EXPECT_INT_EQ(index_scan(f.ix, 1, truncate_progress, &t, NULL, &st),
+		      0);
+	EXPECT_TRUE(t.calls >= 1);
+	/* The writer finishes: the same text, the mtime the walk saw. */
+	ixt_write(f.root, "victim.py", text);
+	set_mtime(f.root, "victim.py", &walked, 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(q_int(&f, "SELECT size FROM files"
+				" WHERE path='victim.py'"),
+		      (long long)strlen(text));
+	EXPECT_INT_EQ(fts_count(&f, "victim_function"), 1);
+	xfree(victim);
+	buf_free(&big);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Hostile entries: FIFOs where ignore files belong
+ * ---------------------------------------------------------------------- */
+
+/* Waits up to ms for pid to end; its status, or -1 (killed) on timeout. */
+static int wait_or_kill(pid_t pid, int ms)
+{
+	int status;
+
+	for (int waited = 0; waited < ms; waited += 20) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status)
+						 : 128 + WTERMSIG(status);
+		usleep(20 * 1000);
+	}
+	kill(pid, SIGKILL);
+	ixt_wait(pid);
+	return -1;
+}
+
+static void do_mkfifo(const char *root, const char *rel)
+{
+	char *p = ixt_path(root, rel);
+
+	if (mkfifo(p, 0600) < 0)
+		ixt_die("mkfifo", p);
+	xfree(p);
+}
+
+/* A FIFO opened for reading waits for a writer: one named .gitignore,
+ * .castlsignore or .git/info/exclude, anywhere, stopped castls index
+ * for good. Each must read as no ignore file at all, and a FIFO named
+ * like a source file must be skipped. */
+TEST(scan_fifo_ignore_files_do_not_hang)
+{
+	Fixture f;
+	char *err, *info;
+	int status;
+
+	fixture_init(&f);
+	ixt_write(f.root, "a.py", "def alpha():\n    return 1\n");
+	ixt_write(f.root, "sub/b.py", "def beta():\n    return 2\n");
+	info = ixt_path(f.root, ".git/info");
+	ixt_mkdirs(info);
+	xfree(info);
+	do_mkfifo(f.root, ".gitignore");
+	do_mkfifo(f.root, ".git/info/exclude");
+	do_mkfifo(f.root, "sub/.castlsignore");
+	do_mkfifo(f.root, "sub/.gitignore");
+	do_mkfifo(f.root, "pipe.py");
+	{
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", f.db_path, "--quiet", NULL};
+		char *o = ixt_path(f.tmp, "fifo.out"),
+		     *e = ixt_path(f.tmp, "fifo.err");
+
+		status = wait_or_kill(ixt_spawn(argv, o, e), 20000);
+		if (castls_read_file(e, 0, &err, &(size_t){0}) == 0) {
+			if (status != 0)
+				fprintf(stderr, "castls index: %s\n", err);
+			xfree(err);
+		}
+		xfree(o);
+		xfree(e);
+	}
+	CHECK_(status != -1, (void)0,
+	       "castls index still ran after 20 s: blocked on a FIFO");
+	EXPECT_INT_EQ(status, 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "a.py\nsub/b.py\n");
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
  * SIGKILL during a cold index
  * ---------------------------------------------------------------------- */
 
@@ -1104,5 +1242,41 @@ TEST(scan_rechunks_when_chunk_size_changes)
 	large = q_int(&f, "SELECT count(*) FROM chunks");
 	EXPECT_TRUE(small > 1);
 	EXPECT_INT_EQ(large, 1);
+	fixture_close(&f);
+}
+
+/* Without a word from the user, dependencies, caches and virtual
+ * environments are skipped, and build outputs where no git repository
+ * says what is the project's; an exclude pattern brings any back. */
+TEST(scan_default_excludes)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	ScanStats st;
+
+	fixture_init(&f);
+	ixt_write(f.root, "app.py", "app = 1\n");
+	ixt_write(f.root, "node_modules/pkg/index.js", "exports.x = 1;\n");
+	ixt_write(f.root, "pkg/__pycache__/m.py", "m = 1\n");
+	ixt_write(f.root, "env/pyvenv.cfg", "home = /usr/bin\n");
+	ixt_write(f.root, "env/lib/site.py", "site = 1\n");
+	ixt_write(f.root, "build/lib/app.py", "copy = 1\n");
+	ixt_write(f.root, "vendor/dep.py", "dep = 1\n");
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path", "app.py\n");
+	index_close(f.ix);
+
+	/* In a git repository, its ignore files decide about build/. */
+	ixt_write(f.root, ".git/HEAD", "ref: refs/heads/main\n");
+	o.exclude = "!node_modules/\n";
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index_scan(f.ix, 1, NULL, NULL, NULL, &st), 0);
+	EXPECT_ROWS(&f, "SELECT path FROM files ORDER BY path",
+		    "app.py\nbuild/lib/app.py\nnode_modules/pkg/index.js\n"
+		    "vendor/dep.py\n");
 	fixture_close(&f);
 }

@@ -420,3 +420,55 @@ TEST(update_rejects_inconsistent_offsets)
 	/* An index that was never built. */
 	EXPECT_INT_EQ(line_index_update(&li, "", 0, 0, 0, 0), CASTLS_EINVAL);
 }
+
+/* Marks change how far a conversion walks, never where it lands: every
+ * offset of a text with long lines of mixed characters (two-, three-
+ * and four-byte ones, stray bytes, CRLF, short lines between) converts
+ * as without them, in all three encodings. */
+TEST(marks_give_the_same_positions)
+{
+	static const char *const pieces[] = {
+	    "a", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xff",
+	    "\xE2\x82", " ", "\r\n", "\n", "\r",
+	};
+	Buf t = {0};
+	LineIndex li = {0};
+	uint64_t rng = 12345;
+	uint32_t at = 0;
+
+	for (int line = 0; line < 6; line++) {
+		/* Lines of 0 to ~3 strides, mostly multibyte. */
+		uint32_t want = (uint32_t)(line * 5000 % 13000);
+
+		while (t.len < at + want) {
+			rng = rng * 6364136223846793005ull + 1;
+			buf_puts(&t, pieces[(rng >> 33) % 7]);
+		}
+		buf_puts(&t, pieces[7 + line % 3]);
+		at = (uint32_t)t.len;
+	}
+	line_index_build(&li, t.data, t.len);
+	for (int e = POS_UTF8; e <= POS_UTF32; e++) {
+		PosMarks m = {0};
+		uint32_t bad = 0;
+
+		pos_marks_build(&m, &li, t.data, t.len, (PosEncoding)e);
+		EXPECT_TRUE(m.n >= 6);
+		for (uint32_t b = 0; b <= t.len + 1; b++) {
+			uint32_t l1, c1, l2, c2;
+
+			position_from_byte(&li, t.data, t.len,
+					   (PosEncoding)e, b, &l1, &c1);
+			position_from_byte_marked(&li, &m, t.data, t.len,
+						  (PosEncoding)e, b, &l2, &c2);
+			if ((l1 != l2 || c1 != c2) && bad++ < 3)
+				test_fail(__FILE__, __LINE__,
+					  "enc %d byte %u: %u:%u, marked %u:%u",
+					  e, b, l1, c1, l2, c2);
+		}
+		EXPECT_INT_EQ(bad, 0);
+		pos_marks_free(&m);
+	}
+	line_index_free(&li);
+	buf_free(&t);
+}

@@ -493,6 +493,7 @@ static const char *const transcripts[] = {
     "context",	       "search",	   "status",
     "errors",	       "ids_and_params",   "multi_root_db",
     "context_structure", "context_imports", "search_roots",
+    "folders_removed", "settings_refused",
 };
 
 /* Every file in the directory is in the table, and the other way round,
@@ -536,3 +537,5 @@ TEST(transcript_errors) { run_transcript("errors"); }
 TEST(transcript_ids_and_params) { run_transcript("ids_and_params"); }
 TEST(transcript_multi_root_db) { run_transcript("multi_root_db"); }
 TEST(transcript_search_roots) { run_transcript("search_roots"); }
+TEST(transcript_folders_removed) { run_transcript("folders_removed"); }
+TEST(transcript_settings_refused) { run_transcript("settings_refused"); }

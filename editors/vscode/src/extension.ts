@@ -10,9 +10,10 @@ import {
 	ServerOptions, State, WorkDoneProgress, WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { CONTEXT_VIEW_ID, ContextTree } from './contextView';
+import { registerMcpServer } from './mcp';
 import {
-	ContextItem, ContextResult, StatusResult, formatPrompt, indexSize,
-	linesOf, statusLines, titleOf, tokensOf, whyOf,
+	ContextItem, ContextResult, PARTIAL_NOTE, StatusResult, formatPrompt,
+	indexSize, linesOf, statusLines, titleOf, tokensOf, whyOf,
 } from './format';
 
 /* What activate() returns, for AI-assistant extensions:
@@ -271,7 +272,8 @@ class Castls implements CastlsApi {
 		this.view.message = `${result.items.length} chunks for ` +
 			`${pathLabel(editor.document.uri.toString())}:` +
 			`${editor.selection.active.line + 1} · ${result.budget.used}/` +
-			`${result.budget.limit} tokens`;
+			`${result.budget.limit} tokens` +
+			(result.indexing ? ` ${PARTIAL_NOTE}` : '');
 		await vscode.commands.executeCommand(`${CONTEXT_VIEW_ID}.focus`);
 	}
 
@@ -286,7 +288,8 @@ class Castls implements CastlsApi {
 		/* The prompt's own count: the budget leaves out its headers and
 		 * fences. */
 		void vscode.window.showInformationMessage(`castls: copied ` +
-			`${result.items.length} chunks (~${tokensOf(prompt)} tokens).`);
+			`${result.items.length} chunks (~${tokensOf(prompt)} tokens)` +
+			(result.indexing ? ` ${PARTIAL_NOTE}.` : '.'));
 	}
 
 	/* A quick pick that searches the index as the query is typed. */
@@ -364,6 +367,15 @@ class Castls implements CastlsApi {
 			'castls: reindexing the workspace.');
 	}
 
+	/* Stops the server and starts a new one; the language client opens
+	 * the open documents in it again. */
+	async restart(): Promise<void> {
+		await this.stop();
+		await this.start();
+		void vscode.window.showInformationMessage(
+			'castls: restarted the server.');
+	}
+
 	async showStatus(): Promise<void> {
 		const st = await this.refreshStatus();
 
@@ -403,6 +415,7 @@ export function activate(context: vscode.ExtensionContext): CastlsApi {
 		['castls.copyContext', () => c.copyContext()],
 		['castls.searchWorkspace', () => c.searchWorkspace()],
 		['castls.reindexWorkspace', () => c.reindex()],
+		['castls.restartServer', () => c.restart()],
 		['castls.showStatus', () => c.showStatus()],
 	];
 
@@ -417,6 +430,10 @@ export function activate(context: vscode.ExtensionContext): CastlsApi {
 				void c.stop().then(() => c.start()).catch(() => undefined);
 		}));
 	c.start().catch(() => undefined);
+	/* Agent mode's MCP tools, where VS Code has the API (1.101 on). */
+	registerMcpServer(context,
+		(context.extension?.packageJSON as { version?: string } | undefined)
+			?.version ?? '0');
 	return {
 		getContext: (uri, position, budget) =>
 			c.getContext(uri, position, budget),

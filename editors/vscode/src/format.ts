@@ -58,7 +58,13 @@ export interface ContextResult {
 	budget: { limit: number; used: number; unit: 'tokens' };
 	noContext: boolean;
 	elapsedMs: number;
+	/* Set while the workspace is being indexed: the items may be only
+	 * part of what castls will find. */
+	indexing?: boolean;
 }
+
+/* What a result given while indexing is shown with. */
+export const PARTIAL_NOTE = '(indexing: results may be partial)';
 
 export interface RootStatus {
 	path: string;

@@ -82,7 +82,7 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 	await t.test('activate: commands, status bar, index size', async () => {
 		for (const id of ['castls.showContext', 'castls.copyContext',
 			'castls.searchWorkspace', 'castls.reindexWorkspace',
-			'castls.showStatus'])
+			'castls.restartServer', 'castls.showStatus'])
 			assert.ok(rec.commands.has(id), id);
 		assert.equal(status().command, 'castls.showStatus');
 		assert.ok(status().visible);
@@ -252,6 +252,51 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 				files: 4, chunks: 8, spans: 7 });
 			assert.match(item.item.text, /^\$\(database\) castls: 4 files/);
 			item.item.dispose();
+		});
+
+	await t.test('a result given while indexing says so', async () => {
+		/* The server sets `indexing` on replies given while it indexes;
+		 * here one reply gets it, on its way to the extension. */
+		const { LanguageClient } = require('vscode-languageclient/node');
+		const own = Object.prototype.hasOwnProperty.call(
+			LanguageClient.prototype, 'sendRequest');
+		const real = LanguageClient.prototype.sendRequest;
+		LanguageClient.prototype.sendRequest = async function (...args) {
+			const r = await real.apply(this, args);
+			return args[0] === 'castls/context' ? { ...r, indexing: true }
+				: r;
+		};
+		try {
+			await vscode.commands.executeCommand('castls.showContext');
+			await vscode.commands.executeCommand('castls.copyContext');
+		} finally {
+			if (own)
+				LanguageClient.prototype.sendRequest = real;
+			else
+				delete LanguageClient.prototype.sendRequest;
+		}
+		const view = rec.treeViews.get('castls.contextView');
+		assert.match(view.message, / tokens \(indexing: results may be partial\)$/);
+		assert.match(lastMessage().text, /^castls: copied \d+ chunks \(~\d+ tokens\) \(indexing: results may be partial\)\.$/);
+		await vscode.commands.executeCommand('castls.showContext');
+		assert.doesNotMatch(view.message, /indexing/);
+	});
+
+	await t.test('Restart Server: a new server, documents reopened',
+		async () => {
+			const runs = () => fs.readFileSync(
+				`${process.env.CASTLS_STDERR}.runs`, 'utf8')
+				.split('\n').filter(Boolean).length;
+			const before = runs();
+			await vscode.commands.executeCommand('castls.restartServer');
+			assert.equal(lastMessage().text, 'castls: restarted the server.');
+			assert.equal(runs(), before + 1, 'one more server started');
+			await until('the index size in the status bar', () =>
+				/^\$\(database\) castls: 5 files/.test(status().text));
+			/* The open document is known to the new server. */
+			const r = await api.getContext(vscode.Uri.file(report),
+				new vscode.Position(callLine, 18));
+			assert.equal(r.items[0].symbol, 'circle_area');
 		});
 
 	await t.test('deactivate stops the server', async () => {

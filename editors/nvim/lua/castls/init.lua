@@ -23,8 +23,15 @@ M.config = {
 
 -- bufnr -> client id, for the buffers this plugin attached.
 local attached = {}
+-- bufnr -> true for every buffer attach() was asked to serve: the ones
+-- :CastlsRestart attaches again once their server is gone.
+local wanted = {}
 -- root directory -> client id, on Neovim releases without vim.lsp.start.
 local by_root = {}
+-- client id -> { title, message, percentage } while it indexes.
+local progress = {}
+-- client id -> true for the clients :CastlsRestart stops.
+local stopping = {}
 
 local has_start = vim.lsp.start ~= nil
 local method_calls = vim.fn.has('nvim-0.11') == 1
@@ -38,13 +45,13 @@ local function exists(path)
 end
 
 -- The directory holding .git above (or at) the file's directory, else the
--- file's directory.
+-- file's directory. The second value says which: 'git' or 'file'.
 function M.root_dir(fname)
   local dir = vim.fn.fnamemodify(fname, ':p:h')
   local d = dir
   while d and d ~= '' do
     if exists(d .. '/.git') then
-      return d
+      return d, 'git'
     end
     local parent = vim.fn.fnamemodify(d, ':h')
     if parent == d then
@@ -52,7 +59,7 @@ function M.root_dir(fname)
     end
     d = parent
   end
-  return dir
+  return dir, 'file'
 end
 
 local function stopped(client)
@@ -87,6 +94,42 @@ local function notify(client, method, params)
   return client.notify(method, params)
 end
 
+local function echo(msg, hl)
+  api.nvim_echo({ { msg, hl } }, true, {})
+end
+
+-- A change a statusline shows: redraw them and tell other plugins.
+local function progress_changed()
+  pcall(api.nvim_exec_autocmds, 'User',
+    { pattern = 'CastlsProgress', modeline = false })
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+-- $/progress from castls (it sends it for indexing when the client
+-- declares window.workDoneProgress, which Neovim does): kept for
+-- statusline(), then handed to Neovim's own handler.
+local function on_progress(err, result, ctx, config)
+  local value = type(result) == 'table' and result.value
+  local id = ctx and ctx.client_id
+  if type(value) == 'table' and id then
+    if value.kind == 'end' then
+      progress[id] = nil
+    elseif value.kind == 'begin' or value.kind == 'report' then
+      local last = progress[id] or {}
+      progress[id] = {
+        title = value.title or last.title,
+        message = value.message or last.message,
+        percentage = value.percentage or last.percentage,
+      }
+    end
+    progress_changed()
+  end
+  local default = vim.lsp.handlers['$/progress']
+  if default then
+    return default(err, result, ctx, config)
+  end
+end
+
 local function client_config(root)
   local settings = M.config.settings
   return {
@@ -106,13 +149,26 @@ local function client_config(root)
           { settings = { castls = settings } })
       end
     end,
-    on_exit = function(_, _, id)
+    handlers = { ['$/progress'] = on_progress },
+    on_exit = function(code, signal, id)
       for k, v in pairs(by_root) do
         if v == id then by_root[k] = nil end
       end
       for k, v in pairs(attached) do
         if v == id then attached[k] = nil end
       end
+      progress[id] = nil
+      local asked = stopping[id]
+      stopping[id] = nil
+      vim.schedule(function()
+        progress_changed()
+        if not asked then
+          echo(('castls stopped (exit code %d%s) for %s; :CastlsRestart ' ..
+            'starts it again'):format(code or -1,
+              (signal or 0) ~= 0 and (', signal ' .. signal) or '', root),
+            'WarningMsg')
+        end
+      end)
     end,
   }
 end
@@ -127,8 +183,16 @@ function M.attach(bufnr)
   end
   local root = M.root_dir(fname)
   local id
+  wanted[bufnr] = true
   if has_start then
-    id = vim.lsp.start(client_config(root), { bufnr = bufnr })
+    id = vim.lsp.start(client_config(root), {
+      bufnr = bufnr,
+      -- Not a client :CastlsRestart is stopping.
+      reuse_client = function(client, config)
+        return client.name == config.name and not stopping[client.id] and
+          not stopped(client) and client.config.root_dir == config.root_dir
+      end,
+    })
   else
     id = by_root[root]
     local client = id and vim.lsp.get_client_by_id(id)
@@ -431,26 +495,34 @@ end
 -- Commands
 -- ------------------------------------------------------------------------
 
-local function echo(msg, hl)
-  api.nvim_echo({ { msg, hl } }, true, {})
-end
-
 local function root_of(bufnr)
   local client = client_of(bufnr)
   return client and client.config.root_dir
+end
+
+--- What a result given while the workspace is being indexed is shown with.
+M.partial_note = '(indexing: results may be partial)'
+
+-- A view's heading, with the note when the result says it is partial.
+local function heading_of(text, result)
+  if result.indexing == true then
+    return text .. '  ' .. M.partial_note
+  end
+  return text
 end
 
 function M.show_context()
   local bufnr = api.nvim_get_current_buf()
   local row = api.nvim_win_get_cursor(0)[1]
   local name = relpath(vim.uri_from_bufnr(bufnr), root_of(bufnr))
+  -- M.context, not a local: plugins (and tests) may wrap it.
   return M.context(bufnr, nil, {}, function(err, result)
     if err then
       return echo('castls: ' .. err, 'ErrorMsg')
     end
-    M.show(('castls context for %s:%d  (%d chunks, %d/%d tokens)'):format(
-      name, row, #result.items, result.budget.used, result.budget.limit),
-      result, root_of(bufnr))
+    M.show(heading_of(('castls context for %s:%d  (%d chunks, %d/%d tokens)')
+      :format(name, row, #result.items, result.budget.used,
+        result.budget.limit), result), result, root_of(bufnr))
   end)
 end
 
@@ -460,8 +532,8 @@ function M.show_search(query)
     if err then
       return echo('castls: ' .. err, 'ErrorMsg')
     end
-    M.show(('castls search "%s"  (%d chunks)'):format(query, #result.items),
-      result, root_of(bufnr))
+    M.show(heading_of(('castls search "%s"  (%d chunks)'):format(query,
+      #result.items), result), result, root_of(bufnr))
   end)
 end
 
@@ -512,6 +584,87 @@ function M.reindex()
   end)
 end
 
+--- For 'statusline': "castls: indexing 40%" while the buffer's server
+--- indexes, "castls" when it is ready, "castls: stopped" when a buffer
+--- castls served has lost its server, "" elsewhere. The User autocmd
+--- CastlsProgress fires on each change.
+function M.statusline(bufnr)
+  local client
+  client, bufnr = client_of(bufnr)
+  if not client then
+    return wanted[bufnr] and api.nvim_buf_is_valid(bufnr) and
+      'castls: stopped' or ''
+  end
+  local p = progress[client.id]
+  if p then
+    return 'castls: indexing' ..
+      (p.percentage and (' %d%%'):format(p.percentage) or '')
+  end
+  return 'castls'
+end
+
+-- The castls clients running (started by this plugin or not).
+local function castls_clients()
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or
+    vim.lsp.get_active_clients()
+  local out = {}
+  for _, c in ipairs(all) do
+    if c.name == 'castls' then table.insert(out, c) end
+  end
+  return out
+end
+
+--- The buffers castls serves or served, as { [bufnr] = client id or false }.
+function M.buffers()
+  local out = {}
+  for b in pairs(wanted) do
+    if api.nvim_buf_is_valid(b) then
+      out[b] = attached[b] or false
+    end
+  end
+  return out
+end
+
+--- Stops every castls server and starts them again; each buffer castls
+--- served is attached again (no :edit needed, also after a server died).
+--- callback(n), optional, once n buffers are attached.
+function M.restart(callback)
+  local ids = {}
+  for _, c in ipairs(castls_clients()) do
+    stopping[c.id] = true
+    table.insert(ids, c.id)
+    vim.lsp.stop_client(c.id)
+  end
+  by_root = {}
+  attached = {}
+  local waited = 0
+  local function go()
+    local alive = {}
+    for _, id in ipairs(ids) do
+      if vim.lsp.get_client_by_id(id) then table.insert(alive, id) end
+    end
+    if #alive > 0 and waited < 5000 then
+      waited = waited + 50
+      return vim.defer_fn(go, 50)
+    end
+    for _, id in ipairs(alive) do
+      vim.lsp.stop_client(id, true)
+    end
+    local n = 0
+    for b in pairs(wanted) do
+      if api.nvim_buf_is_valid(b) and api.nvim_buf_is_loaded(b) then
+        if M.attach(b) then n = n + 1 end
+      else
+        wanted[b] = nil
+      end
+    end
+    echo(('castls: restarted, %d buffer%s attached'):format(n,
+      n == 1 and '' or 's'))
+    if callback then callback(n) end
+  end
+  go()
+end
+
 --- setup{ cmd = {...}, settings = {...}, filetypes = {...}, view = ... }
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
@@ -525,6 +678,10 @@ function M.setup(opts)
       end
     end,
   })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    callback = function(ev) wanted[ev.buf] = nil end,
+  })
   local cmd = api.nvim_create_user_command
   cmd('CastlsContext', function() M.show_context() end,
     { desc = 'castls: ranked context at the cursor' })
@@ -534,6 +691,8 @@ function M.setup(opts)
     { desc = 'castls: index status' })
   cmd('CastlsReindex', function() M.reindex() end,
     { desc = 'castls: reindex the workspace' })
+  cmd('CastlsRestart', function() M.restart() end,
+    { desc = 'castls: restart the server; its buffers attach again' })
   -- Buffers already open when setup runs.
   for _, b in ipairs(api.nvim_list_bufs()) do
     if api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' and

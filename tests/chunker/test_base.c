@@ -1,0 +1,178 @@
+/*
+ * test_base.c: reading files (castls_read_file and its variants) and the
+ * path test they share with the server and the scan.
+ *
+ * A read must never block: a FIFO with no writer, or a device, is refused
+ * without being opened. A read bounded by a root must refuse a file that
+ * lies outside it, however it was reached. The tests that could hang on
+ * a regression run under alarm(), whose default action ends the binary,
+ * so a hang fails the test instead of waiting for CTest's timeout.
+ */
+#include "test.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chunker/chunker.h"
+
+#define HANG_SECONDS 10
+
+static char *tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	char tmpl[PATH_MAX], real[PATH_MAX];
+
+	snprintf(tmpl, sizeof(tmpl), "%s/castls-base-XXXXXX",
+		 t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpl) || !realpath(tmpl, real)) {
+		perror("test setup: mkdtemp");
+		exit(2);
+	}
+	return xstrdup(real);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	Buf b = {0};
+
+	buf_printf(&b, "%s/%s", dir, name);
+	return buf_take(&b);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+TEST(read_file_refuses_fifo_without_blocking)
+{
+	char *dir = tmpdir(), *fifo = join(dir, "pipe.py"), *text = NULL;
+	size_t len = 0;
+	int err;
+
+	ASSERT_INT_EQ(mkfifo(fifo, 0600), 0);
+	alarm(HANG_SECONDS);
+	err = castls_read_file(fifo, 0, &text, &len);
+	alarm(0);
+	EXPECT_INT_EQ(err, CASTLS_ENOTREG);
+	EXPECT_TRUE(text == NULL);
+	EXPECT_INT_EQ(len, 0);
+	EXPECT_STR_EQ(castls_strerror(err), "not a regular file");
+	unlink(fifo);
+	rmdir(dir);
+	xfree(fifo);
+	xfree(dir);
+}
+
+TEST(read_file_refuses_devices_and_directories)
+{
+	char *text = NULL, *dir = tmpdir();
+	size_t len;
+
+	alarm(HANG_SECONDS);
+	/* /dev/zero would never end; it must not even be opened. */
+	EXPECT_INT_EQ(castls_read_file("/dev/zero", 0, &text, &len),
+		      CASTLS_ENOTREG);
+	EXPECT_INT_EQ(castls_read_file("/dev/null", 0, &text, &len),
+		      CASTLS_ENOTREG);
+	EXPECT_INT_EQ(castls_read_file(dir, 0, &text, &len), CASTLS_ENOTREG);
+	alarm(0);
+	EXPECT_TRUE(text == NULL);
+	rmdir(dir);
+	xfree(dir);
+}
+
+TEST(read_file_reads_a_snapshot_with_its_stamp)
+{
+	char *dir = tmpdir(), *path = join(dir, "a.py"), *text;
+	size_t len;
+	DiskStamp st = {-1, -1};
+	struct stat sb;
+
+	write_text(path, "x = 1\n");
+	ASSERT_INT_EQ(castls_read_file_in(NULL, path, 0, &text, &len, &st), 0);
+	EXPECT_STR_EQ(text, "x = 1\n");
+	EXPECT_INT_EQ(len, 6);
+	ASSERT_INT_EQ(stat(path, &sb), 0);
+	EXPECT_INT_EQ(st.size, 6);
+	EXPECT_INT_EQ(st.mtime, (long long)sb.st_mtim.tv_sec * 1000000000 +
+				    sb.st_mtim.tv_nsec);
+	xfree(text);
+	EXPECT_INT_EQ(castls_read_file(path, 5, &text, &len), CASTLS_ETOOBIG);
+	unlink(path);
+	rmdir(dir);
+	xfree(path);
+	xfree(dir);
+}
+
+/* Inside a root: the file itself, or a link that stays inside; never a
+ * link out of it, nor a path that climbs out with "..". */
+TEST(read_file_in_root_refuses_what_lies_outside)
+{
+	char *dir = tmpdir(), *root = join(dir, "root");
+	char *secret = join(dir, "secret.py"), *inside = join(root, "in.py");
+	char *link_out = join(root, "link.py"), *link_in = join(root, "ok.py");
+	char *climb = join(root, "../secret.py"), *text = NULL;
+	size_t len;
+
+	ASSERT_INT_EQ(mkdir(root, 0700), 0);
+	write_text(secret, "API_KEY = 'x'\n");
+	write_text(inside, "y = 2\n");
+	ASSERT_INT_EQ(symlink(secret, link_out), 0);
+	ASSERT_INT_EQ(symlink("in.py", link_in), 0);
+
+	EXPECT_INT_EQ(castls_read_file_in(root, inside, 0, &text, &len, NULL),
+		      0);
+	EXPECT_STR_EQ(text, "y = 2\n");
+	xfree(text);
+	EXPECT_INT_EQ(castls_read_file_in(root, link_in, 0, &text, &len, NULL),
+		      0);
+	EXPECT_STR_EQ(text, "y = 2\n");
+	xfree(text);
+	text = NULL;
+	EXPECT_INT_EQ(castls_read_file_in(root, link_out, 0, &text, &len, NULL),
+		      CASTLS_EOUTSIDE);
+	EXPECT_INT_EQ(castls_read_file_in(root, climb, 0, &text, &len, NULL),
+		      CASTLS_EOUTSIDE);
+	EXPECT_TRUE(text == NULL);
+	/* A root of "/" holds everything. */
+	EXPECT_INT_EQ(castls_read_file_in("/", secret, 0, &text, &len, NULL),
+		      0);
+	xfree(text);
+
+	unlink(link_in);
+	unlink(link_out);
+	unlink(inside);
+	unlink(secret);
+	rmdir(root);
+	rmdir(dir);
+	xfree(climb);
+	xfree(link_in);
+	xfree(link_out);
+	xfree(inside);
+	xfree(secret);
+	xfree(root);
+	xfree(dir);
+}
+
+TEST(path_within_matches_whole_components)
+{
+	EXPECT_TRUE(castls_path_within("/a/b", "/a/b"));
+	EXPECT_TRUE(castls_path_within("/a/b", "/a/b/c.py"));
+	EXPECT_TRUE(castls_path_within("/a/b/", "/a/b/c.py"));
+	EXPECT_TRUE(!castls_path_within("/a/b", "/a/bc/d.py"));
+	EXPECT_TRUE(!castls_path_within("/a/b", "/a"));
+	EXPECT_TRUE(!castls_path_within("/a/b", "/a/"));
+	EXPECT_TRUE(castls_path_within("/", "/etc/passwd"));
+	EXPECT_TRUE(castls_path_within("/", "/"));
+	EXPECT_TRUE(!castls_path_within("/", "relative"));
+	EXPECT_TRUE(!castls_path_within("", "/a"));
+}
