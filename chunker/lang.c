@@ -306,6 +306,40 @@ static const DefRule cpp_defs[] = {
     {.type = NULL},
 };
 
+/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)` and
+ * `var x Store` is a Store, as is Rust's `let x: T` or `let x =
+ * T::new()`, Java's `T x = new T()`, C++'s `T x;` and `T *x`. Rows of
+ * one node type are tried in order. */
+static const TypingRule go_typings[] = {
+    {"parameter_declaration", "name", "type", NULL},
+    {"var_spec", "name", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule rust_typings[] = {
+    {"let_declaration", "pattern", "type", "value"},
+    {"parameter", "pattern", "type", NULL},
+    {"field_declaration", "name", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule java_typings[] = {
+    {"local_variable_declaration", "declarator name", "type",
+     "declarator value"},
+    {"formal_parameter", "name", "type", NULL},
+    {"field_declaration", "declarator name", "type", "declarator value"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule cpp_typings[] = {
+    {"declaration", "declarator declarator", "type", NULL},
+    {"declaration", "declarator", "type", NULL},
+    {"parameter_declaration", "declarator declarator", "type", NULL},
+    {"parameter_declaration", "declarator", "type", NULL},
+    {"field_declaration", "declarator", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
 /* Nothing inside these is a definition the tables record. Function
  * bodies hold none in C and C++ (local structs and variables are not
  * worth a span) nor in Go (closures are unnamed). */
@@ -665,7 +699,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .import_rules = no_imports,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
-		 .typings = no_typings,
+		 .typings = go_typings,
 		 .line_comment = "//",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
@@ -687,7 +721,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .import_rules = no_imports,
 		   .bindings = NO_BINDINGS,
 		   .stopwords = RUST_STOPWORDS,
-		   .typings = no_typings,
+		   .typings = rust_typings,
+		   .calls = "call_expression",
+		   .callees = "function",
+		   .self_word = "self",
 		   .line_comment = "//",
 		   .family = "rust",
 		   .generated_names = GENERATED_NAMES,
@@ -707,7 +744,9 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .import_rules = no_imports,
 		   .bindings = NO_BINDINGS,
 		   .stopwords = JAVA_STOPWORDS,
-		   .typings = no_typings,
+		   .typings = java_typings,
+		   .calls = "object_creation_expression",
+		   .callees = "type",
 		   .self_word = "this",
 		   .line_comment = "//",
 		   .family = "java",
@@ -756,7 +795,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .import_rules = no_imports,
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
-		  .typings = no_typings,
+		  .typings = cpp_typings,
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .family = "c",
