@@ -379,11 +379,20 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
  * Names with a type
  * ---------------------------------------------------------------------- */
 
+/* The node at field path `name` under n: one field, or several
+ * separated by spaces and followed in turn (Java's `declarator name`);
+ * NULL: the first named child. */
 static TSNode field(TSNode n, const char *name)
 {
 	if (!name)
 		return ts_node_named_child(n, 0);
-	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+	while (*name && !ts_node_is_null(n)) {
+		size_t k = strcspn(name, " ");
+
+		n = ts_node_child_by_field_name(n, name, (uint32_t)k);
+		name += k + (name[k] == ' ');
+	}
+	return n;
 }
 
 /* The type a typing rule gives: its annotation, else the callee of a
@@ -422,10 +431,16 @@ static bool in_class_body(const LangSpec *spec, TSNode x)
 	       ts_node_eq(field(owner, cls->body_field), p);
 }
 
-static const TypingRule *typing_rule(const LangSpec *spec, TSNode x)
+/* The first row for x's type that finds both a name and a type in it
+ * (a C++ declarator is a name, or holds one), setting *name and *type;
+ * NULL when none does. */
+static const TypingRule *typing_rule(const LangSpec *spec, TSNode x,
+				     TSNode *name, TSNode *type)
 {
 	for (const TypingRule *ru = spec->typings; ru && ru->type; ru++)
-		if (strcmp(ts_node_type(x), ru->type) == 0)
+		if (strcmp(ts_node_type(x), ru->type) == 0 &&
+		    !ts_node_is_null(*name = field(x, ru->name_field)) &&
+		    !ts_node_is_null(*type = type_of(spec, ru, x)))
 			return ru;
 	return NULL;
 }
@@ -440,12 +455,10 @@ typedef struct {
 static bool typed_visit(TSNode x, void *ctx)
 {
 	TypedWalk *w = ctx;
-	const TypingRule *ru = typing_rule(w->spec, x);
 	TSNode name, type;
+	const TypingRule *ru = typing_rule(w->spec, x, &name, &type);
 
-	if (ru && !ts_node_is_null(name = field(x, ru->name_field)) &&
-	    !ts_node_is_null(type = type_of(w->spec, ru, x)) &&
-	    ts_node_end_byte(x) <= w->hi) {
+	if (ru && ts_node_end_byte(x) <= w->hi) {
 		if (w->n == w->cap) {
 			w->cap = w->cap ? w->cap * 2 : 16;
 			w->r = xrealloc(w->r, w->cap * sizeof(*w->r));

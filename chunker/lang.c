@@ -306,20 +306,75 @@ static const DefRule cpp_defs[] = {
     {.type = NULL},
 };
 
+/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)` and
+ * `var x Store` is a Store, as is Rust's `let x: T` or `let x =
+ * T::new()`, Java's `T x = new T()`, C++'s `T x;` and `T *x`. Rows of
+ * one node type are tried in order. */
+static const TypingRule go_typings[] = {
+    {"parameter_declaration", "name", "type", NULL},
+    {"var_spec", "name", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule rust_typings[] = {
+    {"let_declaration", "pattern", "type", "value"},
+    {"parameter", "pattern", "type", NULL},
+    {"field_declaration", "name", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule java_typings[] = {
+    {"local_variable_declaration", "declarator name", "type",
+     "declarator value"},
+    {"formal_parameter", "name", "type", NULL},
+    {"field_declaration", "declarator name", "type", "declarator value"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const TypingRule cpp_typings[] = {
+    {"declaration", "declarator declarator", "type", NULL},
+    {"declaration", "declarator", "type", NULL},
+    {"parameter_declaration", "declarator declarator", "type", NULL},
+    {"parameter_declaration", "declarator", "type", NULL},
+    {"field_declaration", "declarator", "type", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
 /* Nothing inside these is a definition the tables record. Function
  * bodies hold none in C and C++ (local structs and variables are not
  * worth a span) nor in Go (closures are unnamed). */
 #define GO_OPAQUE                                                \
 	"block func_literal comment interpreted_string_literal " \
-	"raw_string_literal import_declaration package_clause"
-#define RUST_OPAQUE                                    \
-	"let_declaration expression_statement "        \
-	"macro_invocation token_tree use_declaration " \
-	"line_comment block_comment string_literal "   \
-	"raw_string_literal attribute_item"
-#define JAVA_OPAQUE                                  \
-	"line_comment block_comment string_literal " \
-	"import_declaration package_declaration"
+	"raw_string_literal import_declaration package_clause "  \
+	"parameter_list field_declaration_list "                 \
+	"type_parameter_list expression_list"
+#define RUST_OPAQUE                                              \
+	"let_declaration expression_statement "                  \
+	"macro_invocation token_tree use_declaration "           \
+	"line_comment block_comment string_literal "             \
+	"raw_string_literal attribute_item parameters "          \
+	"type_arguments type_parameters where_clause "           \
+	"field_declaration_list ordered_field_declaration_list " \
+	"enum_variant_list visibility_modifier "                 \
+	"call_expression match_expression if_expression "        \
+	"struct_expression closure_expression "                  \
+	"binary_expression field_expression "                    \
+	"reference_expression unary_expression "                 \
+	"return_expression try_expression index_expression "     \
+	"tuple_expression array_expression for_expression "      \
+	"while_expression loop_expression scoped_identifier"
+#define JAVA_OPAQUE                                             \
+	"line_comment block_comment string_literal "            \
+	"import_declaration package_declaration "               \
+	"expression_statement local_variable_declaration "      \
+	"return_statement if_statement while_statement "        \
+	"for_statement enhanced_for_statement do_statement "    \
+	"try_statement try_with_resources_statement "           \
+	"switch_expression throw_statement "                    \
+	"synchronized_statement labeled_statement "             \
+	"assert_statement yield_statement variable_declarator " \
+	"formal_parameters modifiers type_parameters "          \
+	"superclass super_interfaces throws"
 #define C_OPAQUE                                                \
 	"compound_statement comment string_literal "            \
 	"concatenated_string initializer_list preproc_include " \
@@ -644,7 +699,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .import_rules = no_imports,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
-		 .typings = no_typings,
+		 .typings = go_typings,
 		 .line_comment = "//",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
@@ -666,7 +721,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .import_rules = no_imports,
 		   .bindings = NO_BINDINGS,
 		   .stopwords = RUST_STOPWORDS,
-		   .typings = no_typings,
+		   .typings = rust_typings,
+		   .calls = "call_expression",
+		   .callees = "function",
+		   .self_word = "self",
 		   .line_comment = "//",
 		   .family = "rust",
 		   .generated_names = GENERATED_NAMES,
@@ -686,7 +744,9 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .import_rules = no_imports,
 		   .bindings = NO_BINDINGS,
 		   .stopwords = JAVA_STOPWORDS,
-		   .typings = no_typings,
+		   .typings = java_typings,
+		   .calls = "object_creation_expression",
+		   .callees = "type",
 		   .self_word = "this",
 		   .line_comment = "//",
 		   .family = "java",
@@ -735,7 +795,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .import_rules = no_imports,
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
-		  .typings = no_typings,
+		  .typings = cpp_typings,
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .family = "c",

@@ -93,7 +93,9 @@ typedef struct {
  */
 typedef struct {
 	const char *type;	 /* NULL ends a table */
-	const char *name_field;	 /* the name; NULL: the first named child */
+	const char *name_field;	 /* the name; NULL: the first named child.
+				  * Here and below, fields separated by
+				  * spaces are followed in turn */
 	const char *type_field;	 /* the declared type; NULL: none */
 	const char *value_field; /* the value; NULL: none */
 } TypingRule;

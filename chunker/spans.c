@@ -440,16 +440,22 @@ static void leading_comment(TSNode n, TSNode prev, const SpanRules *r,
  * so its extent is that one definition's. */
 static bool wraps_one(TSNode w, const SpanRules *r)
 {
-	uint32_t i, n = ts_node_named_child_count(w), held = 0;
+	TSTreeCursor cur = ts_tree_cursor_new(w);
+	uint32_t held = 0;
+	bool more = ts_tree_cursor_goto_first_child(&cur);
 
-	for (i = 0; i < n; i++) {
-		TSNode c = ts_node_named_child(w, i);
+	/* By cursor, and done at the second: a wrapper may hold thousands
+	 * (Go's `const (...)`), and this runs for each of them. */
+	for (; more && held < 2;
+	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
+		TSNode c = ts_tree_cursor_current_node(&cur);
 
-		held += !node_is(c, r->spec->comments) &&
+		held += ts_node_is_named(c) && !node_is(c, r->spec->comments) &&
 			strcmp(ts_node_type(c), "decorator") != 0 &&
 			!(r->spec->wrapper_parts &&
 			  node_is(c, r->spec->wrapper_parts));
 	}
+	ts_tree_cursor_delete(&cur);
 	return held == 1;
 }
 

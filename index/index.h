@@ -255,9 +255,11 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 			   uint32_t per_name, IndexSpan **out, uint32_t *nout);
 
-/* The spans named names[i] whose parent span is named classes[i] (the
- * methods `x.name` may mean when x is a classes[i]), at most per_pair of
- * each pair, in the order of the pairs. Borrows the names. */
+/* The spans named names[i] whose parent span is named classes[i], or
+ * whose qualified name ends in classes[i] and the name (a Go method by
+ * its receiver, a C++ member defined outside its class): the methods
+ * `x.name` may mean when x is a classes[i]. At most per_pair of each
+ * pair, in the order of the pairs. Borrows the names. */
 int index_members_named_many(Index *ix, const char *const *classes,
 			     const char *const *names, uint32_t n,
 			     uint32_t per_pair, IndexSpan **out,

@@ -158,16 +158,22 @@ static const char *const statements[ST_COUNT] = {
 	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
 	" WHERE t.rk <= ?2 ORDER BY s.parent_id, t.rk",
     /* ?1: [[class, name], ...]: spans named name whose parent is named
-     * class, in the order of the pairs. */
+     * class, or qualified by it (`Store.Put` of a Go method, its type
+     * declared elsewhere; C++'s `ui::Widget::draw` defined out of its
+     * class), in the order of the pairs. */
     [ST_MEMBERS_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid, j.key AS k,"
 	" row_number() OVER (PARTITION BY j.key"
 	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
 	" FROM json_each(?1) j CROSS JOIN spans s2"
-	" JOIN spans p2 ON p2.id = s2.parent_id"
+	" LEFT JOIN spans p2 ON p2.id = s2.parent_id"
 	" JOIN files f2 ON f2.id = s2.file_id"
 	" WHERE s2.name = json_extract(j.value, '$[1]')"
-	" AND p2.name = json_extract(j.value, '$[0]')) t"
+	" AND (p2.name = json_extract(j.value, '$[0]')"
+	" OR ('.' || s2.qualname) GLOB ('*[.:]' ||"
+	" json_extract(j.value, '$[0]') || '.' || s2.name)"
+	" OR ('.' || s2.qualname) GLOB ('*[.:]' ||"
+	" json_extract(j.value, '$[0]') || '::' || s2.name))) t"
 	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
 	" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
     /* UNION, not UNION ALL: a span shared by two chains is read once,

@@ -2,10 +2,11 @@
  * bench_chunk.c: chunker throughput against raw tree-sitter parsing.
  *
  *	bench_chunk --header
- *	bench_chunk [--runs N] [--max-size N] [--lang NAME] DIR
+ *	bench_chunk [--runs N] [--max-size N] [--lang NAME | --only NAME] DIR
  *
  * Loads every file of a supported language under DIR (or every regular
- * file as NAME) into memory, then times, in each of N runs, one pass that
+ * file as NAME with --lang, or only the files detected as NAME with
+ * --only: the Markdown beside a crate's sources is not Rust) into memory, then times, in each of N runs, one pass that
  * only parses each file and one pass that parses, chunks and collects
  * spans (chunker_parse, then chunker_run on that tree). Prints one table
  * row: the corpus size, the median MB/s of each pass, the chunk+spans
@@ -46,6 +47,7 @@ typedef struct {
 	uint64_t bytes;
 	bool grammar; /* some file has a tree-sitter grammar */
 	Lang force; /* LANG_NONE: detect per file */
+	Lang only;  /* LANG_NONE: any detected language */
 } Corpus;
 
 /* ---------------------------------------------------------------------- *
@@ -62,7 +64,8 @@ static void load_file(Corpus *co, const char *path)
 		return;
 	if (!lang)
 		lang = lang_detect(path, text, len);
-	if (!lang || castls_is_binary(text, len)) {
+	if (!lang || (co->only && lang != co->only) ||
+	    castls_is_binary(text, len)) {
 		xfree(text);
 		return;
 	}
@@ -259,7 +262,8 @@ static void bench(Chunker *ch, const Corpus *co, const char *label,
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench_chunk --header | bench_chunk "
-			"[--runs N] [--max-size N] [--lang NAME] DIR\n");
+			"[--runs N] [--max-size N] [--lang NAME | --only "
+			"NAME] DIR\n");
 	return 2;
 }
 
@@ -283,6 +287,9 @@ int main(int argc, char **argv)
 			max_size = strtol(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--lang") &&
 			 (co.force = lang_from_name(argv[i + 1])))
+			continue;
+		else if (!strcmp(argv[i], "--only") &&
+			 (co.only = lang_from_name(argv[i + 1])))
 			continue;
 		else
 			return usage();

@@ -3,8 +3,9 @@
 
 BUILD_DIR is a Release build (BUILD_DIR/castls; BUILD_DIR/bench_chunk and
 BUILD_DIR/bench_search when built). CORPUS_DIR is laid out by
-tests/corpus/fetch (python/, ts/, bash/); when it has no python/, the
-machine's stdlib is used directly (site-packages left out).
+tests/corpus/fetch (python/, ts/, bash/, go/, rust/, java/, c/, cpp/);
+when it has no python/, the machine's stdlib is used directly
+(site-packages left out).
 
 The corpora are symlinks to directories outside CORPUS_DIR, which a scan
 never follows, and the bash completions have neither extension nor
@@ -43,6 +44,12 @@ EXTS = {
     "python": (".py", ".pyi"),
     "ts": (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx"),
     "bash": None,  # every regular file, as bash
+    "go": (".go",),
+    "rust": (".rs",),
+    "java": (".java",),
+    "c": (".c", ".h"),
+    "cpp": (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++",
+            ".ipp"),
 }
 GOAL_COLD_SHARE = 0.60   # of two-core raw parse throughput
 GOAL_RESCAN_S = 1.0
@@ -172,7 +179,8 @@ def main():
 
     sources = {}
     if os.path.isdir(os.path.join(corpus, "python")):
-        for name in ("python", "ts", "bash"):
+        for name in ("python", "ts", "bash", "go", "rust", "java", "c",
+                     "cpp"):
             if os.path.isdir(os.path.join(corpus, name)):
                 sources[name] = os.path.join(corpus, name)
     else:

@@ -326,3 +326,59 @@ TEST(spans_cpp)
 		     "variable hidden\n"
 		     "class S\n");
 }
+
+/* ---------------------------------------------------------------------- *
+ * Names given a type, for the receivers of method calls
+ * ---------------------------------------------------------------------- */
+
+/* "name:type" of each typed name of text, one a line. */
+static char *typed_of(Lang lang, const char *text)
+{
+	Chunker *ch = chunker_new(0);
+	uint32_t len = (uint32_t)strlen(text), n;
+	TSTree *t = chunker_parse(ch, lang, text, len, NULL);
+	TypedName *tn;
+	Buf b = {0};
+
+	n = chunker_typed_names(lang, t, 0, len, &tn);
+	for (uint32_t i = 0; i < n; i++)
+		buf_printf(&b, "%.*s:%.*s%s\n",
+			   (int)(tn[i].name.end - tn[i].name.start),
+			   text + tn[i].name.start,
+			   (int)(tn[i].type.end - tn[i].type.start),
+			   text + tn[i].type.start, tn[i].member ? " member" : "");
+	xfree(tn);
+	ts_tree_delete(t);
+	chunker_delete(ch);
+	return b.data ? buf_take(&b) : xstrdup("");
+}
+
+#define EXPECT_TYPED(lang, text, want)             \
+	do {                                       \
+		char *got_ = typed_of(lang, text); \
+		EXPECT_STR_EQ(got_, want);         \
+		xfree(got_);                       \
+	} while (0)
+
+TEST(typed_names_new_languages)
+{
+	EXPECT_TYPED(LANG_GO,
+		     "package p\n"
+		     "func (s *Store) Get(k Key) { var c Cache; c.Put(k) }\n",
+		     "s:*Store\nk:Key\nc:Cache\n");
+	EXPECT_TYPED(LANG_RUST,
+		     "struct S { reg: Registry }\n"
+		     "fn f(c: &Circle) { let r: Rect = g(); let s = "
+		     "Shape::new(); let t = 3; }\n",
+		     "reg:Registry member\nc:&Circle\nr:Rect\ns:Shape::new\n");
+	EXPECT_TYPED(LANG_JAVA,
+		     "class A { private Cache cache = new Cache();\n"
+		     "  void f(Item it) { Store s = new Store(); int n = 1; } }\n",
+		     "cache:Cache member\nit:Item\ns:Store\nn:int\n");
+	/* `*c` is no name: the ranking passes over it, as over Python's
+	 * `a, b = ...`. */
+	EXPECT_TYPED(LANG_CPP,
+		     "void f(Widget w, Rect *r) { Group g; Canvas *c = make(); "
+		     "int n = 0; }\n",
+		     "w:Widget\nr:Rect\ng:Group\n*c:Canvas\nn:int\n");
+}

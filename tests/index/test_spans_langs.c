@@ -114,3 +114,48 @@ TEST(spans_rust_trait_impl)
 				 "Circle::area rust/shapes.rs method\n");
 	fx_close(&f);
 }
+
+/* "qualname path" of the members named name of class cls, one a line. */
+static char *members(Fx *f, const char *cls, const char *name)
+{
+	IndexSpan *sp;
+	uint32_t n;
+	Buf b = {0};
+
+	if (index_members_named_many(f->ix, &cls, &name, 1, 10, &sp, &n) != 0)
+		return xstrdup("(error)");
+	for (uint32_t i = 0; i < n; i++)
+		buf_printf(&b, "%s %s\n", sp[i].qualname, sp[i].path);
+	index_spans_free(sp, n);
+	return b.data ? buf_take(&b) : xstrdup("");
+}
+
+#define EXPECT_MEMBERS(f, cls, name, want)          \
+	do {                                        \
+		char *got_ = members(f, cls, name); \
+		EXPECT_STR_EQ(got_, want);          \
+		xfree(got_);                        \
+	} while (0)
+
+/* A method is a member of its receiver's type or its qualifier's class
+ * by name, with no parent span: `s.Put` for an s of type Store finds
+ * Store.Put in another file; `w.bounds` finds Widget::bounds both where
+ * it is declared and where it is defined. A name that only ends like
+ * the class does not count. */
+TEST(members_by_qualified_name)
+{
+	static const char *const files[] = {
+		"go/store.go", "go/store_methods.go", "cpp/widget.hpp",
+		"cpp/widget.cpp", "rust/shapes.rs"};
+	Fx f;
+
+	fx_open(&f, files, 5);
+	EXPECT_MEMBERS(&f, "Store", "Put", "Store.Put go/store_methods.go\n");
+	EXPECT_MEMBERS(&f, "Getter", "Len", "Getter.Len go/store.go\n");
+	EXPECT_MEMBERS(&f, "Widget", "bounds",
+		       "ui::Widget::bounds cpp/widget.cpp\n"
+		       "ui::Widget::bounds cpp/widget.hpp\n");
+	EXPECT_MEMBERS(&f, "Circle", "area", "Circle::area rust/shapes.rs\n");
+	EXPECT_MEMBERS(&f, "tore", "Put", "");
+	fx_close(&f);
+}

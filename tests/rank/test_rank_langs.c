@@ -1,0 +1,220 @@
+/*
+ * test_rank_langs.c: the ranking in Go, Rust, Java and C++ (issue 18).
+ * What a method is called on has a type the language table reads (a
+ * parameter, `var x T`, `let x = T::new()`, `T x = new T()`, `T x;`),
+ * and the method of that type ranks ahead of the same-named methods of
+ * other types, saying why; a Go method is found by its receiver's type
+ * though no class span holds it. Same harness as test_rank.c: a small
+ * workspace on disk, indexed, and a buffer with a cursor mark.
+ */
+#include "test.h"
+
+#include "index/ixtest.h"
+#include "rank/rank.h"
+
+#define CURSOR "<|>"
+
+typedef struct {
+	const char *rel, *text;
+} File;
+
+typedef struct {
+	char *tmp, *root, *db;
+	Index *ix;
+	Chunker *ch;
+	RankRoot rr;
+} Ws;
+
+static void ws_open(Ws *w, const File *files)
+{
+	IndexOptions o = {0};
+	ScanStats st;
+
+	memset(w, 0, sizeof(*w));
+	w->tmp = ixt_tmpdir();
+	w->root = ixt_path(w->tmp, "ws");
+	w->db = ixt_path(w->tmp, "index.db");
+	ixt_mkdirs(w->root);
+	for (const File *f = files; f->rel; f++)
+		ixt_write(w->root, f->rel, f->text);
+	o.root = w->root;
+	o.db_path = w->db;
+	o.quiet = true;
+	if (index_open(&o, &w->ix) ||
+	    index_scan(w->ix, 1, NULL, NULL, NULL, &st))
+		ixt_die("index", w->root);
+	w->ch = chunker_new(0);
+	w->rr = (RankRoot){w->ix, w->root};
+}
+
+static void ws_close(Ws *w)
+{
+	index_close(w->ix);
+	chunker_delete(w->ch);
+	ixt_rmtree(w->tmp);
+	xfree(w->tmp);
+	xfree(w->root);
+	xfree(w->db);
+}
+
+static void rank_at(Ws *w, const char *rel, const char *marked,
+		    RankResult *out)
+{
+	const char *at = strstr(marked, CURSOR);
+	Buf text = {0};
+	RankCursor q = {0};
+
+	if (!at)
+		ixt_die("no cursor mark in", rel);
+	buf_append(&text, marked, (size_t)(at - marked));
+	buf_puts(&text, at + strlen(CURSOR));
+	q.roots = &w->rr;
+	q.nroots = 1;
+	q.chunker = w->ch;
+	q.rel = rel;
+	q.lang = lang_detect(rel, text.data, text.len);
+	q.text = text.data;
+	q.len = (uint32_t)text.len;
+	q.cursor = (uint32_t)(at - marked);
+	q.budget = 4000;
+	q.limit = 20;
+	if (rank_context(&q, out) != 0)
+		ixt_die("rank_context", rel);
+	buf_free(&text);
+}
+
+/* The rank of the item of path with symbol, or -1 (and the list on
+ * stderr). */
+static int find(const RankResult *r, const char *path, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->nitems; i++)
+		if (!r->items[i].in_buffer &&
+		    strcmp(r->items[i].path, path) == 0 &&
+		    strcmp(r->items[i].symbol, symbol) == 0)
+			return (int)i;
+	for (uint32_t i = 0; i < r->nitems; i++)
+		fprintf(stderr, "  %u. %s %s %.3f\n", i,
+			r->items[i].in_buffer ? "(buffer)" : r->items[i].path,
+			r->items[i].symbol, r->items[i].score);
+	return -1;
+}
+
+/* In buffer rel at the cursor of marked, path's `right` ranks as a
+ * method of the receiver's type, ahead of path's `wrong` if that ranks
+ * at all. */
+static void expect_receiver(const File *files, const char *rel,
+			    const char *marked, const char *path,
+			    const char *right, const char *wrong_path,
+			    const char *wrong)
+{
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, rel, marked, &r);
+	i = find(&r, path, right);
+	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
+	CHECK_(r.items[i].signals.receiver, (void)0,
+	       "%s: %s has no receiver signal", rel, right);
+	for (j = 0; j < (int)r.nitems; j++)
+		if (!r.items[j].in_buffer &&
+		    strcmp(r.items[j].path, wrong_path) == 0 &&
+		    strcmp(r.items[j].symbol, wrong) == 0)
+			break;
+	CHECK_(j == (int)r.nitems || j > i, (void)0,
+	       "%s: %s (%d) ranks ahead of %s (%d)", rel, wrong, j, right, i);
+out:
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+TEST(receivers_go)
+{
+	static const File files[] = {
+		{"store/store.go", "package store\n\n"
+				   "// Store keeps records.\n"
+				   "type Store struct{ m map[string]int }\n"},
+		{"store/methods.go",
+		 "package store\n\n"
+		 "// Put stores v under k.\n"
+		 "func (s *Store) Put(k string, v int) { s.m[k] = v }\n"},
+		{"cache/cache.go",
+		 "package cache\n\ntype Cache struct{}\n\n"
+		 "func (c *Cache) Put(k string, v int) {}\n"},
+		{NULL, NULL},
+	};
+
+	expect_receiver(files, "app/main.go",
+			"package app\n\n"
+			"func fill(s *store.Store, n int) {\n"
+			"\ts.Put(\"a\", n)\n\t" CURSOR "\n}\n",
+			"store/methods.go", "Store.Put", "cache/cache.go",
+			"Cache.Put");
+}
+
+TEST(receivers_rust)
+{
+	static const File files[] = {
+		{"src/shapes.rs",
+		 "pub struct Circle { pub r: f64 }\n\n"
+		 "impl Circle {\n"
+		 "    pub fn new(r: f64) -> Self { Circle { r } }\n"
+		 "    pub fn area(&self) -> f64 { 3.14 * self.r * self.r }\n"
+		 "}\n"},
+		{"src/rect.rs", "pub struct Rect { w: f64 }\n\n"
+				"impl Rect {\n"
+				"    pub fn area(&self) -> f64 { self.w }\n"
+				"}\n"},
+		{NULL, NULL},
+	};
+
+	expect_receiver(files, "src/main.rs",
+			"fn main() {\n"
+			"    let c = Circle::new(2.0);\n"
+			"    let a = c.area();\n    " CURSOR "\n}\n",
+			"src/shapes.rs", "Circle::area", "src/rect.rs",
+			"Rect::area");
+}
+
+TEST(receivers_java)
+{
+	static const File files[] = {
+		{"src/shop/Inventory.java",
+		 "package shop;\n\npublic class Inventory {\n"
+		 "    public void add(String name) {}\n}\n"},
+		{"src/shop/Cart.java", "package shop;\n\npublic class Cart {\n"
+				       "    public void add(String name) {}\n}\n"},
+		{NULL, NULL},
+	};
+
+	expect_receiver(files, "src/shop/Main.java",
+			"package shop;\n\nclass Main {\n"
+			"    void run() {\n"
+			"        Inventory inv = new Inventory();\n"
+			"        inv.add(\"x\");\n        " CURSOR "\n"
+			"    }\n}\n",
+			"src/shop/Inventory.java", "Inventory.add",
+			"src/shop/Cart.java", "Cart.add");
+}
+
+/* The member defined out of its class is found by its qualifier, the
+ * class being declared in a header outside the workspace. */
+TEST(receivers_cpp)
+{
+	static const File files[] = {
+		{"ui/widget.cpp", "#include <ui/widget.hpp>\n\n"
+				  "int ui::Widget::bounds() const\n{\n"
+				  "    return w_ * h_;\n}\n"},
+		{"ui/frame.cpp", "struct Frame {\n"
+				 "    int bounds() const { return 1; }\n};\n"},
+		{NULL, NULL},
+	};
+
+	expect_receiver(files, "ui/main.cpp",
+			"#include <ui/widget.hpp>\n\n"
+			"int area(ui::Widget w) {\n"
+			"    int b = w.bounds();\n    " CURSOR "\n}\n",
+			"ui/widget.cpp", "ui::Widget::bounds", "ui/frame.cpp",
+			"Frame::bounds");
+}
