@@ -505,3 +505,21 @@ int castls_read_file(const char *path, size_t limit, char **out, size_t *len)
 {
 	return castls_read_file_in(NULL, path, limit, out, len, NULL);
 }
+
+bool word_in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	if (!n)
+		return false;
+	while ((p = strstr(p, word))) {
+		bool starts = p == list || p[-1] == ' ';
+		bool ends = p[n] == '\0' || p[n] == ' ';
+
+		if (starts && ends)
+			return true;
+		p += n;
+	}
+	return false;
+}

@@ -174,4 +174,7 @@ int castls_read_file(const char *path, size_t limit, char **out, size_t *len);
 int castls_read_file_in(const char *root, const char *path, size_t limit,
 			char **out, size_t *len, DiskStamp *stamp);
 
+/* True when word occurs in the space-separated list. */
+bool word_in_list(const char *list, const char *word);
+
 #endif

@@ -250,20 +250,44 @@ int chunker_spans(Chunker *ch, Lang lang, const char *text, uint32_t len,
  * ---------------------------------------------------------------------- */
 
 typedef enum {
-	MODULES_NONE,	/* the language has no imports */
-	MODULES_DOTTED, /* Python: `a.b`, leading dots climb from the file's
-			 * package, otherwise a module path from some root */
-	MODULES_PATHS,	/* JavaScript: "./a/b" relative to the file, "pkg"
-			 * for a package */
+	MODULES_NONE,	  /* the language has no imports */
+	MODULES_DOTTED,	  /* Python: `a.b`, leading dots climb from the file's
+			   * package, otherwise a module path from some root */
+	MODULES_PATHS,	  /* JavaScript: "./a/b" relative to the file, "pkg"
+			   * for a package */
+	MODULES_PACKAGES, /* Go: "host/mod/a/b" names a directory, through
+			   * the module path in go.mod */
+	MODULES_CRATES,	  /* Rust: `crate::a`, `self::a`, `super::a`, or
+			   * another crate's `c::a` */
+	MODULES_INCLUDES, /* C: "a/b.h" from the file's directory or an
+			   * include directory; its source file with it */
 } ModuleStyle;
 
-ModuleStyle lang_module_style(Lang lang);
-/* What the path of a file that is module `m` ends with after m's own
- * path, space-separated: ".py /__init__.py .pyi" for Python. */
-const char *lang_module_files(Lang lang);
-/* Extensions an import may give a module that stand for its source,
- * space-separated: ".js" of ESM's `from "./a.js"` names a.ts too. */
-const char *lang_module_exts(Lang lang);
+/* How a language's imports name files; every string is "" when unset. */
+typedef struct {
+	ModuleStyle style;
+	const char *files;	  /* what the path of a file that is module `m`
+				   * ends with after m's own path, space-separated:
+				   * ".py /__init__.py .pyi" for Python; "/" is any
+				   * file directly in the directory m */
+	const char *exts;	  /* extensions an import may give a module that
+				   * stand for its source: ".js" of ESM's
+				   * `from "./a.js"` names a.ts too */
+	const char *sep;	  /* between a module and its member in code:
+				   * `m.f`, `m::f` */
+	const char *dir_modules;  /* file names that are their directory's
+				   * module (Rust's "mod.rs lib.rs") */
+	const char *manifest;	  /* the file at the root of a module tree:
+				   * "go.mod", "Cargo.toml" */
+	const char *manifest_key; /* the start of its line that names the
+				   * tree's module path ("module ") */
+	const char *source_dir;	  /* the directory under the manifest's
+				   * that holds the root module ("src") */
+	bool shared_scope;	  /* the files of one directory see each
+				   * other's definitions (Go, Java) */
+} ModuleRules;
+
+void lang_modules(Lang lang, ModuleRules *out);
 /* Whether code in language user can use definitions written in def: both
  * of one family (Python and its stubs; TypeScript, TSX and JavaScript;
  * shell), or user is no code (Markdown, unknown), which may mention any.
@@ -286,7 +310,10 @@ typedef struct {
 	ImportKind kind;
 	bool reexport;	  /* `export {a} from "m"`: passed on, not bound */
 	ByteRange stmt;	  /* the whole statement */
+	ByteRange prefix; /* a group's path, written before module
+			   * (`a::b` of `use a::b::{c::D}`); mostly empty */
 	ByteRange module; /* the module as written, without quotes */
+	bool relative;	  /* module is relative to the file's own module */
 	ByteRange name;	  /* the name in the module, last component only ("C"
 			   * of `a.b.C`); empty for a module or namespace */
 	ByteRange local;  /* the name it has in this file; empty when the

@@ -36,7 +36,7 @@ typedef struct {
 	const char *text;
 	uint32_t len;
 	TSNode stmt;
-	ByteRange module;
+	ByteRange prefix, module;
 	ImportRef *out;
 	uint32_t n, cap;
 } ImportWalk;
@@ -66,7 +66,9 @@ static void import_push(ImportWalk *w, ImportKind kind, ByteRange name,
 	r->kind = kind;
 	r->reexport = w->rule->reexport;
 	r->stmt = range_of(w->stmt);
+	r->prefix = w->prefix;
 	r->module = w->module;
+	r->relative = w->rule->relative;
 	r->name = name;
 	r->local = local;
 }
@@ -89,9 +91,10 @@ static void import_module(ImportWalk *w)
 	if (r.end > w->len)
 		r.end = r.start;
 	if (r.end - r.start >= 2 &&
-	    (w->text[r.start] == '"' || w->text[r.start] == '\'' ||
-	     w->text[r.start] == '`') &&
-	    w->text[r.end - 1] == w->text[r.start]) {
+	    (((w->text[r.start] == '"' || w->text[r.start] == '\'' ||
+	       w->text[r.start] == '`') &&
+	      w->text[r.end - 1] == w->text[r.start]) ||
+	     (w->text[r.start] == '<' && w->text[r.end - 1] == '>'))) {
 		r.start++;
 		r.end--;
 	}
@@ -151,48 +154,133 @@ static void import_visit(ImportWalk *w, TSNode parent, TSNode skip)
 	}
 }
 
+static TSNode field_of(TSNode n, const char *name)
+{
+	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+/* Imports written as paths: x is a path (`a::b::C`: C from a::b), an
+ * aliased one, a group of them under a common prefix, or a module
+ * imported whole. */
+static void path_visit(ImportWalk *w, TSNode x, bool whole)
+{
+	const ImportRule *ru = w->rule;
+	TSNode path = x, local = {0};
+
+	if (is_type(x, ru->groups)) {
+		TSNode list = field_of(x, "list");
+		uint32_t n =
+		    ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
+
+		w->prefix = range_of(field_of(x, ru->path_field));
+		for (uint32_t i = 0; i < n; i++)
+			path_visit(w, ts_node_named_child(list, i), false);
+		w->prefix = (ByteRange){0, 0};
+		return;
+	}
+	if (is_type(x, ru->wholes)) {
+		w->module = range_of(ts_node_named_child(x, 0));
+		import_push(w, IMPORT_MODULE, (ByteRange){0, 0},
+			    (ByteRange){0, 0});
+		return;
+	}
+	if (is_type(x, ru->aliased)) {
+		path = field_of(x, ru->alias_of ? ru->alias_of : "name");
+		local = field_of(x, "alias");
+	} else if (!is_type(x, ru->paths) && !is_type(x, ru->names)) {
+		return;
+	}
+	if (ts_node_is_null(path))
+		return;
+	w->module = range_of(field_of(path, ru->path_field));
+	if (whole) {
+		w->module = range_of(path);
+		import_push(w, IMPORT_MODULE, (ByteRange){0, 0},
+			    (ByteRange){0, 0});
+		return;
+	}
+	import_add(w, IMPORT_NAME, last_component(path),
+		   ts_node_is_null(local) ? last_component(path) : local);
+}
+
+/* The imports of statement st, which matches w->rule. */
+static void import_statement(ImportWalk *w, TSNode st)
+{
+	const ImportRule *ru = w->rule;
+	TSNode skip = {0};
+	uint32_t before = w->n;
+
+	w->stmt = st;
+	w->prefix = w->module = (ByteRange){0, 0};
+	if (ru->unless_field &&
+	    !ts_node_is_null(field_of(st, ru->unless_field)))
+		return;
+	if (ru->paths) {
+		uint32_t n = ts_node_named_child_count(st);
+		bool whole = false;
+
+		for (uint32_t i = 0; i < n; i++)
+			whole |=
+			    is_type(ts_node_named_child(st, i), ru->wildcard);
+		for (uint32_t i = 0; i < n; i++)
+			path_visit(w, ts_node_named_child(st, i), whole);
+		return;
+	}
+	if (ru->module_field) {
+		import_module(w);
+		if (w->module.end == w->module.start)
+			return; /* `export const x`: no module */
+		skip = field_of(st, ru->module_field);
+	}
+	import_visit(w, st, skip);
+	if (w->n > before || !ru->module_field)
+		return;
+	/* `import "./polyfill"`, `export * from "./x"`: the module still
+	 * counts as imported, under no name; Go's `import "a/b"` binds b. */
+	if (ru->binds_tail) {
+		ByteRange t = w->module;
+
+		for (uint32_t i = t.start; i < t.end; i++)
+			if (w->text[i] == '/')
+				t.start = i + 1;
+		import_push(w, IMPORT_NAMESPACE, (ByteRange){0, 0}, t);
+	} else {
+		import_push(w, IMPORT_MODULE, (ByteRange){0, 0},
+			    (ByteRange){0, 0});
+	}
+}
+
+/* The imports among the named children of node, and in the holders
+ * among them (to depth levels down). */
+static void imports_under(ImportWalk *w, const LangSpec *spec, TSNode node,
+			  int depth)
+{
+	uint32_t n = ts_node_named_child_count(node);
+
+	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
+		TSNode st = ts_node_named_child(node, i);
+
+		for (w->rule = spec->import_rules; w->rule->type; w->rule++)
+			if (strcmp(ts_node_type(st), w->rule->type) == 0)
+				break;
+		if (w->rule->type)
+			import_statement(w, st);
+		else if (depth > 0 && is_type(st, spec->import_holders))
+			imports_under(w, spec, st, depth - 1);
+	}
+}
+
 uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 			 uint32_t len, ImportRef **out)
 {
-	const LangSpec *spec = lang_spec(lang);
 	ImportWalk w = {0};
-	TSNode root;
-	uint32_t n, before;
 
 	*out = NULL;
 	if (!tree)
 		return 0;
-	root = ts_tree_root_node(tree);
-	n = ts_node_named_child_count(root);
 	w.text = text;
 	w.len = len;
-	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
-		TSNode st = ts_node_named_child(root, i);
-		TSNode skip = {0};
-
-		for (w.rule = spec->import_rules; w.rule->type; w.rule++)
-			if (strcmp(ts_node_type(st), w.rule->type) == 0)
-				break;
-		if (!w.rule->type)
-			continue;
-		w.stmt = st;
-		w.module = (ByteRange){0, 0};
-		if (w.rule->module_field) {
-			import_module(&w);
-			if (w.module.end == w.module.start)
-				continue; /* `export const x`: no module */
-			skip = ts_node_child_by_field_name(
-			    st, w.rule->module_field,
-			    (uint32_t)strlen(w.rule->module_field));
-		}
-		before = w.n;
-		import_visit(&w, st, skip);
-		/* `import "./polyfill"`, `export * from "./x"`: the module
-		 * still counts as imported, under no name. */
-		if (w.n == before && w.rule->module_field)
-			import_push(&w, IMPORT_MODULE, (ByteRange){0, 0},
-				    (ByteRange){0, 0});
-	}
+	imports_under(&w, lang_spec(lang), ts_tree_root_node(tree), 4);
 	*out = w.out;
 	return w.n;
 }

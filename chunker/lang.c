@@ -411,25 +411,89 @@ static const TypingRule cpp_typings[] = {
 
 /* Imports. Python: `from m import a, b as c` and `import a.b as m`. */
 static const ImportRule python_imports[] = {
-    {"import_from_statement", "module_name", "dotted_name", "",
-     "aliased_import", "", "", false},
-    {"import_statement", NULL, "dotted_name", "", "aliased_import", "", "",
-     false},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {.type = "import_from_statement",
+     .module_field = "module_name",
+     .names = "dotted_name",
+     .aliased = "aliased_import"},
+    {.type = "import_statement",
+     .names = "dotted_name",
+     .aliased = "aliased_import"},
+    {0},
 };
 
 /* `import D, {a, b as c} from "m"`, `import * as M from "m"`, and the
  * re-exports `export {a} from "m"`, `export * from "m"`. */
 static const ImportRule js_imports[] = {
-    {"import_statement", "source", "", "identifier", "import_specifier",
-     "namespace_import", "import_clause named_imports", false},
-    {"export_statement", "source", "", "", "export_specifier",
-     "namespace_export", "export_clause", true},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {.type = "import_statement",
+     .module_field = "source",
+     .defaults = "identifier",
+     .aliased = "import_specifier",
+     .namespaces = "namespace_import",
+     .enter = "import_clause named_imports"},
+    {.type = "export_statement",
+     .module_field = "source",
+     .aliased = "export_specifier",
+     .namespaces = "namespace_export",
+     .enter = "export_clause",
+     .reexport = true},
+    {0},
 };
 
+/* Go: `import "a/b"` binds b, `import c "a/b"` binds c; the specs
+ * stand in `import (...)` lists. */
+static const ImportRule go_imports[] = {
+    {.type = "import_spec",
+     .module_field = "path",
+     .namespaces = "package_identifier",
+     .binds_tail = true},
+    {0},
+};
+
+/* Rust: `use a::b::C`, `use a::b as c`, `use a::{b, c::D}`, `use a::*`,
+ * and `mod b;` (b.rs or b/mod.rs beside the file's module). */
+static const ImportRule rust_imports[] = {
+    {.type = "use_declaration",
+     .names = "identifier",
+     .aliased = "use_as_clause",
+     .paths = "scoped_identifier",
+     .path_field = "path",
+     .groups = "scoped_use_list",
+     .wholes = "use_wildcard",
+     .alias_of = "path"},
+    {.type = "mod_item",
+     .module_field = "name",
+     .unless_field = "body",
+     .binds_tail = true,
+     .relative = true},
+    {0},
+};
+
+/* Java: `import a.b.C;`, `import static a.b.C.m;`, `import a.b.*;`. */
+static const ImportRule java_imports[] = {
+    {.type = "import_declaration",
+     .paths = "scoped_identifier",
+     .path_field = "scope",
+     .wildcard = "asterisk"},
+    {0},
+};
+
+/* C and C++: `#include "a/b.h"` and `<a/b.h>`, also inside the guards
+ * and conditionals of a header. */
+static const ImportRule c_imports[] = {
+    {.type = "preproc_include", .module_field = "path"},
+    {0},
+};
+
+/* An include names a header; its definitions may be in the source file
+ * of the same stem, offered with it. */
+#define C_HEADERS ".h .hpp .hh .hxx .h++"
+#define C_FILES ".h .c .hpp .hh .hxx .h++ .cc .cpp .cxx .c++ .ipp"
+
+#define C_IMPORT_HOLDERS \
+	"preproc_ifdef preproc_if preproc_else preproc_elif preproc_elifdef"
+
 static const ImportRule no_imports[] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
+    {0},
 };
 
 /* Names with a type: `x: Foo`, `x: Foo = ...`, `x = Foo(...)`, and
@@ -690,13 +754,19 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .wrappers = "type_declaration const_declaration "
 			     "var_declaration",
 		 .imports = "import_declaration",
+		 .import_holders = "import_declaration import_spec_list",
 		 .comments = "comment",
 		 .strings = "interpreted_string_literal "
 			    "raw_string_literal rune_literal",
 		 .opaque = GO_OPAQUE,
 		 .doc = DOC_LEADING_COMMENT,
 		 .qsep = ".",
-		 .import_rules = no_imports,
+		 .import_rules = go_imports,
+		 .modules = MODULES_PACKAGES,
+		 .module_files = "/",
+		 .manifest = "go.mod",
+		 .manifest_key = "module ",
+		 .shared_scope = true,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
 		 .typings = go_typings,
@@ -718,7 +788,12 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .opaque = RUST_OPAQUE,
 		   .doc = DOC_LEADING_COMMENT,
 		   .qsep = "::",
-		   .import_rules = no_imports,
+		   .import_rules = rust_imports,
+		   .modules = MODULES_CRATES,
+		   .module_files = ".rs /mod.rs /lib.rs",
+		   .dir_modules = "mod.rs lib.rs main.rs",
+		   .manifest = "Cargo.toml",
+		   .source_dir = "src",
 		   .bindings = NO_BINDINGS,
 		   .stopwords = RUST_STOPWORDS,
 		   .typings = rust_typings,
@@ -741,7 +816,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .opaque = JAVA_OPAQUE,
 		   .doc = DOC_LEADING_COMMENT,
 		   .qsep = ".",
-		   .import_rules = no_imports,
+		   .import_rules = java_imports,
+		   .modules = MODULES_DOTTED,
+		   .module_files = "/ .java",
+		   .shared_scope = true,
 		   .bindings = NO_BINDINGS,
 		   .stopwords = JAVA_STOPWORDS,
 		   .typings = java_typings,
@@ -759,13 +837,17 @@ static const LangSpec specs[LANG_COUNT] = {
 		.defs = c_defs,
 		.wrappers = "",
 		.imports = "preproc_include",
+		.import_holders = C_IMPORT_HOLDERS,
 		.comments = "comment",
 		.strings = "string_literal char_literal "
 			   "system_lib_string",
 		.opaque = C_OPAQUE,
 		.doc = DOC_LEADING_COMMENT,
 		.qsep = ".",
-		.import_rules = no_imports,
+		.import_rules = c_imports,
+		.modules = MODULES_INCLUDES,
+		.module_files = C_FILES,
+		.module_exts = C_HEADERS,
 		.bindings = NO_BINDINGS,
 		.stopwords = C_STOPWORDS,
 		.typings = no_typings,
@@ -786,13 +868,17 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .wrapper_parts = "template_parameter_list "
 				   "requires_clause",
 		  .imports = "preproc_include",
+		  .import_holders = C_IMPORT_HOLDERS,
 		  .comments = "comment",
 		  .strings = "string_literal char_literal "
 			     "raw_string_literal system_lib_string",
 		  .opaque = CPP_OPAQUE,
 		  .doc = DOC_LEADING_COMMENT,
 		  .qsep = "::",
-		  .import_rules = no_imports,
+		  .import_rules = c_imports,
+		  .modules = MODULES_INCLUDES,
+		  .module_files = C_FILES,
+		  .module_exts = C_HEADERS,
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
 		  .typings = cpp_typings,
@@ -838,33 +924,6 @@ const TSLanguage *chunker_language(Lang lang)
 	return s->grammar ? s->grammar() : NULL;
 }
 
-bool word_in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	if (!n)
-		return false;
-	while ((p = strstr(p, word))) {
-		bool starts = p == list || p[-1] == ' ';
-		bool ends = p[n] == '\0' || p[n] == ' ';
-
-		if (starts && ends)
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-ModuleStyle lang_module_style(Lang lang) { return lang_spec(lang)->modules; }
-
-const char *lang_module_files(Lang lang)
-{
-	const char *f = lang_spec(lang)->module_files;
-
-	return f ? f : "";
-}
-
 const char *lang_line_comment(Lang lang)
 {
 	const char *c = lang_spec(lang)->line_comment;
@@ -879,11 +938,21 @@ const char *lang_self_word(Lang lang)
 	return w ? w : "";
 }
 
-const char *lang_module_exts(Lang lang)
-{
-	const char *f = lang_spec(lang)->module_exts;
+static const char *or_empty(const char *s) { return s ? s : ""; }
 
-	return f ? f : "";
+void lang_modules(Lang lang, ModuleRules *out)
+{
+	const LangSpec *spec = lang_spec(lang);
+
+	out->style = spec->modules;
+	out->files = or_empty(spec->module_files);
+	out->exts = or_empty(spec->module_exts);
+	out->sep = or_empty(spec->qsep);
+	out->dir_modules = or_empty(spec->dir_modules);
+	out->manifest = or_empty(spec->manifest);
+	out->manifest_key = or_empty(spec->manifest_key);
+	out->source_dir = or_empty(spec->source_dir);
+	out->shared_scope = spec->shared_scope;
 }
 
 bool lang_can_use(Lang user, Lang def)

@@ -69,6 +69,25 @@ typedef struct {
 	const char *enter;	  /* nodes walked through to find those */
 	bool reexport;		  /* the statement passes names on
 				   * (`export {a} from "m"`) */
+	/* Imports written as paths (Rust's `a::b::C`, Java's `a.b.C`):
+	 * the name is the path's last component, its module the rest. */
+	const char *paths;	  /* path nodes: the module in path_field */
+	const char *path_field;	  /* `path`, `scope` */
+	const char *groups;	  /* nodes whose path_field is a prefix of the
+				   * paths in their `list` (`a::{b, c}`) */
+	const char *wholes;	  /* nodes whose first named child is a module
+				   * imported whole (`use a::*`) */
+	const char *wildcard;	  /* a sibling that makes a path a module
+				   * imported whole (`import a.b.*`) */
+	const char *alias_of;	  /* the aliased node's field holding what it
+				   * renames (NULL: `name`) */
+	const char *unless_field; /* the statement is no import when it has
+				   * this field (Rust's inline `mod a {}`) */
+	bool binds_tail;	  /* a statement that binds no name binds
+				   * its module's last component (Go's
+				   * `import "a/b"` is `b`, Rust's `mod b;`) */
+	bool relative;		  /* its module is relative to the file's
+				   * own (Rust's `mod b;`) */
 } ImportRule;
 
 /*
@@ -105,28 +124,36 @@ typedef struct {
 	const char *name;
 	const char *extensions; /* space-separated, with dots */
 	const TSLanguage *(*grammar)(void);
-	const DefRule *defs;	   /* ended by a row with type NULL */
-	const char *wrappers;	   /* types that carry decorators or `export`
-				    * around a single definition */
-	const char *wrapper_parts; /* what a wrapper may hold besides that
-				    * definition (C++'s template parameters) */
-	const char *attributes;	   /* nodes before a definition, its siblings,
-				    * that belong to it (Rust's `#[derive]`) */
-	const char *imports;	   /* import statement types */
-	const char *comments;	   /* comment types */
-	const char *strings;	   /* string literal types */
-	const char *opaque;	   /* types that never hold a definition: the
-				    * span walk does not enter them */
+	const DefRule *defs;	    /* ended by a row with type NULL */
+	const char *wrappers;	    /* types that carry decorators or `export`
+				     * around a single definition */
+	const char *wrapper_parts;  /* what a wrapper may hold besides that
+				     * definition (C++'s template parameters) */
+	const char *attributes;	    /* nodes before a definition, its siblings,
+				     * that belong to it (Rust's `#[derive]`) */
+	const char *imports;	    /* import statement types */
+	const char *import_holders; /* statements and lists the rules' nodes
+				     * are found in (Go's `import (...)`,
+				     * C's `#ifndef` guard) */
+	const char *comments;	    /* comment types */
+	const char *strings;	    /* string literal types */
+	const char *opaque;	    /* types that never hold a definition: the
+				     * span walk does not enter them */
 	DocMode doc;
 	const char *qsep;		/* qualified-name separator */
 	const ImportRule *import_rules; /* ended by a row with type NULL */
 	BindingRule bindings;
-	ModuleStyle modules;	   /* how an import names a module */
-	const char *module_files;  /* what a module's path ends with, for
-				    * each way a file can be that module */
-	const char *module_exts;   /* extensions an import may write for a
-				    * source of another (ESM's "./a.js" for
-				    * a.ts) */
+	ModuleStyle modules;	  /* how an import names a module */
+	const char *module_files; /* what a module's path ends with, for
+				   * each way a file can be that module */
+	const char *module_exts;  /* extensions an import may write for a
+				   * source of another (ESM's "./a.js" for
+				   * a.ts) */
+	const char *dir_modules;  /* ModuleRules says what these are */
+	const char *manifest;
+	const char *manifest_key;
+	const char *source_dir;
+	bool shared_scope;
 	const char *stopwords;	   /* keywords and builtins: never worth
 				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */
@@ -154,8 +181,5 @@ typedef struct {
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);
-
-/* True when word occurs in the space-separated list. */
-bool word_in_list(const char *list, const char *word);
 
 #endif

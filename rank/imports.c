@@ -79,14 +79,163 @@ static void strip_ext(char *stem, const char *exts)
 	}
 }
 
-/* Resolves the module text m[0, n) of an import into im. */
-static void resolve_module(const Where *w, const char *m, size_t n, Import *im)
+/* ---------------------------------------------------------------------- *
+ * Module trees: the nearest directory above the file holding the
+ * language's manifest (go.mod, Cargo.toml), read once a request
+ * ---------------------------------------------------------------------- */
+
+/* The module path a manifest names: the rest of its first line that
+ * starts with key, without quotes. */
+static void manifest_path(const char *text, const char *key, char *out,
+			  size_t cap)
 {
-	size_t i = 0;
+	size_t kl = strlen(key);
+
+	out[0] = '\0';
+	for (const char *l = text; kl && *l; l += strcspn(l, "\n"), l += !!*l) {
+		size_t n;
+
+		l += strspn(l, " \t");
+		if (strncmp(l, key, kl) != 0)
+			continue;
+		l += kl;
+		l += strspn(l, " \t\"");
+		n = strcspn(l, " \t\r\n\"/");
+		while (l[n] == '/' && l[n + 1] &&
+		       !strchr(" \t\r\n\"", l[n + 1]))
+			n += 1 + strcspn(l + n + 1, " \t\r\n\"/");
+		if (n < cap) {
+			memcpy(out, l, n);
+			out[n] = '\0';
+		}
+		return;
+	}
+}
+
+static bool find_manifest(Where *w)
+{
+	const RankCursor *q = w->q;
+	const char *root;
+	char dir[sizeof(w->mdir)];
+
+	if (w->manifest)
+		return w->manifest > 0;
+	w->manifest = -1;
+	if (!*w->mr.manifest || q->root < 0 || (uint32_t)q->root >= q->nroots ||
+	    !q->roots[q->root].path)
+		return false;
+	root = q->roots[q->root].path;
+	stem_dir(w, dir, sizeof(dir));
+	for (;;) {
+		Buf path = {0};
+		char *text;
+		size_t len;
+		int rc;
+
+		buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+			   w->mr.manifest);
+		rc = castls_read_file_in(root, path.data, 1 << 16, &text, &len,
+					 NULL);
+		buf_free(&path);
+		if (rc == 0) {
+			memcpy(w->mdir, dir, sizeof(dir));
+			manifest_path(text, w->mr.manifest_key, w->mpath,
+				      sizeof(w->mpath));
+			xfree(text);
+			w->manifest = 1;
+			return true;
+		}
+		if (!*dir)
+			return false;
+		stem_push(dir, sizeof(dir), "..", 2);
+	}
+}
+
+/* The directory of the file's own module: its directory when its name
+ * is its directory's module (mod.rs), else that and its stem (a/b.rs
+ * holds module a::b, whose children are in a/b/). */
+static void own_module_dir(const Where *w, char *stem, size_t cap)
+{
+	const char *rel = w->q->rel ? w->q->rel : "";
+	const char *base = strrchr(rel, '/');
+
+	base = base ? base + 1 : rel;
+	stem_dir(w, stem, cap);
+	if (!word_in_list(w->mr.dir_modules, base)) {
+		size_t n = strcspn(base, ".");
+
+		stem_push(stem, cap, base, n);
+	}
+}
+
+/* Whether s[0, n) is the word k. */
+static bool is_word(const char *s, size_t n, const char *k)
+{
+	return strlen(k) == n && memcmp(s, k, n) == 0;
+}
+
+/* Rust: `crate::a::b` from the crate's source directory, `self::`
+ * from the file's module, `super::` from its parent, and another
+ * crate's `c::a::b` as a/b under some source directory. */
+static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
+			  Import *im)
+{
+	const char *sep = w->mr.sep;
+	size_t sl = strlen(sep), i = 0, k;
+
+	k = strstr(m, sep) && (size_t)(strstr(m, sep) - m) < n
+		? (size_t)(strstr(m, sep) - m)
+		: n;
+	if (relative) {
+		own_module_dir(w, im->stem, sizeof(im->stem));
+	} else if (is_word(m, k, "crate")) {
+		if (find_manifest(w))
+			memcpy(im->stem, w->mdir, sizeof(w->mdir));
+		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+			  strlen(w->mr.source_dir));
+		i = k;
+	} else if (is_word(m, k, "self") || is_word(m, k, "super")) {
+		own_module_dir(w, im->stem, sizeof(im->stem));
+		while (is_word(m + i, k - i, "super")) {
+			stem_push(im->stem, sizeof(im->stem), "..", 2);
+			i = k + (k < n ? sl : 0);
+			k = i;
+			while (k < n && strncmp(m + k, sep, sl) != 0)
+				k++;
+		}
+		if (is_word(m + i, k - i, "self"))
+			i = k;
+	} else {
+		/* Another crate (or one of the workspace's). */
+		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+			  strlen(w->mr.source_dir));
+		im->suffix = true;
+		i = k;
+	}
+	while (i < n) {
+		size_t j;
+
+		if (strncmp(m + i, sep, sl) == 0) {
+			i += sl;
+			continue;
+		}
+		for (j = i; j < n && strncmp(m + j, sep, sl) != 0; j++)
+			;
+		stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+		i = j;
+	}
+	im->top = !im->stem[0] && !im->suffix;
+}
+
+/* Resolves module text m[0, n) of an import into im. */
+static void resolve_module(Where *w, const char *m, size_t n, bool relative,
+			   Import *im)
+{
+	size_t i = 0, ml;
 
 	im->stem[0] = '\0';
-	im->suffix = false;
-	switch (lang_module_style(w->q->lang)) {
+	im->suffix = im->top = false;
+	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
 			stem_dir(w, im->stem, sizeof(im->stem));
@@ -102,33 +251,87 @@ static void resolve_module(const Where *w, const char *m, size_t n, Import *im)
 			break;
 		stem_dir(w, im->stem, sizeof(im->stem));
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
-		strip_ext(im->stem, lang_module_exts(w->q->lang));
+		strip_ext(im->stem, w->mr.exts);
+		break;
+	case MODULES_PACKAGES:
+		ml = strlen(w->mpath);
+		if (find_manifest(w) && ml && n >= ml &&
+		    memcmp(m, w->mpath, ml) == 0 && (n == ml || m[ml] == '/')) {
+			memcpy(im->stem, w->mdir, sizeof(w->mdir));
+			stem_push_all(im->stem, sizeof(im->stem), m + ml,
+				      n - ml, '/');
+			im->top = !im->stem[0];
+		} else { /* a tree laid out by import path (GOPATH) */
+			stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
+			im->suffix = true;
+		}
+		break;
+	case MODULES_CRATES:
+		resolve_crate(w, m, n, relative, im);
+		break;
+	case MODULES_INCLUDES:
+		if (n && m[0] == '.')
+			stem_dir(w, im->stem, sizeof(im->stem));
+		else
+			im->suffix = true;
+		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
+		strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_NONE:
 		break;
 	}
 }
 
+/* Resolves the module of import r into im: its group's prefix, if
+ * any, then its own path. */
+static void resolve_ref(Where *w, const ImportRef *r, Import *im)
+{
+	const char *t = w->q->text;
+	Buf m = {0};
+
+	if (r->prefix.end > r->prefix.start) {
+		buf_append(&m, t + r->prefix.start,
+			   r->prefix.end - r->prefix.start);
+		if (r->module.end > r->module.start)
+			buf_puts(&m, w->mr.sep);
+	}
+	buf_append(&m, t + r->module.start, r->module.end - r->module.start);
+	resolve_module(w, m.data ? m.data : "", m.len, r->relative, im);
+	buf_free(&m);
+}
+
+/* Whether dir[0, dl) is stem, or ends with it when im->suffix. */
+static bool stem_is(const Import *im, const char *dir, size_t dl)
+{
+	size_t sl = strlen(im->stem);
+
+	if (dl == sl)
+		return memcmp(dir, im->stem, sl) == 0;
+	return im->suffix && sl && dl > sl && dir[dl - sl - 1] == '/' &&
+	       memcmp(dir + dl - sl, im->stem, sl) == 0;
+}
+
 bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path)
 {
-	const char *tails = lang_module_files(w->q->lang);
+	const char *tails = w->mr.files, *slash = strrchr(path, '/');
 	size_t sl = strlen(im->stem), pl = strlen(path);
 
-	if (sl == 0)
+	if (sl == 0 && !im->top)
 		return false;
 	for (const char *t = tails; *t; t += *t == ' ') {
 		size_t tl = strcspn(t, " ");
-		const char *at;
 
-		if (pl < sl + tl || memcmp(path + pl - tl, t, tl) != 0) {
-			t += tl;
-			continue;
-		}
-		at = path + pl - tl - sl;
-		if (memcmp(at, im->stem, sl) == 0 &&
-		    (at == path || (im->suffix && at[-1] == '/')))
+		/* "/": any file directly in the directory. */
+		if (tl == 1 && *t == '/') {
+			if (stem_is(im, path,
+				    slash ? (size_t)(slash - path) : 0))
+				return true;
+		} else if (pl >= sl + tl && sl &&
+			   memcmp(path + pl - tl, t, tl) == 0 &&
+			   stem_is(im, path, pl - tl)) {
 			return true;
+		}
 		t += tl;
 	}
 	return false;
@@ -162,10 +365,47 @@ static void add_frag(Where *w, const char *p, size_t n)
 		memmove(f, f + (f[1] == '/' ? 2 : 3), strlen(f) + 1);
 }
 
+/* A module the buffer's file uses whole (an include, a Go package, its
+ * own package or header), resolved. */
+static void add_mod(Where *w, const Import *im)
+{
+	if (w->nmods == FRAGS_MAX || (!im->stem[0] && !im->top))
+		return;
+	if (!w->mods)
+		w->mods = xmalloc(FRAGS_MAX * sizeof(*w->mods));
+	w->mods[w->nmods++] = *im;
+}
+
+/* The modules a file sees without naming them: its directory's files
+ * where those share one scope, its source or header where a header is
+ * the module. */
+static void add_own_mods(Where *w)
+{
+	Import im = {0};
+
+	if (!w->q->rel)
+		return;
+	if (w->mr.shared_scope) {
+		stem_dir(w, im.stem, sizeof(im.stem));
+		im.top = !im.stem[0];
+		add_mod(w, &im);
+	}
+	if (w->mr.style == MODULES_INCLUDES &&
+	    strlen(w->q->rel) < sizeof(im.stem)) {
+		memcpy(im.stem, w->q->rel, strlen(w->q->rel) + 1);
+		strip_ext(im.stem, w->mr.files);
+		im.top = false;
+		add_mod(w, &im);
+	}
+}
+
 bool rank__path_imported(const Where *w, const char *path)
 {
 	for (int i = 0; i < w->nfrags; i++)
 		if (strstr(path, w->frags[i]))
+			return true;
+	for (int i = 0; i < w->nmods; i++)
+		if (rank__import_resolves_to(w, &w->mods[i], path))
 			return true;
 	return false;
 }
@@ -227,7 +467,8 @@ static void add_members(Where *w, const char *prefix, size_t plen,
 		Import *im;
 		int k;
 
-		if (!rank__member_at(t, w->q_lo, hi, i, prefix, plen, &a, &z))
+		if (!rank__member_at(t, w->q_lo, hi, i, prefix, plen, w->mr.sep,
+				     &a, &z))
 			continue;
 		for (k = 0; k < w->nimp; k++)
 			if (w->imp[k].member &&
@@ -261,8 +502,7 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 
 		if (r->reexport || r->local.end == r->local.start)
 			continue;
-		resolve_module(w, t + r->module.start,
-			       r->module.end - r->module.start, &from);
+		resolve_ref(w, r, &from);
 		if (r->kind == IMPORT_NAME) /* a module of a package? */
 			stem_push(from.stem, sizeof(from.stem),
 				  t + r->name.start,
@@ -272,7 +512,7 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 			pre = r->module; /* `import a.b`: used as a.b.name */
 		else if (r->kind == IMPORT_DEFAULT)
 			continue;
-		if (from.stem[0])
+		if (from.stem[0] || from.top)
 			add_members(w, t + pre.start, pre.end - pre.start,
 				    &from);
 	}
@@ -285,14 +525,24 @@ void rank__imports(Where *w)
 	uint32_t n = chunker_imports(q->lang, w->tree, q->text, q->len, &refs);
 	uint32_t last_stmt = UINT32_MAX;
 
+	lang_modules(q->lang, &w->mr);
 	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
+	add_own_mods(w);
 	for (uint32_t i = 0; i < n; i++) {
 		const ImportRef *r = &refs[i];
 		Import *im = &w->imp[w->nimp];
 
-		if (r->stmt.start != last_stmt || r->kind == IMPORT_MODULE)
+		if (w->mr.style >= MODULES_PACKAGES) {
+			Import whole = {0};
+
+			/* A name's module, or the module itself. */
+			resolve_ref(w, r, &whole);
+			add_mod(w, &whole);
+		} else if (r->stmt.start != last_stmt ||
+			   r->kind == IMPORT_MODULE) {
 			add_frag(w, q->text + r->module.start,
 				 r->module.end - r->module.start);
+		}
 		last_stmt = r->stmt.start;
 		/* The names to look up as definitions: those imported from
 		 * a module, not modules themselves or re-exports. */
@@ -303,8 +553,7 @@ void rank__imports(Where *w)
 		if (!copy_range(q->text, r->local, im->local,
 				sizeof(im->local)))
 			memcpy(im->local, im->name, sizeof(im->local));
-		resolve_module(w, q->text + r->module.start,
-			       r->module.end - r->module.start, im);
+		resolve_ref(w, r, im);
 		im->stmt_start = r->stmt.start;
 		im->stmt_end = r->stmt.end;
 		w->nimp++;

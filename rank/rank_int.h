@@ -61,11 +61,12 @@ bool rank__ident_char(unsigned char c);
 bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 		     uint32_t *a);
 
-/* Whether t[i] starts `prefix.name` (prefix not the tail of a longer
- * name or path) within [lo, hi), with name an identifier: its bytes in
- * [*a, *z). */
+/* Whether t[i] starts `prefix.name` (or prefix, sep, name: `m::f`;
+ * prefix not the tail of a longer name or path) within [lo, hi), with
+ * name an identifier: its bytes in [*a, *z). */
 bool rank__member_at(const char *t, uint32_t lo, uint32_t hi, uint32_t i,
-		     const char *prefix, size_t plen, uint32_t *a, uint32_t *z);
+		     const char *prefix, size_t plen, const char *sep,
+		     uint32_t *a, uint32_t *z);
 
 typedef struct {
 	char name[IDENT_MAX];
@@ -114,6 +115,7 @@ typedef struct {
 	char local[IDENT_MAX]; /* the name in this file: an alias, or name */
 	char stem[192];
 	bool suffix;		       /* stem matches at the end of a path */
+	bool top;		       /* stem "" is the root directory */
 	uint32_t stmt_start, stmt_end; /* the import statement's bytes */
 	uint32_t uses;		       /* of local, outside import statements */
 	bool member;		       /* used as a member of an imported module
@@ -194,6 +196,13 @@ typedef struct {
 	int nimp;
 	char (*frags)[96]; /* modules imported, as path fragments */
 	int nfrags;
+	Import *mods; /* modules imported, resolved (languages whose
+		       * modules are directories or headers) */
+	int nmods;
+	ModuleRules mr;	 /* of the buffer's language */
+	int manifest;	 /* 0: not looked for; 1: found; -1: none */
+	char mdir[192];	 /* the directory holding it, from the root */
+	char mpath[192]; /* the module path it names */
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;

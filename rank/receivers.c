@@ -63,7 +63,7 @@ static void calls_on(Where *w, const char *recv, const char *cls)
 		Receiver *r;
 		int k;
 
-		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, &a, &z))
+		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, ".", &a, &z))
 			continue;
 		for (k = 0; k < w->nrecv; k++)
 			if (strcmp(w->recv[k].cls, cls) == 0 &&

@@ -193,4 +193,5 @@ void rank__where_free(Where *w)
 	rank__words_free(&w->words);
 	xfree(w->imp);
 	xfree(w->frags);
+	xfree(w->mods);
 }

@@ -35,14 +35,18 @@ bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 }
 
 bool rank__member_at(const char *t, uint32_t lo, uint32_t hi, uint32_t i,
-		     const char *prefix, size_t plen, uint32_t *a, uint32_t *z)
+		     const char *prefix, size_t plen, const char *sep,
+		     uint32_t *a, uint32_t *z)
 {
-	if (i + plen + 1 >= hi || memcmp(t + i, prefix, plen) != 0 ||
-	    t[i + plen] != '.' ||
-	    (i > lo &&
-	     (rank__ident_char((unsigned char)t[i - 1]) || t[i - 1] == '.')))
+	size_t sl = strlen(sep);
+
+	if (sl == 0 || i + plen + sl >= hi ||
+	    memcmp(t + i, prefix, plen) != 0 ||
+	    memcmp(t + i + plen, sep, sl) != 0 ||
+	    (i > lo && (rank__ident_char((unsigned char)t[i - 1]) ||
+			t[i - 1] == '.' || t[i - 1] == sep[sl - 1])))
 		return false;
-	*a = *z = i + (uint32_t)plen + 1;
+	*a = *z = i + (uint32_t)(plen + sl);
 	while (*z < hi && rank__ident_char((unsigned char)t[*z]))
 		(*z)++;
 	return *z > *a && *z - *a < IDENT_MAX &&

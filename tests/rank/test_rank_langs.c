@@ -57,8 +57,7 @@ static void ws_close(Ws *w)
 	xfree(w->db);
 }
 
-static void rank_at(Ws *w, const char *rel, const char *marked,
-		    RankResult *out)
+static void rank_at(Ws *w, const char *rel, const char *marked, RankResult *out)
 {
 	const char *at = strstr(marked, CURSOR);
 	Buf text = {0};
@@ -132,17 +131,16 @@ out:
 TEST(receivers_go)
 {
 	static const File files[] = {
-		{"store/store.go", "package store\n\n"
-				   "// Store keeps records.\n"
-				   "type Store struct{ m map[string]int }\n"},
-		{"store/methods.go",
-		 "package store\n\n"
-		 "// Put stores v under k.\n"
-		 "func (s *Store) Put(k string, v int) { s.m[k] = v }\n"},
-		{"cache/cache.go",
-		 "package cache\n\ntype Cache struct{}\n\n"
-		 "func (c *Cache) Put(k string, v int) {}\n"},
-		{NULL, NULL},
+	    {"store/store.go", "package store\n\n"
+			       "// Store keeps records.\n"
+			       "type Store struct{ m map[string]int }\n"},
+	    {"store/methods.go",
+	     "package store\n\n"
+	     "// Put stores v under k.\n"
+	     "func (s *Store) Put(k string, v int) { s.m[k] = v }\n"},
+	    {"cache/cache.go", "package cache\n\ntype Cache struct{}\n\n"
+			       "func (c *Cache) Put(k string, v int) {}\n"},
+	    {NULL, NULL},
 	};
 
 	expect_receiver(files, "app/main.go",
@@ -156,17 +154,17 @@ TEST(receivers_go)
 TEST(receivers_rust)
 {
 	static const File files[] = {
-		{"src/shapes.rs",
-		 "pub struct Circle { pub r: f64 }\n\n"
-		 "impl Circle {\n"
-		 "    pub fn new(r: f64) -> Self { Circle { r } }\n"
-		 "    pub fn area(&self) -> f64 { 3.14 * self.r * self.r }\n"
-		 "}\n"},
-		{"src/rect.rs", "pub struct Rect { w: f64 }\n\n"
-				"impl Rect {\n"
-				"    pub fn area(&self) -> f64 { self.w }\n"
-				"}\n"},
-		{NULL, NULL},
+	    {"src/shapes.rs",
+	     "pub struct Circle { pub r: f64 }\n\n"
+	     "impl Circle {\n"
+	     "    pub fn new(r: f64) -> Self { Circle { r } }\n"
+	     "    pub fn area(&self) -> f64 { 3.14 * self.r * self.r }\n"
+	     "}\n"},
+	    {"src/rect.rs", "pub struct Rect { w: f64 }\n\n"
+			    "impl Rect {\n"
+			    "    pub fn area(&self) -> f64 { self.w }\n"
+			    "}\n"},
+	    {NULL, NULL},
 	};
 
 	expect_receiver(files, "src/main.rs",
@@ -180,12 +178,12 @@ TEST(receivers_rust)
 TEST(receivers_java)
 {
 	static const File files[] = {
-		{"src/shop/Inventory.java",
-		 "package shop;\n\npublic class Inventory {\n"
-		 "    public void add(String name) {}\n}\n"},
-		{"src/shop/Cart.java", "package shop;\n\npublic class Cart {\n"
-				       "    public void add(String name) {}\n}\n"},
-		{NULL, NULL},
+	    {"src/shop/Inventory.java",
+	     "package shop;\n\npublic class Inventory {\n"
+	     "    public void add(String name) {}\n}\n"},
+	    {"src/shop/Cart.java", "package shop;\n\npublic class Cart {\n"
+				   "    public void add(String name) {}\n}\n"},
+	    {NULL, NULL},
 	};
 
 	expect_receiver(files, "src/shop/Main.java",
@@ -203,12 +201,12 @@ TEST(receivers_java)
 TEST(receivers_cpp)
 {
 	static const File files[] = {
-		{"ui/widget.cpp", "#include <ui/widget.hpp>\n\n"
-				  "int ui::Widget::bounds() const\n{\n"
-				  "    return w_ * h_;\n}\n"},
-		{"ui/frame.cpp", "struct Frame {\n"
-				 "    int bounds() const { return 1; }\n};\n"},
-		{NULL, NULL},
+	    {"ui/widget.cpp", "#include <ui/widget.hpp>\n\n"
+			      "int ui::Widget::bounds() const\n{\n"
+			      "    return w_ * h_;\n}\n"},
+	    {"ui/frame.cpp", "struct Frame {\n"
+			     "    int bounds() const { return 1; }\n};\n"},
+	    {NULL, NULL},
 	};
 
 	expect_receiver(files, "ui/main.cpp",
@@ -217,4 +215,160 @@ TEST(receivers_cpp)
 			"    int b = w.bounds();\n    " CURSOR "\n}\n",
 			"ui/widget.cpp", "ui::Widget::bounds", "ui/frame.cpp",
 			"Frame::bounds");
+}
+
+/* In buffer rel at the cursor of marked, path's `right` ranks as a
+ * definition of a module the buffer imports, ahead of the same name in
+ * wrong_path. */
+static void expect_import(const File *files, const char *rel,
+			  const char *marked, const char *path,
+			  const char *right, const char *wrong_path,
+			  const char *wrong)
+{
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, rel, marked, &r);
+	i = find(&r, path, right);
+	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
+	CHECK_(r.items[i].signals.import, (void)0,
+	       "%s: %s has no import signal", rel, right);
+	for (j = 0; j < (int)r.nitems; j++)
+		if (!r.items[j].in_buffer &&
+		    strcmp(r.items[j].path, wrong_path) == 0 &&
+		    strcmp(r.items[j].symbol, wrong) == 0)
+			break;
+	CHECK_(j == (int)r.nitems || j > i, (void)0,
+	       "%s: %s (%d) ranks ahead of %s (%d)", rel, wrong, j, right, i);
+	CHECK_(j == (int)r.nitems || !r.items[j].signals.import, (void)0,
+	       "%s: %s of %s has an import signal", rel, wrong, wrong_path);
+out:
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Go: an import path through go.mod's module path is a directory, its
+ * name the last component or the alias; `pkg.Name` is that package's. */
+static const File go_module[] = {
+    {"go.mod", "module example.com/shop\n\ngo 1.19\n"},
+    {"store/open.go", "package store\n\n"
+		      "// Open opens the store at dir.\n"
+		      "func Open(dir string) error { return nil }\n"},
+    {"store/util.go", "package store\n\n"
+		      "func check(dir string) bool { return dir != \"\" }\n"},
+    {"mock/open.go", "package mock\n\n"
+		     "func Open(dir string) error { return nil }\n\n"
+		     "func check(dir string) bool { return true }\n"},
+    {NULL, NULL},
+};
+
+TEST(imports_go)
+{
+	expect_import(
+	    go_module, "cmd/main.go",
+	    "package main\n\nimport (\n"
+	    "\t\"fmt\"\n\t\"example.com/shop/store\"\n)\n\n"
+	    "func main() {\n\tfmt.Println(store.Open(\"a\"))\n\t" CURSOR
+	    "\n}\n",
+	    "store/open.go", "Open", "mock/open.go", "Open");
+	expect_import(go_module, "cmd/main.go",
+		      "package main\n\nimport st \"example.com/shop/store\"\n\n"
+		      "func main() {\n\t_ = st.Open(\"a\")\n\t" CURSOR "\n}\n",
+		      "store/open.go", "Open", "mock/open.go", "Open");
+}
+
+/* Go: the files of a package share one scope. */
+TEST(imports_go_package)
+{
+	expect_import(go_module, "store/save.go",
+		      "package store\n\n"
+		      "func Save(dir string) {\n\tif check(dir) {\n\t\t" CURSOR
+		      "\n\t}\n}\n",
+		      "store/util.go", "check", "mock/open.go", "check");
+}
+
+/* Rust: `use crate::...` from the crate's src/, grouped names, and
+ * `mod x;` with `x::f`. */
+static const File rust_crate[] = {
+    {"Cargo.toml", "[package]\nname = \"shop\"\nversion = \"0.1.0\"\n"},
+    {"src/net/conn.rs", "/// Dials addr.\n"
+			"pub fn dial(addr: &str) -> u32 { 1 }\n\n"
+			"pub struct Conn { pub fd: u32 }\n"},
+    {"src/net/mod.rs", "pub mod conn;\n"},
+    {"src/util.rs", "pub fn parse(s: &str) -> u32 { 0 }\n"},
+    {"src/fake.rs", "pub fn dial(addr: &str) -> u32 { 0 }\n\n"
+		    "pub fn parse(s: &str) -> u32 { 1 }\n"},
+    {NULL, NULL},
+};
+
+TEST(imports_rust)
+{
+	expect_import(
+	    rust_crate, "src/app.rs",
+	    "use crate::net::conn::{Conn, dial};\n\n"
+	    "pub fn run() -> u32 {\n    let c = dial(\"x\");\n    " CURSOR
+	    "\n}\n",
+	    "src/net/conn.rs", "dial", "src/fake.rs", "dial");
+	expect_import(rust_crate, "src/main.rs",
+		      "mod util;\n\nfn main() {\n"
+		      "    let n = util::parse(\"1\");\n    " CURSOR "\n}\n",
+		      "src/util.rs", "parse", "src/fake.rs", "parse");
+	expect_import(rust_crate, "src/net/pool.rs",
+		      "use super::conn;\n\nfn get() -> u32 {\n"
+		      "    conn::dial(\"y\")\n    " CURSOR "\n}\n",
+		      "src/net/conn.rs", "dial", "src/fake.rs", "dial");
+}
+
+/* Java: `import a.b.C;` names C of the package directory a/b under a
+ * source root. */
+TEST(imports_java)
+{
+	static const File files[] = {
+	    {"src/main/java/com/acme/net/Client.java",
+	     "package com.acme.net;\n\npublic class Client {\n"
+	     "    public static Client connect(String host) "
+	     "{ return null; }\n}\n"},
+	    {"src/main/java/com/acme/mock/Client.java",
+	     "package com.acme.mock;\n\npublic class Client {\n"
+	     "    public static Client connect(String host) "
+	     "{ return null; }\n}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(
+	    files, "src/main/java/com/acme/app/Main.java",
+	    "package com.acme.app;\n\n"
+	    "import com.acme.net.Client;\n\nclass Main {\n"
+	    "    void run() {\n"
+	    "        Client c = Client.connect(\"h\");\n        " CURSOR
+	    "\n    }\n}\n",
+	    "src/main/java/com/acme/net/Client.java", "Client.connect",
+	    "src/main/java/com/acme/mock/Client.java", "Client.connect");
+}
+
+/* C: an include names a header through the include directories; the
+ * definitions of its source file come with it. */
+TEST(imports_c)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "#ifndef NET_CONN_H\n#define NET_CONN_H\n"
+				   "int conn_open(const char *host);\n"
+				   "#endif\n"},
+	    {"lib/net/conn.c", "#include \"net/conn.h\"\n\n"
+			       "/* Opens a connection to host. */\n"
+			       "int conn_open(const char *host)\n{\n"
+			       "\treturn host != 0;\n}\n"},
+	    {"lib/mock/mock.c", "int conn_open(const char *host)\n{\n"
+				"\treturn 0;\n}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(
+	    files, "app/main.c",
+	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
+	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
+	    "\n}\n",
+	    "lib/net/conn.c", "conn_open", "lib/mock/mock.c", "conn_open");
 }
