@@ -488,12 +488,24 @@ out:
  * ---------------------------------------------------------------------- */
 
 static const char *const transcripts[] = {
-    "lifecycle",       "encoding_utf8",	   "encoding_utf16",
-    "document_symbol", "workspace_symbol", "chunks_incremental",
-    "context",	       "search",	   "status",
-    "errors",	       "ids_and_params",   "multi_root_db",
-    "context_structure", "context_imports", "search_roots",
-    "folders_removed", "settings_refused",
+    "lifecycle",
+    "encoding_utf8",
+    "encoding_utf16",
+    "document_symbol",
+    "workspace_symbol",
+    "chunks_incremental",
+    "context",
+    "search",
+    "status",
+    "errors",
+    "ids_and_params",
+    "multi_root_db",
+    "context_structure",
+    "context_imports",
+    "search_roots",
+    "folders_removed",
+    "settings_refused",
+    "watchers",
 };
 
 /* Every file in the directory is in the table, and the other way round,
@@ -539,3 +551,4 @@ TEST(transcript_multi_root_db) { run_transcript("multi_root_db"); }
 TEST(transcript_search_roots) { run_transcript("search_roots"); }
 TEST(transcript_folders_removed) { run_transcript("folders_removed"); }
 TEST(transcript_settings_refused) { run_transcript("settings_refused"); }
+TEST(transcript_watchers) { run_transcript("watchers"); }
