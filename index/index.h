@@ -287,6 +287,12 @@ typedef struct {
 int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
 		     char **texts);
 
+/* Whether the rows of file file_id still hold what is on disk: its
+ * file is there with the size and mtime its rows were read at. Rows a
+ * live buffer wrote (they have no disk stamp) count as current. False
+ * for a file the index does not have, or on an error. */
+bool index_file_current(Index *ix, int64_t file_id);
+
 /* SQL statements this connection has run (those SQLite runs for the
  * full-text index included): what a request costs, for measuring. */
 uint64_t index_statements(const Index *ix);

@@ -5,6 +5,7 @@
 #define CASTLS_INDEX_INT_H
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "index.h"
 
@@ -41,6 +42,7 @@ enum {
 	ST_FILE_TEXTS,
 	ST_MEMBERS_MANY,
 	ST_CHUNK_COUNT, /* search.c */
+	ST_FILE_STAMP_OF,
 	ST_COUNT
 };
 
@@ -71,6 +73,9 @@ struct Index {
 
 /* Maps a SQLite result code to a castls code, and keeps its message. */
 int index__db_error(Index *ix, int rc);
+
+/* A file's mtime as the files table keeps it: nanoseconds. */
+int64_t index__stat_mtime(const struct stat *st);
 /* The size of the write-ahead log beside db_path; 0 when there is none. */
 uint64_t index__wal_bytes(const char *db_path);
 

@@ -73,7 +73,7 @@ typedef struct {
 	uint32_t stored; /* files the index had */
 } Walk;
 
-static int64_t stat_mtime(const struct stat *st)
+int64_t index__stat_mtime(const struct stat *st)
 {
 	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
@@ -120,7 +120,7 @@ static void add_candidate(Walk *w, const char *rel, const struct stat *st)
 	memset(c, 0, sizeof(*c));
 	c->rel = xstrdup(rel);
 	c->size = st->st_size;
-	c->mtime = stat_mtime(st);
+	c->mtime = index__stat_mtime(st);
 	w->stats->seen++;
 }
 

@@ -333,3 +333,26 @@ int index_status(Index *ix, IndexStatus *out)
 	return count_by(ix, "SELECT kind, count(*) FROM spans GROUP BY 1",
 			out->spans_by_kind, SPAN_KIND_COUNT, span_kind_at);
 }
+
+bool index_file_current(Index *ix, int64_t file_id)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FILE_STAMP_OF);
+	bool current = false;
+	struct stat st;
+
+	sqlite3_bind_int64(s, 1, file_id);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *rel = (const char *)sqlite3_column_text(s, 0);
+		int64_t size = sqlite3_column_int64(s, 1),
+			mtime = sqlite3_column_int64(s, 2);
+		Buf path = {0};
+
+		buf_printf(&path, "%s/%s", ix->root, rel ? rel : "");
+		current = mtime == 0 ||
+			  (stat(path.data, &st) == 0 && st.st_size == size &&
+			   index__stat_mtime(&st) == mtime);
+		buf_free(&path);
+	}
+	sqlite3_reset(s);
+	return current;
+}

@@ -70,6 +70,7 @@ static const char schema[] =
 
 static const char *const statements[ST_COUNT] = {
     [ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
+    [ST_FILE_STAMP_OF] = "SELECT path, size, mtime FROM files WHERE id=?",
     /* No upsert with RETURNING: that makes a statement journal, and
      * every statement savepoint flushes FTS5's pending terms into a new
      * segment, one per file, which the merges then pay for. */

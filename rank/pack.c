@@ -557,7 +557,16 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 	    (c->same_file ? PER_SAME_FILE : PER_FILE))
 		return false;
 	if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
-	    shown_already(cs, cs->n, c) || !load_text(pk, i, c))
+	    shown_already(cs, cs->n, c))
+		return false;
+	/* Rows of a file that changed or vanished on disk are not shown:
+	 * the buffer's own are checked against its text instead. */
+	if (c->from != FROM_LIVE && !c->same_file &&
+	    !index_file_current(q->roots[c->root].ix, c->file_id)) {
+		out->stale++;
+		return false;
+	}
+	if (!load_text(pk, i, c))
 		return false;
 	clip(c, pk->w);
 	if (c->is_class && c->clipped)

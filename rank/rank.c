@@ -125,6 +125,10 @@ int rank_search(const RankRoot *roots, uint32_t nroots, const char *query,
 		RankItem *it = &out->items[out->nitems];
 		int r = found[i].root;
 
+		if (!index_file_current(roots[r].ix, found[i].hit->file_id)) {
+			out->stale++;
+			continue;
+		}
 		hit_item(&found[i], chains[r], nchains[r], it);
 		if (it->tokens > budget - out->used) {
 			rank__item_clear(it);

@@ -96,6 +96,9 @@ typedef struct {
 	uint32_t used;	     /* tokens the items take */
 	bool no_context;     /* the stop signal: nothing is worth the space */
 	uint64_t statements; /* SQL statements the call ran, all roots */
+	uint32_t stale;	     /* items left out: their file changed on disk
+			      * or is gone since its rows were written (a
+			      * scan has yet to catch up) */
 } RankResult;
 
 /*

@@ -6,6 +6,8 @@
  */
 #include "test.h"
 
+#include <unistd.h>
+
 #include "index/ixtest.h"
 #include "rank/rank.h"
 
@@ -38,7 +40,8 @@ static void ws_open(Ws *w, const File *files)
 	o.root = w->root;
 	o.db_path = w->db;
 	o.quiet = true;
-	if (index_open(&o, &w->ix) || index_scan(w->ix, 1, NULL, NULL, NULL, &st))
+	if (index_open(&o, &w->ix) ||
+	    index_scan(w->ix, 1, NULL, NULL, NULL, &st))
 		ixt_die("index", w->root);
 	w->ch = chunker_new(0);
 	w->rr = (RankRoot){w->ix, w->root};
@@ -55,8 +58,8 @@ static void ws_close(Ws *w)
 }
 
 /* The context at the CURSOR mark of text, the unsaved buffer of rel. */
-static void rank_at(Ws *w, const char *rel, const char *marked,
-		    uint32_t budget, RankResult *out)
+static void rank_at(Ws *w, const char *rel, const char *marked, uint32_t budget,
+		    RankResult *out)
 {
 	const char *at = strstr(marked, CURSOR);
 	Buf text = {0};
@@ -103,7 +106,8 @@ static void explain(const RankResult *r)
 static int find(const RankResult *r, const char *path, const char *symbol)
 {
 	for (uint32_t i = 0; i < r->nitems; i++)
-		if (!r->items[i].in_buffer && strcmp(r->items[i].path, path) == 0 &&
+		if (!r->items[i].in_buffer &&
+		    strcmp(r->items[i].path, path) == 0 &&
 		    (!symbol || strcmp(r->items[i].symbol, symbol) == 0))
 			return (int)i;
 	if (getenv("RANK_EXPLAIN"))
@@ -124,22 +128,20 @@ static char *why_of(const RankItem *it)
  * ---------------------------------------------------------------------- */
 
 static const File geometry[] = {
-	{"pkg/__init__.py", ""},
-	{"pkg/geometry.py",
-	 "\"\"\"Shapes and their areas.\"\"\"\n"
-	 "import math\n\n\n"
-	 "def circle_area(radius):\n"
-	 "    return math.pi * radius * radius\n\n\n"
-	 "class Rectangle:\n"
-	 "    \"\"\"An axis-aligned rectangle.\"\"\"\n\n"
-	 "    def __init__(self, width, height):\n"
-	 "        self.width = width\n"
-	 "        self.height = height\n\n"
-	 "    def area(self):\n"
-	 "        return self.width * self.height\n"},
-	{"other/geometry.py",
-	 "def circle_area(r):\n    return 3 * r * r\n"},
-	{NULL, NULL},
+    {"pkg/__init__.py", ""},
+    {"pkg/geometry.py", "\"\"\"Shapes and their areas.\"\"\"\n"
+			"import math\n\n\n"
+			"def circle_area(radius):\n"
+			"    return math.pi * radius * radius\n\n\n"
+			"class Rectangle:\n"
+			"    \"\"\"An axis-aligned rectangle.\"\"\"\n\n"
+			"    def __init__(self, width, height):\n"
+			"        self.width = width\n"
+			"        self.height = height\n\n"
+			"    def area(self):\n"
+			"        return self.width * self.height\n"},
+    {"other/geometry.py", "def circle_area(r):\n    return 3 * r * r\n"},
+    {NULL, NULL},
 };
 
 /* A definition named near the cursor, in the file the buffer imports,
@@ -182,22 +184,22 @@ TEST(definition_through_import)
 TEST(unused_import_typescript)
 {
 	static const File files[] = {
-		{"web/format.ts",
-		 "export function formatPrice(cents: number): string {\n"
-		 "  const whole = Math.floor(cents / 100);\n"
-		 "  const part = cents % 100;\n"
-		 "  const padded = part < 10 ? \"0\" + part : String(part);\n"
-		 "  const sign = cents < 0 ? \"-\" : \"\";\n"
-		 "  return sign + whole + \".\" + padded;\n"
-		 "}\n\n"
-		 "export function formatCount(n: number): string {\n"
-		 "  const shown = n > 999 ? \"999+\" : String(n);\n"
-		 "  const parts = [shown, \"items\"];\n"
-		 "  const joined = parts.join(\" \");\n"
-		 "  const trimmed = joined.trim();\n"
-		 "  return trimmed;\n"
-		 "}\n"},
-		{NULL, NULL},
+	    {"web/format.ts",
+	     "export function formatPrice(cents: number): string {\n"
+	     "  const whole = Math.floor(cents / 100);\n"
+	     "  const part = cents % 100;\n"
+	     "  const padded = part < 10 ? \"0\" + part : String(part);\n"
+	     "  const sign = cents < 0 ? \"-\" : \"\";\n"
+	     "  return sign + whole + \".\" + padded;\n"
+	     "}\n\n"
+	     "export function formatCount(n: number): string {\n"
+	     "  const shown = n > 999 ? \"999+\" : String(n);\n"
+	     "  const parts = [shown, \"items\"];\n"
+	     "  const joined = parts.join(\" \");\n"
+	     "  const trimmed = joined.trim();\n"
+	     "  return trimmed;\n"
+	     "}\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -236,11 +238,11 @@ TEST(unused_import_typescript)
 TEST(import_python_relative)
 {
 	static const File files[] = {
-		{"app/__init__.py", ""},
-		{"app/util.py", "def slugify(text):\n    return text.lower()\n"},
-		{"app/api/__init__.py", ""},
-		{"app/api/util.py", "def slugify(text):\n    return text\n"},
-		{NULL, NULL},
+	    {"app/__init__.py", ""},
+	    {"app/util.py", "def slugify(text):\n    return text.lower()\n"},
+	    {"app/api/__init__.py", ""},
+	    {"app/api/util.py", "def slugify(text):\n    return text\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -257,7 +259,8 @@ TEST(import_python_relative)
 	ASSERT_TRUE(up >= 0);
 	EXPECT_TRUE(r.items[up].signals.import);
 	EXPECT_TRUE(r.items[up].signals.imported_name);
-	EXPECT_TRUE(here < 0 || (here > up && !r.items[here].signals.imported_name));
+	EXPECT_TRUE(here < 0 ||
+		    (here > up && !r.items[here].signals.imported_name));
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -267,19 +270,19 @@ TEST(import_python_relative)
 TEST(member_of_base_class)
 {
 	static const File files[] = {
-		{"shapes/base.py",
-		 "class Shape:\n"
-		 "    def describe(self):\n"
-		 "        return 'a shape'\n\n"
-		 "    def scale(self, k):\n"
-		 "        \"\"\"The shape k times as large.\"\"\"\n"
-		 "        if k <= 0:\n"
-		 "            raise ValueError(k)\n"
-		 "        copy = type(self)()\n"
-		 "        copy.factor = k\n"
-		 "        copy.origin = None\n"
-		 "        return copy\n"},
-		{NULL, NULL},
+	    {"shapes/base.py",
+	     "class Shape:\n"
+	     "    def describe(self):\n"
+	     "        return 'a shape'\n\n"
+	     "    def scale(self, k):\n"
+	     "        \"\"\"The shape k times as large.\"\"\"\n"
+	     "        if k <= 0:\n"
+	     "            raise ValueError(k)\n"
+	     "        copy = type(self)()\n"
+	     "        copy.factor = k\n"
+	     "        copy.origin = None\n"
+	     "        return copy\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -339,8 +342,9 @@ TEST(same_file_and_joined)
 	/* Joined in rank order: either way round. */
 	EXPECT_TRUE(strstr(it->signals.joined, "Options.timeout"));
 	EXPECT_TRUE(strstr(it->signals.joined, "Options.verbose"));
-	EXPECT_STR_EQ(it->text,
-		      "    retries = 3\n    timeout = 2.5\n    verbose = False\n");
+	EXPECT_STR_EQ(
+	    it->text,
+	    "    retries = 3\n    timeout = 2.5\n    verbose = False\n");
 	why = why_of(it);
 	EXPECT_TRUE(strstr(why, "in this file, 10 lines away"));
 	EXPECT_TRUE(strstr(why, "shown with Options."));
@@ -460,21 +464,21 @@ TEST(statements_do_not_grow_with_names)
 TEST(search_merges_roots)
 {
 	static const File weak[] = {
-		{"a.py", "# map of hashes\nx = 1\n"},
-		{"b.py", "# a mutable list\ny = 2\n"},
-		{"c.py", "# hash map here\nz = 3\n"},
-		{NULL, NULL},
+	    {"a.py", "# map of hashes\nx = 1\n"},
+	    {"b.py", "# a mutable list\ny = 2\n"},
+	    {"c.py", "# hash map here\nz = 3\n"},
+	    {NULL, NULL},
 	};
 	static const File strong[] = {
-		{"coll/mutable_hash_map.py",
-		 "class MutableHashMap:\n"
-		 "    \"\"\"A mutable hash map.\"\"\"\n\n"
-		 "    def put(self, key, value):\n"
-		 "        self.mutable_hash_map_put(key, value)\n"},
-		{"coll/queue.py", "class Queue:\n    pass\n"},
-		{"coll/stack.py", "class Stack:\n    pass\n"},
-		{"coll/tree.py", "class Tree:\n    pass\n"},
-		{NULL, NULL},
+	    {"coll/mutable_hash_map.py",
+	     "class MutableHashMap:\n"
+	     "    \"\"\"A mutable hash map.\"\"\"\n\n"
+	     "    def put(self, key, value):\n"
+	     "        self.mutable_hash_map_put(key, value)\n"},
+	    {"coll/queue.py", "class Queue:\n    pass\n"},
+	    {"coll/stack.py", "class Stack:\n    pass\n"},
+	    {"coll/tree.py", "class Tree:\n    pass\n"},
+	    {NULL, NULL},
 	};
 	Ws a, b;
 	RankRoot roots[2];
@@ -553,15 +557,14 @@ TEST(why_words)
 TEST(languages_the_buffer_can_use)
 {
 	static const File files[] = {
-		{"docs/guide.md", "# Guide\n\n## Collector\n\nCollects.\n"},
-		{"web/collector.ts",
-		 "export class Collector {\n  collect(): void {}\n}\n"},
-		{"app/collector.py",
-		 "class Collector:\n"
-		 "    def collect(self, objs):\n"
-		 "        return list(objs)\n"},
-		{"tools/collect.sh", "collect() {\n  echo collecting\n}\n"},
-		{NULL, NULL},
+	    {"docs/guide.md", "# Guide\n\n## Collector\n\nCollects.\n"},
+	    {"web/collector.ts",
+	     "export class Collector {\n  collect(): void {}\n}\n"},
+	    {"app/collector.py", "class Collector:\n"
+				 "    def collect(self, objs):\n"
+				 "        return list(objs)\n"},
+	    {"tools/collect.sh", "collect() {\n  echo collecting\n}\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -599,15 +602,13 @@ TEST(languages_the_buffer_can_use)
 TEST(import_paths_are_not_names)
 {
 	static const File files[] = {
-		{"proj/__init__.py", ""},
-		{"proj/test.py",
-		 "class Case:\n"
-		 "    def run(self):\n"
-		 "        return 1\n"},
-		{"tools/helpers.py",
-		 "def test(x):\n    return x\n\n\n"
-		 "def proj(y):\n    return y\n"},
-		{NULL, NULL},
+	    {"proj/__init__.py", ""},
+	    {"proj/test.py", "class Case:\n"
+			     "    def run(self):\n"
+			     "        return 1\n"},
+	    {"tools/helpers.py", "def test(x):\n    return x\n\n\n"
+				 "def proj(y):\n    return y\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -637,21 +638,21 @@ TEST(import_paths_are_not_names)
 TEST(esm_and_namespace_imports)
 {
 	static const File files[] = {
-		{"src/config.ts",
-		 "export function parseConfig(text: string): object {\n"
-		 "  return JSON.parse(text);\n"
-		 "}\n"},
-		{"src/Option.ts",
-		 "export const getOrUndefined = (o: any) => o.value;\n"},
-		{"src/Either.ts",
-		 "export const getOrUndefined = (e: any) => e.right;\n"},
-		{"src/Result.ts",
-		 "export const getOrUndefined = (r: any) => r.ok;\n"},
-		{"src/Maybe.ts",
-		 "export const getOrUndefined = (m: any) => m.just;\n"},
-		{"src/Exit.ts",
-		 "export const getOrUndefined = (x: any) => x.done;\n"},
-		{NULL, NULL},
+	    {"src/config.ts",
+	     "export function parseConfig(text: string): object {\n"
+	     "  return JSON.parse(text);\n"
+	     "}\n"},
+	    {"src/Option.ts",
+	     "export const getOrUndefined = (o: any) => o.value;\n"},
+	    {"src/Either.ts",
+	     "export const getOrUndefined = (e: any) => e.right;\n"},
+	    {"src/Result.ts",
+	     "export const getOrUndefined = (r: any) => r.ok;\n"},
+	    {"src/Maybe.ts",
+	     "export const getOrUndefined = (m: any) => m.just;\n"},
+	    {"src/Exit.ts",
+	     "export const getOrUndefined = (x: any) => x.done;\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -685,14 +686,15 @@ TEST(esm_and_namespace_imports)
 TEST(python_module_members)
 {
 	static const File files[] = {
-		{"pkg/__init__.py", ""},
-		{"pkg/nodes.py", "MODEL_BLOCK = 4\n\n\ndef render(x):\n    return x\n"},
-		{"pkg/text.py", "def render(s):\n    return s\n"},
-		{"other/a.py", "def render(a):\n    return a\n"},
-		{"other/b.py", "def render(b):\n    return b\n"},
-		{"other/c.py", "def render(c):\n    return c\n"},
-		{"other/d.py", "def render(d):\n    return d\n"},
-		{NULL, NULL},
+	    {"pkg/__init__.py", ""},
+	    {"pkg/nodes.py",
+	     "MODEL_BLOCK = 4\n\n\ndef render(x):\n    return x\n"},
+	    {"pkg/text.py", "def render(s):\n    return s\n"},
+	    {"other/a.py", "def render(a):\n    return a\n"},
+	    {"other/b.py", "def render(b):\n    return b\n"},
+	    {"other/c.py", "def render(c):\n    return c\n"},
+	    {"other/d.py", "def render(d):\n    return d\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -724,20 +726,20 @@ TEST(python_module_members)
 TEST(receiver_types)
 {
 	static const File files[] = {
-		{"orm/deletion.py",
-		 "class Collector:\n"
-		 "    def collect(self, objs):\n"
-		 "        self.objs = list(objs)\n\n"
-		 "    def delete(self):\n"
-		 "        return len(self.objs)\n"},
-		{"orm/base.py", "class Model:\n    def delete(self):\n        pass\n"},
-		{"files/storage.py",
-		 "class Storage:\n    def delete(self, name):\n        pass\n"},
-		{"test/client.py",
-		 "class Client:\n    def delete(self, path):\n        pass\n"},
-		{"cli/command.py",
-		 "class Command:\n    def collect(self):\n        pass\n"},
-		{NULL, NULL},
+	    {"orm/deletion.py", "class Collector:\n"
+				"    def collect(self, objs):\n"
+				"        self.objs = list(objs)\n\n"
+				"    def delete(self):\n"
+				"        return len(self.objs)\n"},
+	    {"orm/base.py",
+	     "class Model:\n    def delete(self):\n        pass\n"},
+	    {"files/storage.py",
+	     "class Storage:\n    def delete(self, name):\n        pass\n"},
+	    {"test/client.py",
+	     "class Client:\n    def delete(self, path):\n        pass\n"},
+	    {"cli/command.py",
+	     "class Command:\n    def collect(self):\n        pass\n"},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -762,7 +764,8 @@ TEST(receiver_types)
 	other = find(&r, "cli/command.py", "Command.collect");
 	EXPECT_TRUE(other < 0 || other > right);
 	why = why_of(&r.items[right]);
-	EXPECT_TRUE(strstr(why, "a method of the type of what it is called on"));
+	EXPECT_TRUE(
+	    strstr(why, "a method of the type of what it is called on"));
 	xfree(why);
 	rank_result_free(&r);
 
@@ -784,20 +787,20 @@ TEST(receiver_types)
 TEST(duplicates_shown_once)
 {
 	static const char body[] =
-		"export function parseQuery(text: string): string[] {\n"
-		"  return text.split(\"&\").filter((p) => p.length > 0);\n"
-		"}\n";
+	    "export function parseQuery(text: string): string[] {\n"
+	    "  return text.split(\"&\").filter((p) => p.length > 0);\n"
+	    "}\n";
 	static const File files[] = {
-		{"src/query.ts", body},
-		{"src/query.d.ts",
-		 "export declare function parseQuery(text: string): string[];\n"},
-		{"src/query.js",
-		 "export function parseQuery(text) {\n"
-		 "  return text.split(\"&\").filter((p) => p.length > 0);\n"
-		 "}\n"},
-		{"vendor/a/query.ts", body},
-		{"vendor/b/query.ts", body},
-		{NULL, NULL},
+	    {"src/query.ts", body},
+	    {"src/query.d.ts",
+	     "export declare function parseQuery(text: string): string[];\n"},
+	    {"src/query.js",
+	     "export function parseQuery(text) {\n"
+	     "  return text.split(\"&\").filter((p) => p.length > 0);\n"
+	     "}\n"},
+	    {"vendor/a/query.ts", body},
+	    {"vendor/b/query.ts", body},
+	    {NULL, NULL},
 	};
 	Ws w;
 	RankResult r;
@@ -820,7 +823,8 @@ TEST(duplicates_shown_once)
 		explain(&r);
 	for (uint32_t i = 0; i < r.nitems; i++)
 		for (uint32_t k = 0; k < i; k++)
-			EXPECT_TRUE(strcmp(r.items[i].text, r.items[k].text) != 0);
+			EXPECT_TRUE(strcmp(r.items[i].text, r.items[k].text) !=
+				    0);
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -858,9 +862,11 @@ TEST(class_outline)
 	ASSERT_TRUE(i >= 0);
 	t = r.items[i].text;
 	EXPECT_TRUE(r.items[i].clipped);
-	EXPECT_TRUE(strncmp(t, "class Store:\n    \"\"\"Keys and values.\"\"\"\n"
-			       "\n    def __init__(self):\n"
-			       "        self.data = {}\n", 78) == 0);
+	EXPECT_TRUE(strncmp(t,
+			    "class Store:\n    \"\"\"Keys and values.\"\"\"\n"
+			    "\n    def __init__(self):\n"
+			    "        self.data = {}\n",
+			    78) == 0);
 	EXPECT_TRUE(strstr(t, "\n    def op_0(self, key, value=None):\n"
 			      "    def op_1(self, key, value=None):\n"));
 	EXPECT_TRUE(strstr(t, "    def op_11(self, key, value=None):\n"));
@@ -879,9 +885,9 @@ TEST(class_outline)
 TEST(current_file_leaves_room)
 {
 	static const File files[] = {
-		{"lib/units.py",
-		 "def to_metres(feet):\n    return feet * 0.3048\n"},
-		{NULL, NULL},
+	    {"lib/units.py",
+	     "def to_metres(feet):\n    return feet * 0.3048\n"},
+	    {NULL, NULL},
 	};
 	Buf buf = {0};
 	Ws w;
@@ -892,8 +898,10 @@ TEST(current_file_leaves_room)
 	ws_open(&w, files);
 	buf_puts(&buf, "\"\"\"Sums of lengths.\"\"\"\n\n\n");
 	for (int k = 0; k < 6; k++)
-		buf_printf(&buf, "def helper_%d(x):\n"
-				 "    return x + %d\n\n\n", k, k);
+		buf_printf(&buf,
+			   "def helper_%d(x):\n"
+			   "    return x + %d\n\n\n",
+			   k, k);
 	for (int k = 0; k < 20; k++)
 		buf_printf(&buf, "PAD_%d = %d\n", k, k);
 	buf_puts(&buf, "\n\ndef total(x):\n    y = to_metres(x)\n");
@@ -920,10 +928,10 @@ TEST(current_file_leaves_room)
 TEST(stop_signal_for_a_chance_name)
 {
 	static const File files[] = {
-		{"tools/net.py", "def fetch_rows(url):\n    return [url]\n"},
-		{"tools/db.py", "def fetch_rows(cur):\n    return list(cur)\n"},
-		{"tools/csv.py", "def fetch_rows(path):\n    return [path]\n"},
-		{NULL, NULL},
+	    {"tools/net.py", "def fetch_rows(url):\n    return [url]\n"},
+	    {"tools/db.py", "def fetch_rows(cur):\n    return list(cur)\n"},
+	    {"tools/csv.py", "def fetch_rows(path):\n    return [path]\n"},
+	    {NULL, NULL},
 	};
 	Buf buf = {0};
 	Ws w;
@@ -942,5 +950,53 @@ TEST(stop_signal_for_a_chance_name)
 		explain(&r);
 	rank_result_free(&r);
 	buf_free(&buf);
+	ws_close(&w);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Freshness
+ * ---------------------------------------------------------------------- */
+
+/* A file deleted or rewritten on disk since its rows were written (no
+ * scan yet: a branch switch under way) gives no item, in context or in
+ * search, and the result counts what it left out. */
+TEST(stale_rows_are_not_served)
+{
+	static const char report[] =
+	    "from pkg.geometry import circle_area\n\n\n"
+	    "def summary(radii):\n"
+	    "    total = 0\n"
+	    "    for r in radii:\n"
+	    "        total += circle_area(r)\n"
+	    "    " CURSOR "\n";
+	Ws w;
+	RankResult r;
+	Buf path = {0};
+
+	ws_open(&w, geometry);
+	rank_at(&w, "pkg/report.py", report, 2000, &r);
+	ASSERT_TRUE(find(&r, "pkg/geometry.py", "circle_area") >= 0);
+	EXPECT_INT_EQ(r.stale, 0);
+	rank_result_free(&r);
+
+	/* Rewritten: another size. */
+	ixt_write(w.root, "pkg/geometry.py",
+		  "def circle_area(r):\n    pass\n"
+		  "# rewritten on another branch\n");
+	buf_printf(&path, "%s/other/geometry.py", w.root);
+	ASSERT_INT_EQ(unlink(path.data), 0);
+	rank_at(&w, "pkg/report.py", report, 2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		CHECK_(r.items[i].in_buffer, (void)0, "served stale %s",
+		       r.items[i].path);
+	EXPECT_TRUE(r.stale > 0);
+	rank_result_free(&r);
+
+	rank_search(&w.rr, 1, "circle_area", strlen("circle_area"), 2000, 10,
+		    &r);
+	EXPECT_INT_EQ(r.nitems, 0);
+	EXPECT_TRUE(r.stale > 0);
+	rank_result_free(&r);
+	buf_free(&path);
 	ws_close(&w);
 }
