@@ -349,7 +349,7 @@ TEST(imports_java)
 }
 
 /* C: an include names a header through the include directories; the
- * definitions of its source file come with it. */
+ * definitions of its source file come with it, and both are offered. */
 TEST(imports_c)
 {
 	static const File files[] = {
@@ -371,4 +371,11 @@ TEST(imports_c)
 	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
 	    "\n}\n",
 	    "lib/net/conn.c", "conn_open", "lib/mock/mock.c", "conn_open");
+	/* The declaration in the header is offered too. */
+	expect_import(
+	    files, "app/main.c",
+	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
+	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
+	    "\n}\n",
+	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open");
 }
