@@ -26,6 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bm25  # noqa: E402
+import lex  # noqa: E402
 import score  # noqa: E402
 from lsp_client import (LspClient, LspError, ServerGone,  # noqa: E402
                         METHOD_NOT_FOUND, path_to_uri, range_to_lines,
@@ -37,10 +38,22 @@ QUERY_LINES = 20
 LIMIT = 20  # items per ranked list; castls/context is asked for as many
 CHUNK_BATCH = 200  # files per `castls chunk` call
 LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".tsx":
-                "typescriptreact", ".js": "javascript"}
+                "typescriptreact", ".js": "javascript", ".go": "go",
+                ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+                ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
+                ".hh": "cpp", ".hxx": "cpp", ".ipp": "cpp"}
+# The files the baselines index for a task whose "language" is one of
+# these (the sets of issue 18): C and C++ headers with their sources.
+# Other tasks keep the rule of their sets: the tasks' own extensions.
+LANG_EXTS = {"go": (".go",), "rust": (".rs",), "java": (".java",),
+             "c": (".c", ".h"),
+             "cpp": (".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
+                     ".ipp")}
 METHODS = ("windows", "cast", "castls")
 TITLES = {"windows": "windows+BM25", "cast": "cAST+BM25",
-          "castls": "castls", "python": "Python", "typescript": "TypeScript"}
+          "castls": "castls", "python": "Python", "typescript": "TypeScript",
+          "go": "Go", "rust": "Rust", "java": "Java", "c": "C",
+          "cpp": "C++"}
 
 
 # ---- data ------------------------------------------------------------------
@@ -350,11 +363,13 @@ TS_PACKAGES = (
 TS_COPY = ("src", "package.json", "tsconfig.json", "README.md")
 
 
-def copy_sources(entries, dest):
+def copy_sources(entries, dest, keep=None):
     """Lays out dest as a copy of entries, [(source path, name in dest)]:
-    regular files only (symlinks, __pycache__ and .pyc left out), so that
-    castls indexes that project alone. Copies again only when the sources
-    changed: a stamp beside dest lists their paths, sizes and times."""
+    regular files only (symlinks, __pycache__ and .pyc left out; and those
+    for which keep(name in dest, source path) is false, when given), so
+    that castls indexes that project alone. Copies again only when the
+    sources changed: a stamp beside dest lists their paths, sizes and
+    times."""
     files = []
     for src, name in entries:
         if os.path.isfile(src) and not os.path.islink(src):
@@ -368,8 +383,9 @@ def copy_sources(entries, dest):
                 if n.endswith(".pyc") or os.path.islink(full) or \
                         not os.path.isfile(full):
                     continue
-                files.append((full, os.path.join(
-                    name, os.path.relpath(full, src))))
+                rel = os.path.join(name, os.path.relpath(full, src))
+                if keep is None or keep(rel, full):
+                    files.append((full, rel))
     sig = []
     for full, rel in files:
         st = os.stat(full)
@@ -437,6 +453,82 @@ def typescript_set(args):
         halves[name] = half
     return tasks, dirs, halves, notes
 
+
+
+# ---- the sets of issue 18: Go, Rust, Java, C and C++ ----------------------
+
+# Per language, projects from the Debian packages `.ci/deps --corpora`
+# installs: name, half, and what is copied into WORK/LANG/NAME to be
+# indexed alone, [(path under the language's root, name in the copy)].
+# Each project's task set is a function of its sources, its name and
+# LANG_CAPS (see lex.select); the split is fixed as for Python.
+GO_PROJECTS = (
+    ("goldmark", "tuning", [("github.com/yuin/goldmark", "")]),
+    ("x-mod", "tuning", [("golang.org/x/mod", "")]),
+    ("x-net", "tuning", [("golang.org/x/net", "")]),
+    ("go-cmp", "check", [("github.com/google/go-cmp", "")]),
+    ("yaml", "check", [("gopkg.in/yaml.v3", "")]),
+    ("x-tools", "check", [("golang.org/x/tools", "")]),
+)
+LANG_PROJECTS = {"go": GO_PROJECTS}
+LANG_CAPS = {"go": 100}
+# The generator of each language and what of a project it indexes.
+LANG_MODULES = {"go": "go_tasks"}
+
+
+def _keep(lang):
+    """The filter copy_sources applies for a language: its sources and the
+    files that say how they resolve; never generated files, nor Go's
+    testdata and vendor trees."""
+    exts = LANG_EXTS[lang]
+    names = {"go": ("go.mod",), "rust": ("Cargo.toml",)}.get(lang, ())
+
+    def keep(rel, full):
+        parts = rel.replace(os.sep, "/").split("/")
+        if lang == "go" and ("testdata" in parts or "vendor" in parts):
+            return False
+        if parts[-1] in names:
+            return True
+        if not parts[-1].endswith(exts):
+            return False
+        return not lex.is_generated(rel, read_text(full))
+    return keep
+
+
+def lang_root(args, lang):
+    """Where a language's project sources are read from: an installed tree
+    (Go, Rust, C++), or a cache under WORK that the archive is unpacked
+    into once (Java's src.zip, the kernel's tarball)."""
+    if lang == "go":
+        return args.go_root
+    return None
+
+
+def lang_set(args, lang):
+    """Returns (tasks, {project: directory}, {project: half}, notes)."""
+    import importlib
+    module = importlib.import_module(LANG_MODULES[lang])
+    tasks, dirs, halves, notes = [], {}, {}, []
+    root = lang_root(args, lang)
+    for name, half, entries in LANG_PROJECTS[lang]:
+        if not selected(args, name):
+            continue
+        srcs = [(os.path.join(root, src) if src else root, dst)
+                for src, dst in entries]
+        missing = [p for p, _ in srcs if not os.path.exists(p)]
+        if missing:
+            notes.append("%s: %s left out: %s is missing (run .ci/deps "
+                         "--corpora as root)" % (lang, name, missing[0]))
+            continue
+        dest = os.path.join(args.work, lang, name)
+        copy_sources(srcs, dest, _keep(lang))
+        ts, d = module.build_tasks(dest, name, cap=LANG_CAPS[lang])
+        for t in ts:
+            t["language"] = lang
+        tasks += ts
+        dirs.update(d)
+        halves[name] = half
+    return tasks, dirs, halves, notes
 
 # ---- reporting -------------------------------------------------------------
 
@@ -524,7 +616,7 @@ def castls_rows(ex, methods):
 
 # ---- main ------------------------------------------------------------------
 
-SETS = ("repoeval", "python", "typescript")
+SETS = ("repoeval", "python", "typescript", "go")
 
 
 def parse_args(argv):
@@ -553,6 +645,8 @@ def parse_args(argv):
     ap.add_argument("--ts-root", default="build/corpus/npm/node_modules",
                     help="node_modules holding the packages of "
                          "TS_PACKAGES (laid out by tests/corpus/fetch)")
+    ap.add_argument("--go-root", default="/usr/share/gocode/src",
+                    help="where the Go modules of GO_PROJECTS are")
     ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
     ap.add_argument("--windows", default="aligned",
                     choices=("aligned", "repocoder"))
@@ -588,8 +682,8 @@ def run_methods(args, tasks, repo_dirs):
         for repo in repos:
             rdir = repo_dirs[repo]
             rtasks = [t for t in tasks if t["repo"] == repo]
-            exts = tuple(sorted({os.path.splitext(t["file"])[1]
-                                 for t in rtasks}))
+            exts = tuple(sorted({e for t in rtasks for e in LANG_EXTS.get(
+                t.get("language"), (os.path.splitext(t["file"])[1],))}))
             files = [f for f in source_files(rdir, exts)]
             texts = {t["id"]: t["text"] for t in rtasks}
             if "windows" in methods:
@@ -817,10 +911,11 @@ def main(argv=None):
                   len(tasks))
             results["suites"].append(run_suite(args, "repoeval", tasks,
                                                repo_dirs, sys.stdout))
-    for lang in ("python", "typescript"):
+    for lang in SETS[1:]:
         if lang not in sets:
             continue
-        build = python_set if lang == "python" else typescript_set
+        build = {"python": python_set, "typescript": typescript_set}.get(
+            lang, lambda a: lang_set(a, lang))
         tasks, dirs, halves, notes = build(args)
         for n in notes:
             print("eval: %s" % n, file=sys.stderr)
