@@ -16,6 +16,7 @@ Scores follow the README; tasks with no gold are left out of the means.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -470,10 +471,34 @@ GO_PROJECTS = (
     ("yaml", "check", [("gopkg.in/yaml.v3", "")]),
     ("x-tools", "check", [("golang.org/x/tools", "")]),
 )
-LANG_PROJECTS = {"go": GO_PROJECTS}
-LANG_CAPS = {"go": 100}
-# The generator of each language and what of a project it indexes.
-LANG_MODULES = {"go": "go_tasks"}
+# Crates by name; the version is whichever Debian ships (the highest
+# when there are several).
+RUST_CRATES = (
+    ("regex-syntax", "tuning", [("regex-syntax", "")]),
+    ("chrono", "tuning", [("chrono", "")]),
+    ("proc-macro2", "tuning", [("proc-macro2", "")]),
+    ("syn", "check", [("syn", "")]),
+    ("nom", "check", [("nom", "")]),
+    ("regex", "check", [("regex", "")]),
+)
+# Paths in openjdk-17-source's src.zip (module/package directories), laid
+# out as source roots: a package's directory is its name.
+JAVA_PACKAGES = (
+    ("time", "tuning", [("java.base/java/time", "java/time")]),
+    ("stream", "tuning", [("java.base/java/util/stream",
+                           "java/util/stream")]),
+    ("text", "tuning", [("java.base/java/text", "java/text")]),
+    ("concurrent", "check", [("java.base/java/util/concurrent",
+                              "java/util/concurrent")]),
+    ("http", "check", [("java.net.http", "")]),
+    ("jshell", "check", [("jdk.jshell/jdk/jshell", "jdk/jshell")]),
+)
+LANG_PROJECTS = {"go": GO_PROJECTS, "rust": RUST_CRATES,
+                 "java": JAVA_PACKAGES}
+LANG_CAPS = {"go": 100, "rust": 100, "java": 100}
+# The generator of each language.
+LANG_MODULES = {"go": "go_tasks", "rust": "rust_tasks",
+                "java": "java_tasks"}
 
 
 def _keep(lang):
@@ -501,7 +526,70 @@ def lang_root(args, lang):
     into once (Java's src.zip, the kernel's tarball)."""
     if lang == "go":
         return args.go_root
+    if lang == "rust":
+        return args.cargo_root
+    if lang == "java":
+        prefixes = sorted({src for _, _, entries in JAVA_PACKAGES
+                           for src, _ in entries})
+        return unpack_zip(args.jdk_src, prefixes,
+                          os.path.join(args.work, "src", "jdk"))
     return None
+
+
+def _stamped(dest, sig, fill):
+    """Runs fill() to lay out dest unless a stamp beside it says it was
+    laid out from sig already."""
+    stamp = dest.rstrip(os.sep) + ".unpacked"
+    if os.path.isdir(dest) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == sig:
+                return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    fill()
+    with open(stamp, "w") as f:
+        f.write(sig)
+    return dest
+
+
+def _archive_sig(path, prefixes):
+    if not os.path.exists(path):
+        return None
+    st = os.stat(path)
+    return "%s %d %d\n%s\n" % (path, st.st_size, int(st.st_mtime),
+                               "\n".join(prefixes))
+
+
+def unpack_zip(path, prefixes, dest):
+    """The members of a zip under the directories prefixes, unpacked into
+    dest once (dest itself when the zip is missing, so that the projects
+    are reported missing)."""
+    import zipfile
+    sig = _archive_sig(path, prefixes)
+    if sig is None:
+        return dest
+
+    def fill():
+        with zipfile.ZipFile(path) as z:
+            names = [n for n in z.namelist() if not n.endswith("/") and
+                     any(n.startswith(p + "/") for p in prefixes)]
+            for n in names:
+                out = os.path.join(dest, *n.split("/"))
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with open(out, "wb") as f:
+                    f.write(z.read(n))
+    return _stamped(dest, sig, fill)
+
+
+def _crate_dir(root, crate):
+    """The directory of crate's highest version under a registry."""
+    pat = re.compile(re.escape(crate) + r"-(\d+)\.(\d+)\.(\d+)")
+    found = []
+    for d in os.listdir(root) if os.path.isdir(root) else ():
+        m = pat.fullmatch(d)
+        if m:
+            found.append((tuple(int(x) for x in m.groups()), d))
+    return max(found)[1] if found else crate
 
 
 def lang_set(args, lang):
@@ -513,6 +601,8 @@ def lang_set(args, lang):
     for name, half, entries in LANG_PROJECTS[lang]:
         if not selected(args, name):
             continue
+        if lang == "rust":
+            entries = [(_crate_dir(root, src), dst) for src, dst in entries]
         srcs = [(os.path.join(root, src) if src else root, dst)
                 for src, dst in entries]
         missing = [p for p, _ in srcs if not os.path.exists(p)]
@@ -616,7 +706,7 @@ def castls_rows(ex, methods):
 
 # ---- main ------------------------------------------------------------------
 
-SETS = ("repoeval", "python", "typescript", "go")
+SETS = ("repoeval", "python", "typescript", "go", "rust", "java")
 
 
 def parse_args(argv):
@@ -647,6 +737,11 @@ def parse_args(argv):
                          "TS_PACKAGES (laid out by tests/corpus/fetch)")
     ap.add_argument("--go-root", default="/usr/share/gocode/src",
                     help="where the Go modules of GO_PROJECTS are")
+    ap.add_argument("--cargo-root", default="/usr/share/cargo/registry",
+                    help="where the crates of RUST_CRATES are")
+    ap.add_argument("--jdk-src",
+                    default="/usr/lib/jvm/openjdk-17/lib/src.zip",
+                    help="the JDK's src.zip (JAVA_PACKAGES)")
     ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
     ap.add_argument("--windows", default="aligned",
                     choices=("aligned", "repocoder"))
@@ -765,14 +860,14 @@ def print_projects(name, rows, methods, out):
     col = 16
     print("", file=out)
     print("== %s per project: recall@5 | xf recall@5 ==" % name, file=out)
-    head = "  %-10s %-7s %6s %6s %6s" % ("project", "half", "tasks", "gold",
-                                        "xf") + \
+    head = "  %-12s %-7s %6s %6s %6s" % ("project", "half", "tasks",
+                                        "gold", "xf") + \
         "".join("%*s" % (col, TITLES[m]) for m in methods)
     print(head, file=out)
     print("  " + "-" * (len(head) - 2), file=out)
     for label, half, sel, block in rows:
         n, ngold, nx = counts(sel)
-        line = "  %-10s %-7s %6d %6d %6d" % (label, half, n, ngold, nx)
+        line = "  %-12s %-7s %6d %6d %6d" % (label, half, n, ngold, nx)
         for m in methods:
             s = block.get(m)
             if isinstance(s, str):
