@@ -493,12 +493,46 @@ JAVA_PACKAGES = (
     ("http", "check", [("java.net.http", "")]),
     ("jshell", "check", [("jdk.jshell/jdk/jshell", "jdk/jshell")]),
 )
+# Subsystems of linux-source-6.1's tarball (paths under its top
+# directory), each a project of its own: a directory and its local
+# headers (<linux/...> is outside the project).
+C_PROJECTS = (
+    ("ext4", "tuning", [("fs/ext4", "")]),
+    ("mac80211", "tuning", [("net/mac80211", "")]),
+    ("sound", "tuning", [("sound/core", "")]),
+    ("btrfs", "check", [("fs/btrfs", "")]),
+    ("f2fs", "check", [("fs/f2fs", "")]),
+    ("nfs", "check", [("fs/nfs", "")]),
+)
+# Under /usr: Boost libraries (header only, laid out as include/boost/LIB
+# so that <boost/LIB/...> resolves) and googletest with googlemock (its
+# sources under src/, the headers of both under include/).
+CPP_PROJECTS = (
+    ("asio", "tuning", [("include/boost/asio", "include/boost/asio"),
+                        ("include/boost/asio.hpp",
+                         "include/boost/asio.hpp")]),
+    ("container", "tuning", [("include/boost/container",
+                              "include/boost/container")]),
+    ("googletest", "tuning", [
+        ("src/googletest/googletest/include", "include"),
+        ("src/googletest/googlemock/include", "include"),
+        ("src/googletest/googletest/src", "src"),
+        ("src/googletest/googlemock/src", "src")]),
+    ("graph", "check", [("include/boost/graph", "include/boost/graph")]),
+    ("interprocess", "check", [("include/boost/interprocess",
+                                "include/boost/interprocess")]),
+    ("beast", "check", [("include/boost/beast", "include/boost/beast"),
+                        ("include/boost/beast.hpp",
+                         "include/boost/beast.hpp")]),
+)
 LANG_PROJECTS = {"go": GO_PROJECTS, "rust": RUST_CRATES,
-                 "java": JAVA_PACKAGES}
-LANG_CAPS = {"go": 100, "rust": 100, "java": 100}
-# The generator of each language.
-LANG_MODULES = {"go": "go_tasks", "rust": "rust_tasks",
-                "java": "java_tasks"}
+                 "java": JAVA_PACKAGES, "c": C_PROJECTS,
+                 "cpp": CPP_PROJECTS}
+LANG_CAPS = {"go": 100, "rust": 100, "java": 100, "c": 100, "cpp": 100}
+# The generator of each language, and its arguments beyond the cap.
+LANG_MODULES = {"go": ("go_tasks", {}), "rust": ("rust_tasks", {}),
+                "java": ("java_tasks", {}), "c": ("c_tasks", {"lang": "c"}),
+                "cpp": ("c_tasks", {"lang": "cpp"})}
 
 
 def _keep(lang):
@@ -533,7 +567,28 @@ def lang_root(args, lang):
                            for src, _ in entries})
         return unpack_zip(args.jdk_src, prefixes,
                           os.path.join(args.work, "src", "jdk"))
-    return None
+    if lang == "c":
+        prefixes = sorted({src for _, _, entries in C_PROJECTS
+                           for src, _ in entries})
+        return unpack_tar(args.linux_src, prefixes,
+                          os.path.join(args.work, "src", "linux"))
+    return args.cpp_root
+
+
+def unpack_tar(path, prefixes, dest):
+    """The directories prefixes of a source tarball (one top directory,
+    left out), unpacked into dest once with tar(1): the kernel's is 1.3
+    GB unpacked, these few directories some 15 MB."""
+    sig = _archive_sig(path, prefixes)
+    if sig is None:
+        return dest
+    top = re.sub(r"\.tar(\.\w+)?$", "", os.path.basename(path))
+
+    def fill():
+        subprocess.run(["tar", "-xf", path, "-C", dest,
+                        "--strip-components=1", "--wildcards"] +
+                       ["%s/%s/*" % (top, p) for p in prefixes], check=True)
+    return _stamped(dest, sig, fill)
 
 
 def _stamped(dest, sig, fill):
@@ -595,7 +650,8 @@ def _crate_dir(root, crate):
 def lang_set(args, lang):
     """Returns (tasks, {project: directory}, {project: half}, notes)."""
     import importlib
-    module = importlib.import_module(LANG_MODULES[lang])
+    modname, extra = LANG_MODULES[lang]
+    module = importlib.import_module(modname)
     tasks, dirs, halves, notes = [], {}, {}, []
     root = lang_root(args, lang)
     for name, half, entries in LANG_PROJECTS[lang]:
@@ -612,7 +668,8 @@ def lang_set(args, lang):
             continue
         dest = os.path.join(args.work, lang, name)
         copy_sources(srcs, dest, _keep(lang))
-        ts, d = module.build_tasks(dest, name, cap=LANG_CAPS[lang])
+        ts, d = module.build_tasks(dest, name, cap=LANG_CAPS[lang],
+                                   **extra)
         for t in ts:
             t["language"] = lang
         tasks += ts
@@ -706,7 +763,8 @@ def castls_rows(ex, methods):
 
 # ---- main ------------------------------------------------------------------
 
-SETS = ("repoeval", "python", "typescript", "go", "rust", "java")
+SETS = ("repoeval", "python", "typescript", "go", "rust", "java", "c",
+        "cpp")
 
 
 def parse_args(argv):
@@ -742,6 +800,11 @@ def parse_args(argv):
     ap.add_argument("--jdk-src",
                     default="/usr/lib/jvm/openjdk-17/lib/src.zip",
                     help="the JDK's src.zip (JAVA_PACKAGES)")
+    ap.add_argument("--linux-src",
+                    default="/usr/src/linux-source-6.1.tar.xz",
+                    help="the kernel's source tarball (C_PROJECTS)")
+    ap.add_argument("--cpp-root", default="/usr",
+                    help="where the paths of CPP_PROJECTS start")
     ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
     ap.add_argument("--windows", default="aligned",
                     choices=("aligned", "repocoder"))
