@@ -72,9 +72,10 @@ fuzz-long: deps
 # Retrieval quality beside two baselines (tests/eval/README.md): RepoEval's
 # dev split (../shared/bench), then the development set of Python projects
 # (Debian packages, installed by `.ci/deps --eval`; a project whose package
-# is missing is left out with a note) and of npm TypeScript packages, each
-# in a tuning and a check half. EVAL_ARGS adds options to run.py, e.g.
-# EVAL_ARGS="--sets python --methods castls".
+# is missing is left out with a note), of npm TypeScript packages and of
+# Go, Rust, Java, C and C++ projects (`.ci/deps --corpora`), each in a
+# tuning and a check half. EVAL_ARGS adds options to run.py, e.g.
+# EVAL_ARGS="--sets go --methods castls".
 EVAL_ARGS ?=
 eval: release
 	@.ci/deps --eval || echo "eval: .ci/deps --eval failed;" \

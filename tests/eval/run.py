@@ -16,6 +16,7 @@ Scores follow the README; tasks with no gold are left out of the means.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bm25  # noqa: E402
+import lex  # noqa: E402
 import score  # noqa: E402
 from lsp_client import (LspClient, LspError, ServerGone,  # noqa: E402
                         METHOD_NOT_FOUND, path_to_uri, range_to_lines,
@@ -37,10 +39,22 @@ QUERY_LINES = 20
 LIMIT = 20  # items per ranked list; castls/context is asked for as many
 CHUNK_BATCH = 200  # files per `castls chunk` call
 LANGUAGE_IDS = {".py": "python", ".ts": "typescript", ".tsx":
-                "typescriptreact", ".js": "javascript"}
+                "typescriptreact", ".js": "javascript", ".go": "go",
+                ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+                ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
+                ".hh": "cpp", ".hxx": "cpp", ".ipp": "cpp"}
+# The files the baselines index for a task whose "language" is one of
+# these (the sets of issue 18): C and C++ headers with their sources.
+# Other tasks keep the rule of their sets: the tasks' own extensions.
+LANG_EXTS = {"go": (".go",), "rust": (".rs",), "java": (".java",),
+             "c": (".c", ".h"),
+             "cpp": (".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
+                     ".ipp")}
 METHODS = ("windows", "cast", "castls")
 TITLES = {"windows": "windows+BM25", "cast": "cAST+BM25",
-          "castls": "castls", "python": "Python", "typescript": "TypeScript"}
+          "castls": "castls", "python": "Python", "typescript": "TypeScript",
+          "go": "Go", "rust": "Rust", "java": "Java", "c": "C",
+          "cpp": "C++"}
 
 
 # ---- data ------------------------------------------------------------------
@@ -350,11 +364,13 @@ TS_PACKAGES = (
 TS_COPY = ("src", "package.json", "tsconfig.json", "README.md")
 
 
-def copy_sources(entries, dest):
+def copy_sources(entries, dest, keep=None):
     """Lays out dest as a copy of entries, [(source path, name in dest)]:
-    regular files only (symlinks, __pycache__ and .pyc left out), so that
-    castls indexes that project alone. Copies again only when the sources
-    changed: a stamp beside dest lists their paths, sizes and times."""
+    regular files only (symlinks, __pycache__ and .pyc left out; and those
+    for which keep(name in dest, source path) is false, when given), so
+    that castls indexes that project alone. Copies again only when the
+    sources changed: a stamp beside dest lists their paths, sizes and
+    times."""
     files = []
     for src, name in entries:
         if os.path.isfile(src) and not os.path.islink(src):
@@ -368,8 +384,9 @@ def copy_sources(entries, dest):
                 if n.endswith(".pyc") or os.path.islink(full) or \
                         not os.path.isfile(full):
                     continue
-                files.append((full, os.path.join(
-                    name, os.path.relpath(full, src))))
+                rel = os.path.join(name, os.path.relpath(full, src))
+                if keep is None or keep(rel, full):
+                    files.append((full, rel))
     sig = []
     for full, rel in files:
         st = os.stat(full)
@@ -437,6 +454,228 @@ def typescript_set(args):
         halves[name] = half
     return tasks, dirs, halves, notes
 
+
+
+# ---- the sets of issue 18: Go, Rust, Java, C and C++ ----------------------
+
+# Per language, projects from the Debian packages `.ci/deps --corpora`
+# installs: name, half, and what is copied into WORK/LANG/NAME to be
+# indexed alone, [(path under the language's root, name in the copy)].
+# Each project's task set is a function of its sources, its name and
+# LANG_CAPS (see lex.select); the split is fixed as for Python.
+GO_PROJECTS = (
+    ("goldmark", "tuning", [("github.com/yuin/goldmark", "")]),
+    ("x-mod", "tuning", [("golang.org/x/mod", "")]),
+    ("x-net", "tuning", [("golang.org/x/net", "")]),
+    ("go-cmp", "check", [("github.com/google/go-cmp", "")]),
+    ("yaml", "check", [("gopkg.in/yaml.v3", "")]),
+    ("x-tools", "check", [("golang.org/x/tools", "")]),
+)
+# Crates by name; the version is whichever Debian ships (the highest
+# when there are several).
+RUST_CRATES = (
+    ("regex-syntax", "tuning", [("regex-syntax", "")]),
+    ("chrono", "tuning", [("chrono", "")]),
+    ("proc-macro2", "tuning", [("proc-macro2", "")]),
+    ("syn", "check", [("syn", "")]),
+    ("nom", "check", [("nom", "")]),
+    ("regex", "check", [("regex", "")]),
+)
+# Paths in openjdk-17-source's src.zip (module/package directories), laid
+# out as source roots: a package's directory is its name.
+JAVA_PACKAGES = (
+    ("time", "tuning", [("java.base/java/time", "java/time")]),
+    ("stream", "tuning", [("java.base/java/util/stream",
+                           "java/util/stream")]),
+    ("text", "tuning", [("java.base/java/text", "java/text")]),
+    ("concurrent", "check", [("java.base/java/util/concurrent",
+                              "java/util/concurrent")]),
+    ("http", "check", [("java.net.http", "")]),
+    ("jshell", "check", [("jdk.jshell/jdk/jshell", "jdk/jshell")]),
+)
+# Subsystems of linux-source-6.1's tarball (paths under its top
+# directory), each a project of its own: a directory and its local
+# headers (<linux/...> is outside the project).
+C_PROJECTS = (
+    ("ext4", "tuning", [("fs/ext4", "")]),
+    ("mac80211", "tuning", [("net/mac80211", "")]),
+    ("sound", "tuning", [("sound/core", "")]),
+    ("btrfs", "check", [("fs/btrfs", "")]),
+    ("f2fs", "check", [("fs/f2fs", "")]),
+    ("nfs", "check", [("fs/nfs", "")]),
+)
+# Under /usr: Boost libraries (header only, laid out as include/boost/LIB
+# so that <boost/LIB/...> resolves) and googletest with googlemock (its
+# sources under src/, the headers of both under include/).
+CPP_PROJECTS = (
+    ("asio", "tuning", [("include/boost/asio", "include/boost/asio"),
+                        ("include/boost/asio.hpp",
+                         "include/boost/asio.hpp")]),
+    ("container", "tuning", [("include/boost/container",
+                              "include/boost/container")]),
+    ("googletest", "tuning", [
+        ("src/googletest/googletest/include", "include"),
+        ("src/googletest/googlemock/include", "include"),
+        ("src/googletest/googletest/src", "src"),
+        ("src/googletest/googlemock/src", "src")]),
+    ("graph", "check", [("include/boost/graph", "include/boost/graph")]),
+    ("interprocess", "check", [("include/boost/interprocess",
+                                "include/boost/interprocess")]),
+    ("beast", "check", [("include/boost/beast", "include/boost/beast"),
+                        ("include/boost/beast.hpp",
+                         "include/boost/beast.hpp")]),
+)
+LANG_PROJECTS = {"go": GO_PROJECTS, "rust": RUST_CRATES,
+                 "java": JAVA_PACKAGES, "c": C_PROJECTS,
+                 "cpp": CPP_PROJECTS}
+LANG_CAPS = {"go": 100, "rust": 100, "java": 100, "c": 100, "cpp": 100}
+# The generator of each language, and its arguments beyond the cap.
+LANG_MODULES = {"go": ("go_tasks", {}), "rust": ("rust_tasks", {}),
+                "java": ("java_tasks", {}), "c": ("c_tasks", {"lang": "c"}),
+                "cpp": ("c_tasks", {"lang": "cpp"})}
+
+
+def _keep(lang):
+    """The filter copy_sources applies for a language: its sources and the
+    files that say how they resolve; never generated files, nor Go's
+    testdata and vendor trees."""
+    exts = LANG_EXTS[lang]
+    names = {"go": ("go.mod",), "rust": ("Cargo.toml",)}.get(lang, ())
+
+    def keep(rel, full):
+        parts = rel.replace(os.sep, "/").split("/")
+        if lang == "go" and ("testdata" in parts or "vendor" in parts):
+            return False
+        if parts[-1] in names:
+            return True
+        if not parts[-1].endswith(exts):
+            return False
+        return not lex.is_generated(rel, read_text(full))
+    return keep
+
+
+def lang_root(args, lang):
+    """Where a language's project sources are read from: an installed tree
+    (Go, Rust, C++), or a cache under WORK that the archive is unpacked
+    into once (Java's src.zip, the kernel's tarball)."""
+    if lang == "go":
+        return args.go_root
+    if lang == "rust":
+        return args.cargo_root
+    if lang == "java":
+        prefixes = sorted({src for _, _, entries in JAVA_PACKAGES
+                           for src, _ in entries})
+        return unpack_zip(args.jdk_src, prefixes,
+                          os.path.join(args.work, "src", "jdk"))
+    if lang == "c":
+        prefixes = sorted({src for _, _, entries in C_PROJECTS
+                           for src, _ in entries})
+        return unpack_tar(args.linux_src, prefixes,
+                          os.path.join(args.work, "src", "linux"))
+    return args.cpp_root
+
+
+def unpack_tar(path, prefixes, dest):
+    """The directories prefixes of a source tarball (one top directory,
+    left out), unpacked into dest once with tar(1): the kernel's is 1.3
+    GB unpacked, these few directories some 15 MB."""
+    sig = _archive_sig(path, prefixes)
+    if sig is None:
+        return dest
+    top = re.sub(r"\.tar(\.\w+)?$", "", os.path.basename(path))
+
+    def fill():
+        subprocess.run(["tar", "-xf", path, "-C", dest,
+                        "--strip-components=1", "--wildcards"] +
+                       ["%s/%s/*" % (top, p) for p in prefixes], check=True)
+    return _stamped(dest, sig, fill)
+
+
+def _stamped(dest, sig, fill):
+    """Runs fill() to lay out dest unless a stamp beside it says it was
+    laid out from sig already."""
+    stamp = dest.rstrip(os.sep) + ".unpacked"
+    if os.path.isdir(dest) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == sig:
+                return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    fill()
+    with open(stamp, "w") as f:
+        f.write(sig)
+    return dest
+
+
+def _archive_sig(path, prefixes):
+    if not os.path.exists(path):
+        return None
+    st = os.stat(path)
+    return "%s %d %d\n%s\n" % (path, st.st_size, int(st.st_mtime),
+                               "\n".join(prefixes))
+
+
+def unpack_zip(path, prefixes, dest):
+    """The members of a zip under the directories prefixes, unpacked into
+    dest once (dest itself when the zip is missing, so that the projects
+    are reported missing)."""
+    import zipfile
+    sig = _archive_sig(path, prefixes)
+    if sig is None:
+        return dest
+
+    def fill():
+        with zipfile.ZipFile(path) as z:
+            names = [n for n in z.namelist() if not n.endswith("/") and
+                     any(n.startswith(p + "/") for p in prefixes)]
+            for n in names:
+                out = os.path.join(dest, *n.split("/"))
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with open(out, "wb") as f:
+                    f.write(z.read(n))
+    return _stamped(dest, sig, fill)
+
+
+def _crate_dir(root, crate):
+    """The directory of crate's highest version under a registry."""
+    pat = re.compile(re.escape(crate) + r"-(\d+)\.(\d+)\.(\d+)")
+    found = []
+    for d in os.listdir(root) if os.path.isdir(root) else ():
+        m = pat.fullmatch(d)
+        if m:
+            found.append((tuple(int(x) for x in m.groups()), d))
+    return max(found)[1] if found else crate
+
+
+def lang_set(args, lang):
+    """Returns (tasks, {project: directory}, {project: half}, notes)."""
+    import importlib
+    modname, extra = LANG_MODULES[lang]
+    module = importlib.import_module(modname)
+    tasks, dirs, halves, notes = [], {}, {}, []
+    root = lang_root(args, lang)
+    for name, half, entries in LANG_PROJECTS[lang]:
+        if not selected(args, name):
+            continue
+        if lang == "rust":
+            entries = [(_crate_dir(root, src), dst) for src, dst in entries]
+        srcs = [(os.path.join(root, src) if src else root, dst)
+                for src, dst in entries]
+        missing = [p for p, _ in srcs if not os.path.exists(p)]
+        if missing:
+            notes.append("%s: %s left out: %s is missing (run .ci/deps "
+                         "--corpora as root)" % (lang, name, missing[0]))
+            continue
+        dest = os.path.join(args.work, lang, name)
+        copy_sources(srcs, dest, _keep(lang))
+        ts, d = module.build_tasks(dest, name, cap=LANG_CAPS[lang],
+                                   **extra)
+        for t in ts:
+            t["language"] = lang
+        tasks += ts
+        dirs.update(d)
+        halves[name] = half
+    return tasks, dirs, halves, notes
 
 # ---- reporting -------------------------------------------------------------
 
@@ -524,7 +763,8 @@ def castls_rows(ex, methods):
 
 # ---- main ------------------------------------------------------------------
 
-SETS = ("repoeval", "python", "typescript")
+SETS = ("repoeval", "python", "typescript", "go", "rust", "java", "c",
+        "cpp")
 
 
 def parse_args(argv):
@@ -553,6 +793,18 @@ def parse_args(argv):
     ap.add_argument("--ts-root", default="build/corpus/npm/node_modules",
                     help="node_modules holding the packages of "
                          "TS_PACKAGES (laid out by tests/corpus/fetch)")
+    ap.add_argument("--go-root", default="/usr/share/gocode/src",
+                    help="where the Go modules of GO_PROJECTS are")
+    ap.add_argument("--cargo-root", default="/usr/share/cargo/registry",
+                    help="where the crates of RUST_CRATES are")
+    ap.add_argument("--jdk-src",
+                    default="/usr/lib/jvm/openjdk-17/lib/src.zip",
+                    help="the JDK's src.zip (JAVA_PACKAGES)")
+    ap.add_argument("--linux-src",
+                    default="/usr/src/linux-source-6.1.tar.xz",
+                    help="the kernel's source tarball (C_PROJECTS)")
+    ap.add_argument("--cpp-root", default="/usr",
+                    help="where the paths of CPP_PROJECTS start")
     ap.add_argument("--tokenizer", default="alnum", choices=bm25.TOKENIZERS)
     ap.add_argument("--windows", default="aligned",
                     choices=("aligned", "repocoder"))
@@ -588,8 +840,8 @@ def run_methods(args, tasks, repo_dirs):
         for repo in repos:
             rdir = repo_dirs[repo]
             rtasks = [t for t in tasks if t["repo"] == repo]
-            exts = tuple(sorted({os.path.splitext(t["file"])[1]
-                                 for t in rtasks}))
+            exts = tuple(sorted({e for t in rtasks for e in LANG_EXTS.get(
+                t.get("language"), (os.path.splitext(t["file"])[1],))}))
             files = [f for f in source_files(rdir, exts)]
             texts = {t["id"]: t["text"] for t in rtasks}
             if "windows" in methods:
@@ -671,14 +923,14 @@ def print_projects(name, rows, methods, out):
     col = 16
     print("", file=out)
     print("== %s per project: recall@5 | xf recall@5 ==" % name, file=out)
-    head = "  %-10s %-7s %6s %6s %6s" % ("project", "half", "tasks", "gold",
-                                        "xf") + \
+    head = "  %-12s %-7s %6s %6s %6s" % ("project", "half", "tasks",
+                                        "gold", "xf") + \
         "".join("%*s" % (col, TITLES[m]) for m in methods)
     print(head, file=out)
     print("  " + "-" * (len(head) - 2), file=out)
     for label, half, sel, block in rows:
         n, ngold, nx = counts(sel)
-        line = "  %-10s %-7s %6d %6d %6d" % (label, half, n, ngold, nx)
+        line = "  %-12s %-7s %6d %6d %6d" % (label, half, n, ngold, nx)
         for m in methods:
             s = block.get(m)
             if isinstance(s, str):
@@ -817,10 +1069,11 @@ def main(argv=None):
                   len(tasks))
             results["suites"].append(run_suite(args, "repoeval", tasks,
                                                repo_dirs, sys.stdout))
-    for lang in ("python", "typescript"):
+    for lang in SETS[1:]:
         if lang not in sets:
             continue
-        build = python_set if lang == "python" else typescript_set
+        build = {"python": python_set, "typescript": typescript_set}.get(
+            lang, lambda a: lang_set(a, lang))
         tasks, dirs, halves, notes = build(args)
         for n in notes:
             print("eval: %s" % n, file=sys.stderr)

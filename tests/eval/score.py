@@ -111,19 +111,26 @@ def percentile(values, p):
 # ---- precision of a ranked list (castls' top 5) ------------------------------
 
 # Languages that can use each other's definitions share a family: Python
-# with its stubs; TypeScript, TSX and JavaScript together; shell; Markdown.
+# with its stubs; TypeScript, TSX and JavaScript together; shell; Markdown;
+# Go; Rust; Java; C and C++ together.
 FAMILIES = {".py": "python", ".pyi": "python",
             ".ts": "js", ".tsx": "js", ".mts": "js", ".cts": "js",
             ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js",
             ".sh": "shell", ".bash": "shell",
-            ".md": "markdown", ".markdown": "markdown"}
+            ".md": "markdown", ".markdown": "markdown",
+            ".go": "go", ".rs": "rust", ".java": "java"}
+# C and C++ are one family: a ".h" serves both.
+FAMILIES.update((e, "c") for e in (".c", ".h", ".cc", ".cpp", ".cxx",
+                                   ".c++", ".hh", ".hpp", ".hxx", ".h++",
+                                   ".ipp"))
 # The same families by LSP language id, for files without a known
 # extension (bash completions have none).
 LANGUAGE_FAMILIES = {"python": "python", "typescript": "js",
                      "typescriptreact": "js", "javascript": "js",
                      "javascriptreact": "js", "tsx": "js", "bash": "shell",
                      "shellscript": "shell", "sh": "shell",
-                     "markdown": "markdown"}
+                     "markdown": "markdown", "go": "go", "rust": "rust",
+                     "java": "java", "c": "c", "cpp": "c"}
 
 
 def language_family(path, language=None):

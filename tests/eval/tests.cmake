@@ -1,5 +1,6 @@
 # The eval harness's own unit tests (scorer, BM25, LSP client against a
-# stand-in server). Included by tests/CMakeLists.txt; needs only python3.
+# stand-in server, the task generators of every language). Included by
+# tests/CMakeLists.txt; needs only python3.
 add_test(NAME eval.scorer
   COMMAND python3 -m unittest discover -s ${CMAKE_CURRENT_LIST_DIR}
           -p "test_*.py")
