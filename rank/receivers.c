@@ -51,7 +51,8 @@ static bool receiver_of(const Where *w, const TypedName *t, char *out,
 }
 
 /* Adds (cls, name) for each `recv.name` in the code before the cursor. */
-static void calls_on(Where *w, const char *recv, const char *cls)
+static void calls_on(Where *w, const char *recv, const char *cls,
+		     const char *sep)
 {
 	const char *t = w->q->text;
 	size_t rl = strlen(recv);
@@ -63,7 +64,7 @@ static void calls_on(Where *w, const char *recv, const char *cls)
 		Receiver *r;
 		int k;
 
-		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, ".", &a, &z))
+		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, sep, &a, &z))
 			continue;
 		for (k = 0; k < w->nrecv; k++)
 			if (strcmp(w->recv[k].cls, cls) == 0 &&
@@ -76,6 +77,40 @@ static void calls_on(Where *w, const char *recv, const char *cls)
 		memcpy(r->cls, cls, strlen(cls) + 1);
 		memcpy(r->name, t + a, z - a);
 		r->name[z - a] = '\0';
+	}
+}
+
+/* `Foo.bar` and `Foo::bar` in the code before the cursor, Foo read as a
+ * class name (type_name's rule): a static member, a nested type, an
+ * enum's constant, a constructor of Foo's own. */
+static void static_members(Where *w)
+{
+	const char *t = w->q->text, *qsep = w->mr.sep;
+	uint32_t hi = w->q->cursor;
+	char seen[RECEIVERS_MAX][IDENT_MAX];
+	int nseen = 0;
+
+	for (uint32_t i = w->q_lo, a;
+	     nseen < RECEIVERS_MAX &&
+	     rank__next_word(t, w->q_lo, hi, &i, &a);) {
+		char *cls = seen[nseen];
+		bool dot = i < hi && t[i] == '.',
+		     sep = *qsep && strncmp(t + i, qsep, strlen(qsep)) == 0;
+		int k;
+
+		if ((!dot && !sep) ||
+		    !type_name(w->q->lang, t, (ByteRange){a, i}, cls) ||
+		    strlen(cls) != i - a ||
+		    (a > w->q_lo && (t[a - 1] == '.' || t[a - 1] == ':')))
+			continue;
+		for (k = 0; k < nseen && strcmp(seen[k], cls) != 0; k++)
+			;
+		if (k < nseen)
+			continue;
+		nseen++;
+		calls_on(w, cls, cls, ".");
+		if (*qsep && strcmp(qsep, ".") != 0)
+			calls_on(w, cls, cls, qsep);
 	}
 }
 
@@ -109,7 +144,8 @@ void rank__receivers(Where *w)
 			       strcmp(later, recv) == 0;
 		}
 		if (!seen)
-			calls_on(w, recv, cls);
+			calls_on(w, recv, cls, ".");
 	}
 	xfree(tn);
+	static_members(w);
 }
