@@ -24,6 +24,11 @@
 #define QUERY_CANDIDATES_MAX 64
 #define COMMON_SHARE 0.1
 #define COMMON_MIN_DF 200 /* a small workspace keeps all its terms */
+/* And the terms kept match at most this many chunks in all: FTS5 scores
+ * every chunk a term matches before it sorts, so the cost of a query is
+ * its posting lists' length, which grows with the workspace while the
+ * best hits come from its rarest terms. The rarest term is always kept. */
+#define POSTING_BUDGET 20000
 
 typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
@@ -116,7 +121,7 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
 {
 	Terms ts;
-	int64_t total = 0;
+	int64_t total = 0, postings = 0;
 	int i, kept = 0, err;
 
 	ts.n = 0;
@@ -132,6 +137,9 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
 		if (kept >= 2 && ts.t[i].df > COMMON_MIN_DF &&
 		    (double)ts.t[i].df > COMMON_SHARE * (double)total)
 			break;
+		if (kept >= 1 && postings + ts.t[i].df > POSTING_BUDGET)
+			break;
+		postings += ts.t[i].df;
 		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
 		kept++;
 	}
