@@ -238,11 +238,28 @@ static void import_statement(ImportWalk *w, TSNode st)
 	/* `import "./polyfill"`, `export * from "./x"`: the module still
 	 * counts as imported, under no name; Go's `import "a/b"` binds b. */
 	if (ru->binds_tail) {
-		ByteRange t = w->module;
+		ByteRange t = w->module, prev = t;
+		uint32_t digits = 0;
 
 		for (uint32_t i = t.start; i < t.end; i++)
-			if (w->text[i] == '/')
+			if (w->text[i] == '/') {
+				prev = (ByteRange){t.start, i};
 				t.start = i + 1;
+			}
+		while (t.start + 1 + digits < t.end &&
+		       w->text[t.start + 1 + digits] >= '0' &&
+		       w->text[t.start + 1 + digits] <= '9')
+			digits++;
+		/* A major version is no name ("a/b/v2" binds b), nor is a
+		 * version suffix ("gopkg.in/yaml.v3" binds yaml). */
+		if (digits && w->text[t.start] == 'v' &&
+		    t.start + 1 + digits == t.end && prev.start < t.start)
+			t = prev;
+		for (uint32_t i = t.start; i < t.end; i++)
+			if (w->text[i] == '.' && i > t.start) {
+				t.end = i;
+				break;
+			}
 		import_push(w, IMPORT_NAMESPACE, (ByteRange){0, 0}, t);
 	} else {
 		import_push(w, IMPORT_MODULE, (ByteRange){0, 0},

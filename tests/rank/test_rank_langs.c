@@ -279,6 +279,36 @@ TEST(imports_go)
 		      "store/open.go", "Open", "mock/open.go", "Open");
 }
 
+/* Go: in a tree laid out by import path (GOPATH, Debian's gocode), the
+ * path is the directory; a version suffix is not in the name bound. */
+TEST(imports_go_versioned)
+{
+	static const File files[] = {
+	    {"gopkg.in/yaml.v3/decode.go",
+	     "package yaml\n\nfunc Unmarshal(in []byte, out any) error "
+	     "{ return nil }\n"},
+	    {"example.com/json/v2/decode.go",
+	     "package json\n\nfunc Unmarshal(in []byte, out any) error "
+	     "{ return nil }\n"},
+	    {"other/decode.go", "package other\n\nfunc Unmarshal(in []byte, "
+				"out any) error { return nil }\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"gopkg.in/yaml.v3\"\n\n"
+		      "func main() {\n\t_ = yaml.Unmarshal(nil, nil)\n\t" CURSOR
+		      "\n}\n",
+		      "gopkg.in/yaml.v3/decode.go", "Unmarshal",
+		      "other/decode.go", "Unmarshal");
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/json/v2\"\n\n"
+		      "func main() {\n\t_ = json.Unmarshal(nil, nil)\n\t" CURSOR
+		      "\n}\n",
+		      "example.com/json/v2/decode.go", "Unmarshal",
+		      "other/decode.go", "Unmarshal");
+}
+
 /* Go: the files of a package share one scope. */
 TEST(imports_go_package)
 {
