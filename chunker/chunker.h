@@ -39,6 +39,10 @@ typedef enum {
  * "rust", "java", "c", "cpp"; "" for LANG_NONE. */
 const char *lang_name(Lang lang);
 
+/* The file extensions of lang, with dots, space-separated (".py .pyi");
+ * "" for LANG_NONE. */
+const char *lang_extensions(Lang lang);
+
 /* Accepts our names and LSP languageIds ("typescriptreact", "shellscript",
  * "javascriptreact", "sh"). LANG_NONE when unknown. */
 Lang lang_from_name(const char *name);

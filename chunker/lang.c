@@ -917,6 +917,13 @@ const LangSpec *lang_spec(Lang lang)
 
 const char *lang_name(Lang lang) { return lang_spec(lang)->name; }
 
+const char *lang_extensions(Lang lang)
+{
+	const char *e = lang_spec(lang)->extensions;
+
+	return e ? e : "";
+}
+
 const TSLanguage *chunker_language(Lang lang)
 {
 	const LangSpec *s = lang_spec(lang);

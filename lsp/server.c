@@ -479,6 +479,20 @@ static void register_watchers(Server *s)
 	cJSON *p = cJSON_CreateObject(),
 	      *regs = cJSON_AddArrayToObject(p, "registrations");
 	cJSON *reg = cJSON_CreateObject(), *opts, *watchers, *w;
+	Buf glob = {0};
+
+	/* Every extension of the language table, in one glob. */
+	buf_puts(&glob, "**/*.{");
+	for (int l = LANG_NONE + 1; l < LANG_COUNT; l++)
+		for (const char *e = lang_extensions((Lang)l); *e;) {
+			size_t n = strcspn(e, " ");
+
+			if (glob.data[glob.len - 1] != '{')
+				buf_puts(&glob, ",");
+			buf_append(&glob, e + 1, n - 1);
+			e += n + (e[n] == ' ');
+		}
+	buf_puts(&glob, "}");
 
 	cJSON_AddStringToObject(reg, "id", "castls-watch");
 	cJSON_AddStringToObject(reg, "method",
@@ -486,9 +500,7 @@ static void register_watchers(Server *s)
 	opts = cJSON_AddObjectToObject(reg, "registerOptions");
 	watchers = cJSON_AddArrayToObject(opts, "watchers");
 	w = cJSON_CreateObject();
-	cJSON_AddStringToObject(w, "globPattern",
-				"**/*.{py,pyi,ts,mts,cts,tsx,js,mjs,cjs,jsx,"
-				"sh,bash,md,markdown}");
+	cJSON_AddStringToObject(w, "globPattern", glob.data);
 	cJSON_AddItemToArray(watchers, w);
 	w = cJSON_CreateObject();
 	cJSON_AddStringToObject(w, "globPattern",
@@ -496,6 +508,7 @@ static void register_watchers(Server *s)
 	cJSON_AddItemToArray(watchers, w);
 	cJSON_AddItemToArray(regs, reg);
 	lsp__request(s, "client/registerCapability", p);
+	buf_free(&glob);
 }
 
 static void pull_configuration(Server *s)
