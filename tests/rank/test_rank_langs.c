@@ -220,10 +220,10 @@ TEST(receivers_cpp)
 /* In buffer rel at the cursor of marked, path's `right` ranks as a
  * definition of a module the buffer imports, ahead of the same name in
  * wrong_path. */
-static void expect_import(const File *files, const char *rel,
-			  const char *marked, const char *path,
-			  const char *right, const char *wrong_path,
-			  const char *wrong)
+static void expect_import_as(const File *files, const char *rel,
+			     const char *marked, const char *path,
+			     const char *right, const char *wrong_path,
+			     const char *wrong, bool by_name)
 {
 	Ws w;
 	RankResult r;
@@ -244,9 +244,22 @@ static void expect_import(const File *files, const char *rel,
 	       "%s: %s (%d) ranks ahead of %s (%d)", rel, wrong, j, right, i);
 	CHECK_(j == (int)r.nitems || !r.items[j].signals.import, (void)0,
 	       "%s: %s of %s has an import signal", rel, wrong, wrong_path);
+	CHECK_(!by_name || r.items[i].signals.imported_name, (void)0,
+	       "%s: %s is not taken for a name the file imports", rel, right);
 out:
 	rank_result_free(&r);
 	ws_close(&w);
+}
+
+/* As expect_import_as, right also being a name the buffer imports, by
+ * itself or as a member of an imported module (`pkg.Name`). */
+static void expect_import(const File *files, const char *rel,
+			  const char *marked, const char *path,
+			  const char *right, const char *wrong_path,
+			  const char *wrong)
+{
+	expect_import_as(files, rel, marked, path, right, wrong_path, wrong,
+			 true);
 }
 
 /* Go: an import path through go.mod's module path is a directory, its
@@ -312,11 +325,12 @@ TEST(imports_go_versioned)
 /* Go: the files of a package share one scope. */
 TEST(imports_go_package)
 {
-	expect_import(go_module, "store/save.go",
-		      "package store\n\n"
-		      "func Save(dir string) {\n\tif check(dir) {\n\t\t" CURSOR
-		      "\n\t}\n}\n",
-		      "store/util.go", "check", "mock/open.go", "check");
+	expect_import_as(
+	    go_module, "store/save.go",
+	    "package store\n\n"
+	    "func Save(dir string) {\n\tif check(dir) {\n\t\t" CURSOR
+	    "\n\t}\n}\n",
+	    "store/util.go", "check", "mock/open.go", "check", false);
 }
 
 /* Rust: `use crate::...` from the crate's src/, grouped names, and
@@ -395,17 +409,19 @@ TEST(imports_c)
 	    {NULL, NULL},
 	};
 
-	expect_import(
+	expect_import_as(
 	    files, "app/main.c",
 	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
 	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
 	    "\n}\n",
-	    "lib/net/conn.c", "conn_open", "lib/mock/mock.c", "conn_open");
+	    "lib/net/conn.c", "conn_open", "lib/mock/mock.c", "conn_open",
+	    false);
 	/* The declaration in the header is offered too. */
-	expect_import(
+	expect_import_as(
 	    files, "app/main.c",
 	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
 	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
 	    "\n}\n",
-	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open");
+	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open",
+	    false);
 }
