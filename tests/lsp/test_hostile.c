@@ -835,6 +835,95 @@ out:
 	srv_stop(&s);
 }
 
+#define BIG_MAX_FILE (64u * 1024u)
+#define BIG_FUNCS 2500
+
+/* A Python file of BIG_FUNCS functions (about 150 KB), whose last line
+ * calls the first: "    return first_function(3)", with no newline. */
+static char *big_python(void)
+{
+	Buf b = {0};
+
+	buf_puts(&b, "def first_function(n):\n    return n * 2\n\n\n");
+	for (int i = 0; i < BIG_FUNCS; i++)
+		buf_printf(&b,
+			   "def filler_%d(a, b):\n    c = a + b + %d\n"
+			   "    return c * c\n\n\n",
+			   i, i);
+	buf_puts(&b, "def main():\n    return first_function(3)");
+	return buf_take(&b);
+}
+
+/* A buffer over maxFileSize, open in the editor: it was indexed (spans
+ * 10,253 -> 50,254 in the issue), stayed in the index after it was
+ * closed, and each context on it took seconds. It is served from memory
+ * only: the context on it answers, with its own definitions, while the
+ * index never holds it, through edits and after it is closed. */
+TEST(hostile_buffer_over_max_file_size_stays_out_of_the_index)
+{
+	Srv s;
+	cJSON *opts, *p, *r, *ch, *range;
+	const cJSON *res, *it;
+	char *big = big_python(), *path = NULL, *uri = NULL, *rows;
+	int lines = (int)castls_count_newlines(big, (uint32_t)strlen(big));
+	bool own;
+
+	ASSERT_TRUE(srv_make(&s, "overmax"));
+	CHECK_(strlen(big) > 2 * BIG_MAX_FILE, goto out, "too small");
+	opts = cJSON_CreateObject();
+	cJSON_AddNumberToObject(opts, "maxFileSize", BIG_MAX_FILE);
+	put(s.root, "small.py", "def small():\n    return 1\n");
+	put(s.root, "big.py", big);
+	CHECK_(srv_start_at(&s, NULL, opts), goto out, "no server");
+	path = join(s.root, "big.py");
+	uri = lsp_path_uri(path);
+	open_doc(&s, uri, big);
+	/* A keystroke, and the request after it. */
+	p = cJSON_Parse("{\"textDocument\":{\"version\":2},"
+			"\"contentChanges\":[{\"range\":{"
+			"\"start\":{\"line\":0,\"character\":0},"
+			"\"end\":{\"line\":0,\"character\":0}},"
+			"\"text\":\"#\\n\"}]}");
+	cJSON_AddStringToObject(
+	    cJSON_GetObjectItemCaseSensitive(p, "textDocument"), "uri", uri);
+	lsp_client_notify(s.c, "textDocument/didChange", p);
+	for (int i = 0; i < 2; i++) {
+		p = doc_params(uri);
+		cJSON_AddItemToObject(p, "position", cJSON_CreateObject());
+		range = cJSON_GetObjectItemCaseSensitive(p, "position");
+		cJSON_AddNumberToObject(range, "line", lines + 1); /* "#" */
+		cJSON_AddNumberToObject(range, "character", 28); /* end */
+		r = lsp_client_call(s.c, "castls/context", p, LSP_TIMEOUT_MS);
+		res = cJSON_GetObjectItemCaseSensitive(r, "result");
+		own = false;
+		cJSON_ArrayForEach(it, items_of(res))
+		{
+			ch = cJSON_GetObjectItemCaseSensitive(it, "symbol");
+			own |= cJSON_IsString(ch) &&
+			       strcmp(ch->valuestring, "first_function") == 0;
+		}
+		CHECK_(own, (void)0,
+		       "context %d on a buffer over maxFileSize: no "
+		       "first_function (%s)",
+		       i, res ? "a result" : "no result");
+		cJSON_Delete(r);
+	}
+	settle(&s, "settle_overmax_open");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+	close_doc(&s, uri);
+	settle(&s, "settle_overmax_closed");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+out:
+	xfree(uri);
+	xfree(path);
+	xfree(big);
+	srv_stop(&s);
+}
+
 /* ---------------------------------------------------------------------- *
  * Depth
  * ---------------------------------------------------------------------- */
