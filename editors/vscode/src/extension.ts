@@ -56,6 +56,7 @@ function serverSettings(): Record<string, unknown> {
 		budgetTokens: c.get<number>('budgetTokens'),
 		exclude: c.get<string[]>('exclude'),
 		maxFileSize: c.get<number>('maxFileSize'),
+		dbPath: c.get<string>('dbPath') || undefined,
 		logLevel: c.get<string>('logLevel'),
 	};
 }
@@ -113,7 +114,11 @@ export class StatusItem {
 			return;
 		}
 		this.percentage = undefined;
-		this.item.text = `$(database) castls: ${indexSize(st)}`;
+		/* An index that cannot be written leaves the context limited
+		 * to what it holds: not a normal status. */
+		this.item.text = st.roots.some((r) => r.indexError)
+			? `$(warning) castls: index not written · ${indexSize(st)}`
+			: `$(database) castls: ${indexSize(st)}`;
 		this.item.tooltip = statusLines(st).join('\n');
 	}
 
@@ -467,8 +472,10 @@ export function activate(context: vscode.ExtensionContext): CastlsApi {
 			vscode.commands.registerCommand(id, guarded(fn)));
 	context.subscriptions.push(c.output, c.status.item, c.view,
 		vscode.workspace.onDidChangeConfiguration((e) => {
-			/* The server path is only read at start. */
-			if (e.affectsConfiguration('castls.path'))
+			/* The server path and the database are only read at
+			 * start. */
+			if (e.affectsConfiguration('castls.path') ||
+			    e.affectsConfiguration('castls.dbPath'))
 				void c.stop().then(() => c.start()).catch(() => undefined);
 		}));
 	c.start().catch(() => undefined);

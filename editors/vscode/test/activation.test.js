@@ -388,6 +388,32 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 				JSON.stringify(l.items));
 		});
 
+	await t.test('an index castls cannot write: an error, and the status ' +
+		'bar says so', async () => {
+		const settings = { castls: { path: SERVER, maxChunkSize: 150,
+			budgetTokens: 1500, exclude: [], maxFileSize: 1048576,
+			logLevel: 'warn' } };
+		const before = rec.messages.length;
+		const db = '/dev/null/castls/index.db';
+
+		/* A new castls.dbPath restarts the server on it. */
+		vscode.fireConfigurationChange({ castls: { ...settings.castls,
+			dbPath: db } });
+		const shown = await until('the server\'s error', () => rec.messages
+			.slice(before).find((m) => m.level === 'error' &&
+				m.text.includes('cannot write the index')));
+		assert.ok(shown.text.includes(db) && shown.text.includes('dbPath'),
+			shown.text);
+		await until('the status bar to say so', () =>
+			status().text.startsWith('$(warning) castls: index not written'));
+		assert.match(status().tooltip, /cannot write the index .*castls\.dbPath/);
+		vscode.fireConfigurationChange(settings);
+		await until('the index size back in the status bar', () =>
+			/^\$\(database\) castls: /.test(status().text));
+		/* Expected, so not among the errors deactivate looks for. */
+		rec.messages.splice(before);
+	});
+
 	await t.test('deactivate stops the server', async () => {
 		await ext.deactivate();
 		const errors = rec.messages.filter((m) => m.level === 'error');
