@@ -187,6 +187,27 @@ local function roots_without_git(castls)
   for _, b in ipairs({ weather, other, prices, rates }) do
     vim.cmd('bwipeout! ' .. b)
   end
+
+  -- An index castls cannot write: said where the user looks (Neovim
+  -- shows window/showMessage, not window/logMessage), with the path.
+  local saved = castls.config.settings.dbPath
+  castls.config.settings.dbPath = '/dev/null/castls/index.db'
+  vim.cmd('messages clear')
+  local ro, roc = open(proj .. '/pkg/rates.py')
+  wait(30000, function()
+    return vim.fn.execute('messages'):find('cannot write the index', 1,
+      true) ~= nil
+  end, 'the message that the index cannot be written')
+  check(vim.fn.execute('messages'):find('/dev/null/castls/index.db', 1, true)
+    and vim.fn.execute('messages'):find('dbPath', 1, true),
+    'the message names the database and the setting',
+    vim.fn.execute('messages'))
+  castls.config.settings.dbPath = saved
+  vim.lsp.stop_client(roc.id)
+  wait(10000, function()
+    return vim.lsp.get_client_by_id(roc.id) == nil
+  end, 'the client with an unwritable index to stop')
+  vim.cmd('bwipeout! ' .. ro)
 end
 
 local function run()
