@@ -892,7 +892,7 @@ TEST(hostile_buffer_over_max_file_size_stays_out_of_the_index)
 		cJSON_AddItemToObject(p, "position", cJSON_CreateObject());
 		range = cJSON_GetObjectItemCaseSensitive(p, "position");
 		cJSON_AddNumberToObject(range, "line", lines + 1); /* "#" */
-		cJSON_AddNumberToObject(range, "character", 28); /* end */
+		cJSON_AddNumberToObject(range, "character", 28);   /* end */
 		r = lsp_client_call(s.c, "castls/context", p, LSP_TIMEOUT_MS);
 		res = cJSON_GetObjectItemCaseSensitive(r, "result");
 		own = false;
