@@ -12,7 +12,8 @@
 
 #include "cli_int.h"
 
-/* Files that make their directory a project's root. */
+/* Files that make their directory a project's root; the editor clients
+ * (editors/) have the same list. */
 static const char *const markers[] = {
     "pyproject.toml",
     "setup.py",
@@ -30,6 +31,7 @@ static const char *const markers[] = {
     "meson.build",
     "Gemfile",
     "composer.json",
+    "Makefile",
 };
 
 static bool has(const char *dir, const char *name)
@@ -82,10 +84,13 @@ bool cli_too_wide(const char *dir)
 	return home && *home && realpath(home, real) && strcmp(real, dir) == 0;
 }
 
+/* A git repository that is the home directory (dotfiles) is no root, but
+ * a project file below it still makes one. */
 int cli_project_root(const char *file, char *out)
 {
-	if ((nearest(file, is_git, out) || nearest(file, has_marker, out)) &&
-	    !cli_too_wide(out))
+	if (nearest(file, is_git, out) && !cli_too_wide(out))
+		return 0;
+	if (nearest(file, has_marker, out) && !cli_too_wide(out))
 		return 0;
 	return -1;
 }

@@ -100,9 +100,14 @@ static bool text_edit(const char *a, uint32_t na, const char *b, uint32_t nb,
  * Syntax trees
  * ---------------------------------------------------------------------- */
 
-/* Documents larger than this keep no tree: a first parse of a few MB on
- * the loop would delay other requests, so their snapshots go without one
- * and the workers that chunk them parse from scratch. */
+/* Documents up to this size keep their tree (the largest the chunker
+ * parses): a request on a large buffer, one over maxFileSize among them,
+ * would otherwise parse all of it again, some 100 ms a MB. */
+#define DOC_TREE_MAX CHUNKER_PARSE_MAX
+/* The loop parses a document from scratch up to this size only: a first
+ * parse of a few MB would delay other requests. A larger one gets its
+ * first tree from a worker (its index write, or a request's own parse),
+ * and after that the loop only reparses it incrementally. */
 #define LOOP_PARSE_MAX (512u * 1024u)
 /* Recorded edits at most; past it the next parse starts from scratch. */
 #define DOC_EDITS_MAX 4096u
@@ -121,7 +126,7 @@ static bool tree_current(const Document *d)
 
 static bool keeps_tree(const Document *d)
 {
-	return chunker_language(d->lang) && d->text.len <= LOOP_PARSE_MAX;
+	return chunker_language(d->lang) && d->text.len <= DOC_TREE_MAX;
 }
 
 /* Frees a document's or a write's carried rows. */
@@ -173,7 +178,9 @@ static bool edit_record(Document *d, const TSInputEdit *e, uint64_t gen)
 }
 
 /* Brings d->tree up to date with d->text on the loop: the recorded edits
- * on the tree, then an incremental reparse (or a first parse). */
+ * on the tree, then an incremental reparse (or a first parse, of a small
+ * document; a large one stays without a tree, the edits kept for the
+ * tree a worker will offer). */
 static void tree_refresh(Server *s, Document *d)
 {
 	Chunker *ch;
@@ -185,6 +192,8 @@ static void tree_refresh(Server *s, Document *d)
 		tree_reset(d);
 		return;
 	}
+	if (!d->tree && d->text.len > LOOP_PARSE_MAX)
+		return;
 	for (uint32_t i = 0; d->tree && i < d->nedits; i++)
 		ts_tree_edit(d->tree, &d->edits[i].edit);
 	ch = lsp__pools_chunker(&s->pools);
@@ -233,6 +242,17 @@ Document *lsp__doc_find(Server *s, const char *uri)
 	if (d)
 		tree_refresh(s, d);
 	return d;
+}
+
+void lsp__doc_offer_tree(Server *s, const char *uri, uint64_t serial,
+			 uint64_t gen, TSTree *tree)
+{
+	Document *d = find(s, uri);
+
+	if (d && d->serial == serial)
+		tree_adopt(d, tree, gen);
+	else
+		ts_tree_delete(tree);
 }
 
 void lsp__doc_free(Document *d)

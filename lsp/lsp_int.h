@@ -121,7 +121,7 @@ typedef struct Document {
 	Buf text;
 	LineIndex lines;
 	TSTree *tree;	    /* a parse of the text as of tree_gen, or NULL (none
-			     * yet, Markdown, unknown languages, over 512 KiB) */
+			     * yet, Markdown, unknown languages, over 4 MiB) */
 	uint64_t tree_gen;  /* generation that tree parses */
 	uint64_t reset_gen; /* last generation that replaced the whole text:
 			     * no tree from before it may come back */
@@ -228,6 +228,11 @@ void lsp__root_failed(Server *s, int root, int err);
  * its text first (a reparse on the loop when edits are pending), since the
  * callers snapshot it. */
 Document *lsp__doc_find(Server *s, const char *uri);
+/* On the loop: tree (taken), a parse of the text of uri's opening serial
+ * as of generation gen made on a worker, becomes the document's when it
+ * is newer than its own; otherwise it is freed. */
+void lsp__doc_offer_tree(Server *s, const char *uri, uint64_t serial,
+			 uint64_t gen, TSTree *tree);
 void lsp__doc_open(Server *s, const cJSON *params);
 void lsp__doc_change(Server *s, const cJSON *params);
 void lsp__doc_close(Server *s, const cJSON *params);
@@ -271,7 +276,8 @@ typedef struct {
 	Lang lang;
 	char *text;
 	uint32_t len;
-	TSTree *tree; /* a copy; NULL without a grammar */
+	TSTree *tree; /* a copy; NULL without a grammar, or none kept yet */
+	uint64_t serial, generation; /* the document's, when taken */
 	LineIndex lines;
 	PosMarks marks; /* built by lsp__snapshot_marks, on the worker */
 	PosEncoding encoding;

@@ -24,6 +24,8 @@ void lsp__snapshot_take(Snapshot *sn, const Server *s, const Document *d)
 	sn->text = xstrndup(d->text.data ? d->text.data : "", d->text.len);
 	sn->len = (uint32_t)d->text.len;
 	sn->tree = d->tree ? ts_tree_copy(d->tree) : NULL;
+	sn->serial = d->serial;
+	sn->generation = d->generation;
 	sn->encoding = s->encoding;
 	line_index_build(&sn->lines, sn->text, sn->len);
 }
@@ -142,6 +144,7 @@ typedef struct {
 	ContextArgs args;
 	bool indexing; /* a scan was under way when asked: the answer
 			* may miss what it has not reached yet */
+	bool parsed;   /* sn.tree was parsed here, for the document */
 	struct timespec t0;
 	uint32_t flattened; /* documentSymbol: symbols moved up */
 } DocJob;
@@ -154,6 +157,38 @@ static void docjob_release(Job *j)
 	xfree(d);
 }
 
+/* On the worker: a parse of the snapshot when the document had no tree
+ * to lend (a large buffer the loop does not parse from scratch, before
+ * its first tree). The document gets it afterwards (docjob_done), so
+ * the requests after this one do not parse it all again. */
+static void docjob_parse(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+	Snapshot *sn = &dj->sn;
+	Chunker *ch;
+
+	if (sn->tree || !chunker_language(sn->lang) ||
+	    sn->len > CHUNKER_PARSE_MAX)
+		return;
+	ch = lsp__pools_chunker(j->pools);
+	sn->tree = chunker_parse(ch, sn->lang, sn->text, sn->len, NULL);
+	lsp__pools_chunker_return(j->pools, ch);
+	dj->parsed = sn->tree != NULL;
+}
+
+/* On the loop: the tree docjob_parse made goes to the document. */
+static void docjob_done(Job *j)
+{
+	DocJob *dj = (DocJob *)j;
+
+	if (!dj->parsed)
+		return;
+	lsp__doc_offer_tree(j->s, dj->sn.uri, dj->sn.serial, dj->sn.generation,
+			    dj->sn.tree);
+	dj->sn.tree = NULL;
+	dj->parsed = false;
+}
+
 static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 			  void (*run)(Job *))
 {
@@ -163,6 +198,7 @@ static DocJob *docjob_new(Server *s, const cJSON *id, const Document *d,
 	lsp__snapshot_take(&dj->sn, s, d);
 	dj->job.id = cJSON_Duplicate(id, 1);
 	dj->job.run = run;
+	dj->job.done = docjob_done;
 	dj->job.release = docjob_release;
 	return dj;
 }
@@ -253,6 +289,7 @@ static void symbols_run(Job *j)
 	uint32_t *depth;
 	int32_t *holder; /* the symbol each is listed under, or -1 */
 
+	docjob_parse(j);
 	if (!chunk_snapshot(j, &dj->sn, &c)) {
 		cJSON_Delete(top);
 		return;
@@ -289,6 +326,7 @@ static void symbols_done(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
 
+	docjob_done(j);
 	if (dj->flattened)
 		lsp__log(j->s, 1,
 			 "documentSymbol %s: %u symbols nest deeper than %d "
@@ -317,6 +355,7 @@ static void chunks_run(Job *j)
 	Chunking c;
 	cJSON *arr = cJSON_CreateArray();
 
+	docjob_parse(j);
 	if (!chunk_snapshot(j, &dj->sn, &c)) {
 		cJSON_Delete(arr);
 		return;
@@ -359,7 +398,10 @@ void lsp__req_chunks(Server *s, const cJSON *id, const cJSON *params)
 static void context_job_run(Job *j)
 {
 	DocJob *dj = (DocJob *)j;
-	cJSON *r = lsp__context_run(j->pools, &dj->sn, &dj->args);
+	cJSON *r;
+
+	docjob_parse(j);
+	r = lsp__context_run(j->pools, &dj->sn, &dj->args);
 
 	cJSON_AddBoolToObject(r, "indexing", dj->indexing);
 	cJSON_AddNumberToObject(

@@ -16,12 +16,58 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The slot of (from, root, row) in cs's index: the one holding it, or
+ * the empty one where it goes. */
+static uint32_t *cand_slot(const Cands *cs, Origin from, int root, int64_t row)
+{
+	uint64_t h = ((uint64_t)row * 0x9E3779B97F4A7C15u) ^
+		     ((uint64_t)from << 32) ^ (uint64_t)(uint32_t)root;
+	uint32_t mask = cs->nslots - 1, i = (uint32_t)(h ^ h >> 29) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const Cand *c;
+
+		if (!cs->slots[i])
+			return &cs->slots[i];
+		c = &cs->c[cs->slots[i] - 1];
+		if (c->from == from && c->root == root && c->row == row)
+			return &cs->slots[i];
+	}
+}
+
+/* Makes the index hold every candidate, with room for one more at
+ * most half full. */
+static void cands_index(Cands *cs)
+{
+	uint32_t want = 128;
+
+	if (cs->nslots && 2 * (cs->n + 1) <= cs->nslots)
+		return;
+	while (want < 4 * (cs->n + 1))
+		want *= 2;
+	xfree(cs->slots);
+	cs->nslots = want;
+	cs->slots = xcalloc(want, sizeof(*cs->slots));
+	for (uint32_t i = 0; i < cs->n; i++)
+		*cand_slot(cs, cs->c[i].from, cs->c[i].root, cs->c[i].row) =
+		    i + 1;
+}
+
+void rank__cands_unindex(Cands *cs)
+{
+	xfree(cs->slots);
+	cs->slots = NULL;
+	cs->nslots = 0;
+}
+
 Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row)
 {
-	for (uint32_t i = 0; i < cs->n; i++)
-		if (cs->c[i].from == from && cs->c[i].root == root &&
-		    cs->c[i].row == row)
-			return NULL;
+	uint32_t *slot;
+
+	cands_index(cs);
+	slot = cand_slot(cs, from, root, row);
+	if (*slot)
+		return NULL;
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 64;
 		cs->c = xrealloc(cs->c, cs->cap * sizeof(*cs->c));
@@ -30,7 +76,8 @@ Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row)
 	cs->c[cs->n].from = from;
 	cs->c[cs->n].root = root;
 	cs->c[cs->n].row = row;
-	return &cs->c[cs->n++];
+	*slot = ++cs->n;
+	return &cs->c[cs->n - 1];
 }
 
 void rank__cands_free(Cands *cs)
@@ -42,6 +89,7 @@ void rank__cands_free(Cands *cs)
 		xfree(cs->c[i].raw);
 	}
 	xfree(cs->c);
+	xfree(cs->slots);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -203,11 +251,11 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 
 static Cand *find_span(Cands *cs, int root, int64_t id)
 {
-	for (uint32_t i = 0; i < cs->n; i++)
-		if (cs->c[i].from == FROM_SPAN && cs->c[i].root == root &&
-		    cs->c[i].row == id)
-			return &cs->c[i];
-	return NULL;
+	uint32_t k;
+
+	cands_index(cs);
+	k = *cand_slot(cs, FROM_SPAN, root, id);
+	return k ? &cs->c[k - 1] : NULL;
 }
 
 /* A name the current file defines at its top level: it shadows the

@@ -174,6 +174,12 @@ typedef struct {
 typedef struct {
 	Cand *c;
 	uint32_t n, cap;
+	/* Where each (from, root, row) is in c while candidates are
+	 * gathered, so that adding one is not a scan of all (a buffer of
+	 * thousands of definitions made that quadratic): open addressing,
+	 * a slot is 0 or an index into c plus one; nslots is a power of two
+	 * or 0 (none built, or dropped when c is sorted). */
+	uint32_t *slots, nslots;
 } Cands;
 
 /* Everything one context request knows. */
@@ -249,6 +255,8 @@ void rank__receivers(Where *w);
 
 Cand *rank__cand_new(Cands *cs, Origin from, int root, int64_t row);
 void rank__cands_free(Cands *cs);
+/* Drops the index of cs->c, before c is reordered. */
+void rank__cands_unindex(Cands *cs);
 static inline bool rank__is_def(const Cand *c) { return c->from != FROM_CHUNK; }
 
 /* Every candidate for the cursor, into w->cs, and w->best_bm25. */

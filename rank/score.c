@@ -164,6 +164,7 @@ void rank__score(Where *w)
 		cs->c[i].score = score_of(w, &cs->c[i]);
 	if (!cs->n)
 		return;
+	rank__cands_unindex(cs);
 	qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);
 	join_siblings(cs);
 	qsort(cs->c, cs->n, sizeof(*cs->c), cmp_cand);

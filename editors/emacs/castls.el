@@ -119,7 +119,9 @@ Each is (MODE . LANGUAGE-ID); modes derived from MODE count too."
 
 (defcustom castls-root-markers
   '("pyproject.toml" "setup.py" "setup.cfg" "package.json" "tsconfig.json"
-    "go.mod" "Cargo.toml" "pom.xml" "build.gradle" "Makefile")
+    "deno.json" "go.mod" "Cargo.toml" "pom.xml" "build.gradle"
+    "build.gradle.kts" "CMakeLists.txt" "compile_commands.json" "meson.build"
+    "Gemfile" "composer.json" "Makefile")
   "Files that mark a project's root when it is not in a git repository.
 The root of a file is the nearest directory above it holding .git,
 else the nearest holding one of these; a file in neither is served

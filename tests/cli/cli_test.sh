@@ -93,6 +93,36 @@ PY
 	loose/lone.py:2 2>"$tmp/lone.err" >/dev/null) || fail "a loose file"
 grep -q "in no project" "$tmp/lone.err" || fail "no word on a loose file"
 [ ! -d "$tmp/cache3/castls" ] || fail "a loose file's folder was indexed"
+# Without git, the nearest directory with a project file is the root.
+# A home directory that is a git repository (dotfiles) is never a root,
+# but a project below it is; a file under it in no project is alone.
+db_paths() {
+	python3 - "$(find "$1" -name index.db)" <<'PY'
+import sqlite3, sys
+print(" ".join(sorted(r[0] for r in
+      sqlite3.connect(sys.argv[1]).execute("SELECT path FROM files"))))
+PY
+}
+mkdir -p "$tmp/scratch/marked/src" "$tmp/home/.git" "$tmp/home/work/lib" \
+	"$tmp/home/notes"
+printf '[project]\nname = "marked"\n' >"$tmp/scratch/marked/pyproject.toml"
+cp "$tmp/ws/pkg/shapes.py" "$tmp/ws/pkg/app.py" "$tmp/scratch/marked/src/"
+(cd "$tmp/scratch" && XDG_CACHE_HOME="$tmp/cache4" "$bin" context \
+	marked/src/app.py:6:5 >/dev/null) || fail "context in a marked project"
+[ "$(db_paths "$tmp/cache4")" = "src/app.py src/shapes.py" ] ||
+	fail "marked project: indexed $(db_paths "$tmp/cache4")"
+printf 'module work\n' >"$tmp/home/work/go.mod"
+cp "$tmp/ws/pkg/shapes.py" "$tmp/home/work/lib/"
+cp "$tmp/ws/pkg/shapes.py" "$tmp/home/notes/"
+(cd "$tmp" && HOME="$tmp/home" XDG_CACHE_HOME="$tmp/cache5" "$bin" context \
+	home/work/lib/shapes.py:5 >/dev/null) || fail "a project under home"
+[ "$(db_paths "$tmp/cache5")" = "lib/shapes.py" ] ||
+	fail "project under a git home: indexed $(db_paths "$tmp/cache5")"
+(cd "$tmp" && HOME="$tmp/home" XDG_CACHE_HOME="$tmp/cache6" "$bin" context \
+	home/notes/shapes.py:5 2>"$tmp/home.err" >/dev/null) ||
+	fail "a file in home"
+grep -q "in no project" "$tmp/home.err" || fail "home indexed as a project"
+[ ! -d "$tmp/cache6/castls" ] || fail "the home directory was indexed"
 # With --root, a relative FILE is under the root, wherever castls runs.
 (cd / && XDG_CACHE_HOME="$tmp/cache2" "$bin" context \
 	--root "$tmp/scratch/proj" pkg/app.py:6:5 >/dev/null) ||

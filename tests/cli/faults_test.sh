@@ -99,6 +99,20 @@ readonly)
 	grep -q "read-only" "$tmp/index.err" ||
 		fail "no cause: $(cat "$tmp/index.err")"
 	expect_readable "$db" 4
+	# castls context answers from the index that is there, as search
+	# does, and says it could not bring it up to date.
+	printf 'from first import alpha_beta\n\n\ndef use(v):\n    return alpha_beta(v)\n' \
+		>"$tmp/ws/use.py"
+	as_user "$bin" context --root "$tmp/ws" --db "$db" --format json \
+		"$tmp/ws/use.py:5:22" >"$tmp/ctx.json" 2>"$tmp/ctx.err" ||
+		fail "context on a read-only index: $(cat "$tmp/ctx.err")"
+	python3 - "$tmp/ctx.json" <<'PY' || fail "context: $(cat "$tmp/ctx.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any(i["uri"].endswith("/first.py") for i in r["items"]), r
+PY
+	grep -q "read-only" "$tmp/ctx.err" ||
+		fail "context did not say the index is read-only: $(cat "$tmp/ctx.err")"
 	# The language server on the same index: its scan cannot write,
 	# its requests still read. nobody must reach the client code.
 	mkdir "$tmp/out"

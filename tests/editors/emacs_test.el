@@ -408,6 +408,49 @@ Returns the buffer."
                              (castls-find-root notes)))
       (delete-directory (expand-file-name ".git" home) t))))
 
+(defun castls-test-no-project ()
+  "Files in no project: one castls with no root, nothing indexed."
+  (let* ((lonely (file-truename (make-temp-file "castls-loose" t)))
+         (a (expand-file-name "weather.py" lonely))
+         (b (expand-file-name "deep/other.py" lonely)))
+    (make-directory (file-name-directory b) t)
+    (write-region (concat "def celsius_to_kelvin(celsius):\n"
+                          "    return celsius + 273.15\n\n\n"
+                          (mapconcat (lambda (i)
+                                       (format "def filler_%d(x):\n    return x + %d\n\n\n" i i))
+                                     (number-sequence 1 12) "")
+                          "def report(values):\n"
+                          "    return [celsius_to_kelvin(v) for v in values]\n")
+                  nil a nil 'silent)
+    (write-region "LOOSE = 1\n" nil b nil 'silent)
+    (let ((ba (find-file-noselect a))
+          (bb (find-file-noselect b))
+          conn)
+      (with-current-buffer ba
+        (setq conn castls--connection)
+        (castls-test-check (and castls-mode conn
+                                (null (castls-connection-root conn)))
+                           "a file in no project: castls with no root")
+        (let ((status (castls-status)))
+          (castls-test-check (and (zerop (length (plist-get status :roots)))
+                                  (zerop (plist-get status :files)))
+                             "a file in no project: nothing indexed" status))
+        (goto-char (point-max))
+        (let ((items (append (plist-get (castls-context-items) :items) nil)))
+          (castls-test-check
+           (seq-some (lambda (i) (equal (plist-get i :symbol)
+                                        "celsius_to_kelvin"))
+                     items)
+           "a file in no project: its own definitions in the context"
+           items)))
+      (castls-test-check (eq (buffer-local-value 'castls--connection bb) conn)
+                         "two files in no project share one castls")
+      (kill-buffer ba)
+      (kill-buffer bb)
+      (castls--stop conn)
+      (castls-test-check (not (jsonrpc-running-p conn))
+                         "the castls for files in no project stopped"))))
+
 (defun castls-test-fundamental (conn)
   "A .ts file, in Fundamental mode on Emacs 28, gets castls by its name."
   (with-current-buffer (find-file-noselect (castls-test-file "web/numbers.ts"))
@@ -621,6 +664,7 @@ Returns the buffer."
     (castls-test-sync conn)
     (castls-test-fundamental conn)
     (castls-test-roots)
+    (castls-test-no-project)
     (castls-test-show-message)
     (castls-test-missing-program)
     (castls-test-restart source)

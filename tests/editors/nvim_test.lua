@@ -61,6 +61,155 @@ local function sync(fn, ...)
   return err, res
 end
 
+-- The castls client attached to a buffer, or nil.
+local function castls_client(b)
+  for _, c in pairs(vim.lsp.buf_get_clients(b)) do
+    if c.name == 'castls' then return c end
+  end
+end
+
+-- Roots without git: the nearest directory with a project file, else
+-- none. Files in no project share one castls with no root, which indexes
+-- nothing and serves each from its buffer (the plugin used to root each
+-- at its own directory: a server and an index per directory, the whole
+-- parent tree indexed). Never / or the home directory.
+local function roots_without_git(castls)
+  local top = vim.loop.fs_realpath(repo .. '/..')
+  local proj, loose, home = top .. '/proj', top .. '/loose', top .. '/home'
+  vim.fn.mkdir(proj .. '/pkg', 'p')
+  vim.fn.mkdir(loose .. '/deep', 'p')
+  vim.fn.mkdir(home .. '/.git', 'p')
+  vim.fn.mkdir(home .. '/notes', 'p')
+  vim.fn.writefile({ '[project]', 'name = "proj"' }, proj .. '/pyproject.toml')
+  vim.fn.writefile({ 'def exchange_rate(currency):',
+    '    """Units of currency per euro."""', '    return 1.0' },
+    proj .. '/pkg/rates.py')
+  vim.fn.writefile({ 'from pkg.rates import exchange_rate', '', '',
+    'def price(amount, currency):',
+    '    return amount * exchange_rate(currency)' }, proj .. '/pkg/prices.py')
+  -- Line 24: "    total = sum(celsius_to_kelvin(v) for _, v in readings)".
+  vim.fn.writefile({ '"""Loose helpers, in no project."""', '', '',
+    'def celsius_to_kelvin(celsius):',
+    '    """Kelvin for a temperature in degrees Celsius."""',
+    '    return celsius + 273.15', '', '',
+    'def describe(reading):', '    """A line about one reading."""',
+    '    place, value = reading', '    text = place.strip().title()',
+    "    text = text + ': '", '    text = text + str(round(value, 1))',
+    '    return text', '', '', 'def report(readings):',
+    '    lines = [describe(r) for r in readings]',
+    '    warmest = max(readings, key=lambda r: r[1])',
+    '    coldest = min(readings, key=lambda r: r[1])',
+    "    lines.append('warmest: ' + describe(warmest))",
+    "    lines.append('coldest: ' + describe(coldest))",
+    '    total = sum(celsius_to_kelvin(v) for _, v in readings)',
+    '    return lines, total' }, loose .. '/weather.py')
+  vim.fn.writefile({ 'LOOSE_NEIGHBOUR = 1' }, loose .. '/deep/other.py')
+  vim.fn.writefile({ 'x = 1' }, home .. '/notes/todo.py')
+
+  local root, how = castls.root_dir(proj .. '/pkg/prices.py')
+  check(root == proj and how == 'marker',
+    'root without git: the directory with pyproject.toml', { root, how })
+  root, how = castls.root_dir(loose .. '/deep/other.py')
+  check(root == nil and how == 'file', 'root of a file in no project: none',
+    { root, how })
+  local saved_home = vim.env.HOME
+  vim.env.HOME = home
+  root, how = castls.root_dir(home .. '/notes/todo.py')
+  vim.env.HOME = saved_home
+  check(root == nil, 'root: never the home directory, even with .git',
+    { root, how })
+
+  local function open(path)
+    vim.cmd('edit ' .. vim.fn.fnameescape(path))
+    local b = vim.api.nvim_get_current_buf()
+    wait(10000, function()
+      local c = castls_client(b)
+      return c and c.initialized
+    end, 'castls for ' .. path)
+    return b, castls_client(b)
+  end
+  local weather, wc = open(loose .. '/weather.py')
+  local other, oc = open(loose .. '/deep/other.py')
+  check(wc.config.root_dir == nil,
+    'a file in no project: a client with no root', wc.config.root_dir)
+  check(oc.id == wc.id, 'two files in no project share one castls',
+    { wc.id, oc.id })
+  local _, st = sync(function(cb) return castls.status(cb, weather) end)
+  check(st and #st.roots == 0 and st.files == 0 and not st.indexing,
+    'files in no project: nothing indexed', st)
+  local err, res = sync(castls.context, weather, { 24, 30 }, {})
+  local own = false
+  for _, item in ipairs(res and res.items or {}) do
+    if item.symbol == 'celsius_to_kelvin' and
+        item.uri == vim.uri_from_fname(loose .. '/weather.py') then
+      own = true
+    end
+  end
+  check(err == nil and own,
+    'a file in no project: the context holds its own definitions',
+    err or res)
+
+  local cmd = castls.config.cmd
+  castls.config.cmd = { os.getenv('CASTLS_BIN'), 'serve' }
+  vim.cmd('checkhealth castls')
+  local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false),
+    '\n')
+  vim.cmd('tabclose')
+  castls.config.cmd = cmd
+  check(health:find(loose .. '/weather.py: no root (in no project: ' ..
+    'served alone, nothing indexed)', 1, true),
+    'checkhealth: a file in no project', health)
+
+  local prices, pc = open(proj .. '/pkg/prices.py')
+  local rates, rc = open(proj .. '/pkg/rates.py')
+  check(pc.config.root_dir == proj and rc.id == pc.id and pc.id ~= wc.id,
+    'two files of a project without git share its castls',
+    { pc.config.root_dir, pc.id, rc.id, wc.id })
+  wait(30000, function()
+    local _, s = sync(function(cb) return castls.status(cb, prices) end)
+    st = s
+    return s and not s.indexing and s.files == 2
+  end, 'the index of the project without git')
+  check(#st.roots == 1 and st.roots[1].path == proj,
+    'the project without git is the one root', st.roots)
+  err, res = sync(castls.context, prices, { 5, 30 }, {})
+  check(err == nil and res.items[1] and
+    res.items[1].uri == vim.uri_from_fname(proj .. '/pkg/rates.py'),
+    'context in a project without git: its other files', err or res)
+
+  for _, c in ipairs({ wc, pc }) do
+    vim.lsp.stop_client(c.id)
+  end
+  wait(10000, function()
+    return vim.lsp.get_client_by_id(wc.id) == nil and
+      vim.lsp.get_client_by_id(pc.id) == nil
+  end, 'the clients without git to stop')
+  for _, b in ipairs({ weather, other, prices, rates }) do
+    vim.cmd('bwipeout! ' .. b)
+  end
+
+  -- An index castls cannot write: said where the user looks (Neovim
+  -- shows window/showMessage, not window/logMessage), with the path.
+  local saved = castls.config.settings.dbPath
+  castls.config.settings.dbPath = '/dev/null/castls/index.db'
+  vim.cmd('messages clear')
+  local ro, roc = open(proj .. '/pkg/rates.py')
+  wait(30000, function()
+    return vim.fn.execute('messages'):find('cannot write the index', 1,
+      true) ~= nil
+  end, 'the message that the index cannot be written')
+  check(vim.fn.execute('messages'):find('/dev/null/castls/index.db', 1, true)
+    and vim.fn.execute('messages'):find('dbPath', 1, true),
+    'the message names the database and the setting',
+    vim.fn.execute('messages'))
+  castls.config.settings.dbPath = saved
+  vim.lsp.stop_client(roc.id)
+  wait(10000, function()
+    return vim.lsp.get_client_by_id(roc.id) == nil
+  end, 'the client with an unwritable index to stop')
+  vim.cmd('bwipeout! ' .. ro)
+end
+
 local function run()
   vim.opt.rtp:append(os.getenv('CASTLS_NVIM_PLUGIN'))
   local castls = require('castls')
@@ -391,6 +540,8 @@ local function run()
   wait(10000, function()
     return vim.lsp.buf_is_attached(cpp, client.id)
   end, 'castls attached to a C++ buffer')
+
+  roots_without_git(castls)
 
   -- Stop the client; the driver checks the server's exit and stderr.
   vim.lsp.stop_client(client.id)

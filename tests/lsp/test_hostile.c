@@ -7,6 +7,7 @@
  *   the root is served from its buffer only; its file outside is never
  *   read, indexed or returned. "./", "//" and "x/../" name one file,
  *   which the index holds once. A root of "/" gives "file:///" URIs.
+ *   With no root at all, every buffer is served alone.
  * - Pipes: a FIFO opened and closed as a document blocks nothing.
  *
  * Writes to the index happen on workers, one after another; a test that
@@ -439,6 +440,119 @@ out:
 	srv_stop(&s);
 }
 
+/* Line 27 (0-based 26): "    total = sum(celsius_to_kelvin(v) ...". */
+#define ROOTLESS_APP                                                   \
+	"\"\"\"Loose helpers, in no project.\"\"\"\n\n\n"              \
+	"def celsius_to_kelvin(celsius):\n"                            \
+	"    return celsius + 273.15\n\n\n"                            \
+	"def describe(reading):\n"                                     \
+	"    place, value = reading\n"                                 \
+	"    text = place.strip().title()\n"                           \
+	"    text = text + ': '\n"                                     \
+	"    text = text + str(round(value, 1))\n"                     \
+	"    rate = exchange_rate('EUR')\n"                            \
+	"    return text\n\n\n"                                        \
+	"def report(readings):\n"                                      \
+	"    lines = [describe(r) for r in readings]\n"                \
+	"    warmest = max(readings, key=lambda r: r[1])\n"            \
+	"    coldest = min(readings, key=lambda r: r[1])\n"            \
+	"    lines.append('warmest: ' + describe(warmest))\n"          \
+	"    lines.append('coldest: ' + describe(coldest))\n"          \
+	"    lines.append('rate: ' + str(exchange_rate('EUR')))\n"     \
+	"    lines.append('count: ' + str(len(readings)))\n"           \
+	"    lines.sort()\n"                                           \
+	"    lines.reverse()\n"                                        \
+	"    total = sum(celsius_to_kelvin(v) for _, v in readings)\n" \
+	"    return lines, total\n"
+
+/* No workspace at all (rootUri and workspaceFolders null: Neovim and
+ * Emacs for a file in no project, VS Code with no folder): each buffer is
+ * served alone. Its own definitions rank; nothing is read from disk (the
+ * file beside it is not found), no index is made, and closing the
+ * buffer writes nothing. */
+TEST(hostile_no_root_serves_buffers_alone)
+{
+	const char *args[] = {"serve", "--db", NULL, NULL};
+	const char *item_uri;
+	Srv s;
+	cJSON *p, *r, *res, *ctx;
+	char *app = NULL, *uri = NULL, *cache = NULL;
+	const cJSON *it, *st;
+	struct stat sb;
+	bool own = false, neighbour = false;
+
+	ASSERT_TRUE(srv_make(&s, "rootless"));
+	put(s.root, "rates.py",
+	    "def exchange_rate(currency):\n"
+	    "    return NEIGHBOUR_RATE\n");
+	put(s.root, "app.py", ROOTLESS_APP);
+	app = join(s.root, "app.py");
+	uri = lsp_path_uri(app);
+	cache = join(s.scratch, "cache/castls");
+	args[2] = s.db;
+	CHECK_((s.c = lsp_client_start(s.scratch, args)) != NULL, goto out,
+	       "no server");
+	p = cJSON_Parse("{\"processId\":null,\"rootUri\":null,"
+			"\"rootPath\":null,\"workspaceFolders\":null,"
+			"\"capabilities\":{}}");
+	r = lsp_client_call(s.c, "initialize", p, LSP_TIMEOUT_MS);
+	CHECK_(r && cJSON_HasObjectItem(r, "result"), goto out,
+	       "initialize failed");
+	cJSON_Delete(r);
+	lsp_client_notify(s.c, "initialized", cJSON_CreateObject());
+	open_doc(&s, uri, ROOTLESS_APP);
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "textDocument"),
+				"uri", uri);
+	cJSON_AddItemToObject(p, "position",
+			      cJSON_Parse("{\"line\":26,\"character\":30}"));
+	r = lsp_client_call(s.c, "castls/context", p, LSP_TIMEOUT_MS);
+	ctx = cJSON_GetObjectItemCaseSensitive(r, "result");
+	CHECK_(ctx != NULL, goto out, "castls/context failed");
+	EXPECT_TRUE(
+	    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ctx, "indexing")));
+	cJSON_ArrayForEach(it, items_of(ctx))
+	{
+		item_uri = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(it, "uri"));
+		own |=
+		    item_uri && strcmp(item_uri, uri) == 0 &&
+		    strcmp(cJSON_GetStringValue(
+			       cJSON_GetObjectItemCaseSensitive(it, "symbol")),
+			   "celsius_to_kelvin") == 0;
+		neighbour |= item_uri && strcmp(item_uri, uri) != 0;
+	}
+	if (!own) {
+		char *got = cJSON_PrintUnformatted(ctx);
+
+		test_fail(__FILE__, __LINE__,
+			  "the buffer's own definition is not in: %s", got);
+		cJSON_free(got);
+	}
+	EXPECT_TRUE(!neighbour);
+	cJSON_Delete(r);
+	res = search(&s, "exchange_rate NEIGHBOUR_RATE");
+	EXPECT_INT_EQ(cJSON_GetArraySize(items_of(res)), 0);
+	cJSON_Delete(res);
+	close_doc(&s, uri);
+	r = lsp_client_call(s.c, "castls/status", NULL, LSP_TIMEOUT_MS);
+	st = cJSON_GetObjectItemCaseSensitive(r, "result");
+	EXPECT_INT_EQ(
+	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(st, "roots")),
+	    0);
+	EXPECT_INT_EQ(
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(st, "files")),
+	    0);
+	cJSON_Delete(r);
+	CHECK_(stat(s.db, &sb) != 0, (void)0, "a database was made: %s", s.db);
+	CHECK_(stat(cache, &sb) != 0, (void)0, "a cache was made: %s", cache);
+out:
+	xfree(cache);
+	xfree(uri);
+	xfree(app);
+	srv_stop(&s);
+}
+
 /* ---------------------------------------------------------------------- *
  * Pipes
  * ---------------------------------------------------------------------- */
@@ -718,6 +832,95 @@ TEST(hostile_long_line_chunks_in_linear_time)
 	}
 out:
 	xfree(text);
+	srv_stop(&s);
+}
+
+#define BIG_MAX_FILE (64u * 1024u)
+#define BIG_FUNCS 2500
+
+/* A Python file of BIG_FUNCS functions (about 150 KB), whose last line
+ * calls the first: "    return first_function(3)", with no newline. */
+static char *big_python(void)
+{
+	Buf b = {0};
+
+	buf_puts(&b, "def first_function(n):\n    return n * 2\n\n\n");
+	for (int i = 0; i < BIG_FUNCS; i++)
+		buf_printf(&b,
+			   "def filler_%d(a, b):\n    c = a + b + %d\n"
+			   "    return c * c\n\n\n",
+			   i, i);
+	buf_puts(&b, "def main():\n    return first_function(3)");
+	return buf_take(&b);
+}
+
+/* A buffer over maxFileSize, open in the editor: it was indexed (spans
+ * 10,253 -> 50,254 in the issue), stayed in the index after it was
+ * closed, and each context on it took seconds. It is served from memory
+ * only: the context on it answers, with its own definitions, while the
+ * index never holds it, through edits and after it is closed. */
+TEST(hostile_buffer_over_max_file_size_stays_out_of_the_index)
+{
+	Srv s;
+	cJSON *opts, *p, *r, *ch, *range;
+	const cJSON *res, *it;
+	char *big = big_python(), *path = NULL, *uri = NULL, *rows;
+	int lines = (int)castls_count_newlines(big, (uint32_t)strlen(big));
+	bool own;
+
+	ASSERT_TRUE(srv_make(&s, "overmax"));
+	CHECK_(strlen(big) > 2 * BIG_MAX_FILE, goto out, "too small");
+	opts = cJSON_CreateObject();
+	cJSON_AddNumberToObject(opts, "maxFileSize", BIG_MAX_FILE);
+	put(s.root, "small.py", "def small():\n    return 1\n");
+	put(s.root, "big.py", big);
+	CHECK_(srv_start_at(&s, NULL, opts), goto out, "no server");
+	path = join(s.root, "big.py");
+	uri = lsp_path_uri(path);
+	open_doc(&s, uri, big);
+	/* A keystroke, and the request after it. */
+	p = cJSON_Parse("{\"textDocument\":{\"version\":2},"
+			"\"contentChanges\":[{\"range\":{"
+			"\"start\":{\"line\":0,\"character\":0},"
+			"\"end\":{\"line\":0,\"character\":0}},"
+			"\"text\":\"#\\n\"}]}");
+	cJSON_AddStringToObject(
+	    cJSON_GetObjectItemCaseSensitive(p, "textDocument"), "uri", uri);
+	lsp_client_notify(s.c, "textDocument/didChange", p);
+	for (int i = 0; i < 2; i++) {
+		p = doc_params(uri);
+		cJSON_AddItemToObject(p, "position", cJSON_CreateObject());
+		range = cJSON_GetObjectItemCaseSensitive(p, "position");
+		cJSON_AddNumberToObject(range, "line", lines + 1); /* "#" */
+		cJSON_AddNumberToObject(range, "character", 28);   /* end */
+		r = lsp_client_call(s.c, "castls/context", p, LSP_TIMEOUT_MS);
+		res = cJSON_GetObjectItemCaseSensitive(r, "result");
+		own = false;
+		cJSON_ArrayForEach(it, items_of(res))
+		{
+			ch = cJSON_GetObjectItemCaseSensitive(it, "symbol");
+			own |= cJSON_IsString(ch) &&
+			       strcmp(ch->valuestring, "first_function") == 0;
+		}
+		CHECK_(own, (void)0,
+		       "context %d on a buffer over maxFileSize: no "
+		       "first_function (%s)",
+		       i, res ? "a result" : "no result");
+		cJSON_Delete(r);
+	}
+	settle(&s, "settle_overmax_open");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+	close_doc(&s, uri);
+	settle(&s, "settle_overmax_closed");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+out:
+	xfree(uri);
+	xfree(path);
+	xfree(big);
 	srv_stop(&s);
 }
 

@@ -1,11 +1,13 @@
 /*
  * test_protocol.c: the server against malformed input and the edges of
- * its lifecycle, over pipes to the real binary. Every test ends by
+ * its lifecycle (replies during the first scan among them), over pipes
+ * to the real binary. Every test ends by
  * checking how the server exited and that its stderr holds no sanitizer
  * report; a server that hangs is killed after LSP_TIMEOUT_MS.
  */
 #include "test.h"
 
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -801,4 +803,145 @@ TEST(protocol_eof_cancels_indexing)
 	code = lsp_client_finish(s.c, LSP_TIMEOUT_MS);
 out:
 	srv_check_end(&s, 0);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Replies during a scan
+ * ---------------------------------------------------------------------- */
+
+/* The result of method (params taken) on the server, or NULL; the
+ * caller deletes *reply. */
+static const cJSON *result_of(Srv *s, const char *method, cJSON *params,
+			      cJSON **reply)
+{
+	*reply = lsp_client_call(s->c, method, params, LSP_TIMEOUT_MS);
+	return cJSON_GetObjectItemCaseSensitive(*reply, "result");
+}
+
+/* Whether castls/search finds word, and the reply's indexing flag. */
+static bool search_finds(Srv *s, const char *word, bool *indexing)
+{
+	cJSON *p = cJSON_CreateObject(), *r;
+	const cJSON *res, *it;
+	bool found = false;
+
+	cJSON_AddStringToObject(p, "query", word);
+	res = result_of(s, "castls/search", p, &r);
+	*indexing =
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "indexing"));
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(res, "items"))
+	{
+		const char *t = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(it, "text"));
+
+		found |= t && strstr(t, word);
+	}
+	cJSON_Delete(r);
+	return found;
+}
+
+/* castls/context's indexing flag at the end of an untitled buffer (no
+ * index write of its own to wait for); -1 without a result. */
+static int context_indexing(Srv *s)
+{
+	cJSON *p = doc_param("untitled:held.py"), *r;
+	const cJSON *res;
+	int flag;
+
+	cJSON_AddItemToObject(p, "position",
+			      cJSON_Parse("{\"line\":1,\"character\":11}"));
+	res = result_of(s, "castls/context", p, &r);
+	flag = res ? cJSON_IsTrue(
+			 cJSON_GetObjectItemCaseSensitive(res, "indexing"))
+		   : -1;
+	cJSON_Delete(r);
+	return flag;
+}
+
+/* castls/status's indexing flag; -1 without a result. */
+static int status_indexing(Srv *s)
+{
+	cJSON *r;
+	const cJSON *res = result_of(s, "castls/status", NULL, &r);
+	int flag = res ? cJSON_IsTrue(
+			     cJSON_GetObjectItemCaseSensitive(res, "indexing"))
+		       : -1;
+
+	cJSON_Delete(r);
+	return flag;
+}
+
+static bool wait_idle(Srv *s)
+{
+	for (int waited = 0; waited < LSP_TIMEOUT_MS; waited += 50) {
+		if (status_indexing(s) == 0)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/* A reply given while the first scan runs says so (`indexing`), and one
+ * given after it does not. The scan is held, not raced: the test keeps
+ * the index's write lock (as another castls writing it would), so the
+ * scan waits at its first write for as long as the test wants, well
+ * within SQLite's busy timeout (10 s), and goes on once it is released. */
+TEST(protocol_replies_say_indexing_while_the_scan_runs)
+{
+	const char *args[] = {"serve", "--db", NULL, NULL};
+	const char *word = "held_back_marker";
+	sqlite3 *db = NULL;
+	char *later;
+	bool indexing;
+	Srv s;
+
+	/* A first server indexes the workspace; then a file is added, for
+	 * the next scan to write. */
+	ASSERT_TRUE(srv_start(&s, "heldscan"));
+	ASSERT_TRUE(srv_init(&s));
+	CHECK_(wait_idle(&s), goto out, "the first scan did not end");
+	cJSON_Delete(lsp_client_call(s.c, "shutdown", NULL, LSP_TIMEOUT_MS));
+	lsp_client_notify(s.c, "exit", NULL);
+	EXPECT_INT_EQ(lsp_client_wait_exit(s.c, EXIT_WITHIN_MS), 0);
+	lsp_client_delete(s.c);
+	s.c = NULL;
+	later = join(s.root, "shop/later.py");
+	CHECK_(lsp_write_file(later, "def held_back_marker():\n    pass\n",
+			      33) == 0,
+	       (void)0, "cannot write %s", later);
+	xfree(later);
+
+	CHECK_(sqlite3_open(s.db, &db) == SQLITE_OK &&
+		   sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+		       SQLITE_OK,
+	       goto out, "cannot hold the index's write lock: %s",
+	       sqlite3_errmsg(db));
+	args[2] = s.db;
+	s.c = lsp_client_start(s.scratch, args);
+	CHECK_(s.c && srv_init(&s), goto out, "no second server");
+	open_doc(&s, "untitled:held.py", "python",
+		 "def use():\n    return held_back_marker()\n");
+	EXPECT_INT_EQ(context_indexing(&s), 1);
+	EXPECT_INT_EQ(status_indexing(&s), 1);
+	CHECK_(!search_finds(&s, word, &indexing), (void)0,
+	       "the held scan wrote %s", word);
+	EXPECT_TRUE(indexing);
+
+	/* Released: the scan ends, and replies no longer say indexing. */
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	db = NULL;
+	CHECK_(wait_idle(&s), goto out, "the scan did not end once released");
+	EXPECT_INT_EQ(context_indexing(&s), 0);
+	CHECK_(search_finds(&s, word, &indexing), (void)0,
+	       "the scan did not write %s", word);
+	EXPECT_TRUE(!indexing);
+	cJSON_Delete(lsp_client_call(s.c, "shutdown", NULL, LSP_TIMEOUT_MS));
+	lsp_client_notify(s.c, "exit", NULL);
+	srv_end(&s, 0);
+	return;
+out:
+	if (db)
+		sqlite3_close(db);
+	srv_check_end(&s, s.c ? lsp_client_finish(s.c, EXIT_WITHIN_MS) : 0);
 }

@@ -3,14 +3,21 @@
  * shell scripts and Markdown, and turns its castls/context,
  * castls/search and castls/status replies into commands, a view, a status
  * bar item and an API for other extensions.
+ *
+ * The server's roots are the workspace folders. A file outside all of
+ * them brings its own project's root (roots.ts), as in the other
+ * clients; a file in no project is served alone, nothing indexed.
  */
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
-	ExecuteCommandRequest, LanguageClient, LanguageClientOptions,
-	ServerOptions, State, WorkDoneProgress, WorkDoneProgressCreateRequest,
+	DidChangeWorkspaceFoldersNotification, ExecuteCommandRequest,
+	LanguageClient, LanguageClientOptions, ServerOptions, State,
+	WorkDoneProgress, WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 import { CONTEXT_VIEW_ID, ContextTree } from './contextView';
 import { registerMcpServer } from './mcp';
+import { projectRoot } from './roots';
 import {
 	ContextItem, ContextResult, PARTIAL_NOTE, StatusResult, formatPrompt,
 	indexSize, linesOf, statusLines, titleOf, tokensOf, whyOf,
@@ -49,6 +56,7 @@ function serverSettings(): Record<string, unknown> {
 		budgetTokens: c.get<number>('budgetTokens'),
 		exclude: c.get<string[]>('exclude'),
 		maxFileSize: c.get<number>('maxFileSize'),
+		dbPath: c.get<string>('dbPath') || undefined,
 		logLevel: c.get<string>('logLevel'),
 	};
 }
@@ -106,7 +114,11 @@ export class StatusItem {
 			return;
 		}
 		this.percentage = undefined;
-		this.item.text = `$(database) castls: ${indexSize(st)}`;
+		/* An index that cannot be written leaves the context limited
+		 * to what it holds: not a normal status. */
+		this.item.text = st.roots.some((r) => r.indexError)
+			? `$(warning) castls: index not written · ${indexSize(st)}`
+			: `$(database) castls: ${indexSize(st)}`;
 		this.item.tooltip = statusLines(st).join('\n');
 	}
 
@@ -129,6 +141,9 @@ class Castls implements CastlsApi {
 	readonly tree = new ContextTree(pathLabel);
 	readonly view = vscode.window.createTreeView(CONTEXT_VIEW_ID,
 		{ treeDataProvider: this.tree });
+	/* The roots the running server was given for files outside every
+	 * workspace folder. */
+	private extraRoots = new Set<string>();
 
 	/* Starts (or restarts) the server; resolves when it is initialized. */
 	start(): Promise<LanguageClient> {
@@ -141,11 +156,18 @@ class Castls implements CastlsApi {
 			initializationOptions: serverSettings(),
 			synchronize: { configurationSection: 'castls' },
 			outputChannel: this.output,
+			middleware: {
+				didOpen: async (doc, next) => {
+					await this.addRootOf(client, doc);
+					return next(doc);
+				},
+			},
 		};
 		const client = new LanguageClient('castls', 'castls', server,
 			options);
 
 		this.client = client;
+		this.extraRoots = new Set();
 		this.status.starting();
 		this.ready = client.start().then(() => {
 			this.watchProgress(client);
@@ -160,6 +182,31 @@ class Castls implements CastlsApi {
 			throw err;
 		});
 		return this.ready;
+	}
+
+	/* Before the server hears of a document outside every workspace
+	 * folder: the root of its project, as one more workspace folder, so
+	 * that the project is indexed rather than the file served alone. */
+	private async addRootOf(client: LanguageClient,
+		doc: vscode.TextDocument): Promise<void> {
+		if (doc.uri.scheme !== 'file' ||
+		    vscode.workspace.getWorkspaceFolder(doc.uri))
+			return;
+		const root = projectRoot(doc.uri.fsPath);
+
+		if (!root || this.extraRoots.has(root))
+			return;
+		this.extraRoots.add(root);
+		this.output.appendLine(`castls: ${doc.uri.fsPath} is in no ` +
+			`workspace folder; indexing its project, ${root}`);
+		await client.sendNotification(
+			DidChangeWorkspaceFoldersNotification.type, {
+				event: {
+					added: [{ uri: client.code2ProtocolConverter.asUri(
+						vscode.Uri.file(root)), name: path.basename(root) }],
+					removed: [],
+				},
+			});
 	}
 
 	async stop(): Promise<void> {
@@ -425,8 +472,10 @@ export function activate(context: vscode.ExtensionContext): CastlsApi {
 			vscode.commands.registerCommand(id, guarded(fn)));
 	context.subscriptions.push(c.output, c.status.item, c.view,
 		vscode.workspace.onDidChangeConfiguration((e) => {
-			/* The server path is only read at start. */
-			if (e.affectsConfiguration('castls.path'))
+			/* The server path and the database are only read at
+			 * start. */
+			if (e.affectsConfiguration('castls.path') ||
+			    e.affectsConfiguration('castls.dbPath'))
 				void c.stop().then(() => c.start()).catch(() => undefined);
 		}));
 	c.start().catch(() => undefined);

@@ -76,7 +76,8 @@ export interface RootStatus {
 	spans?: number;
 	lastIndexed?: number; /* seconds since the epoch */
 	languages?: Record<string, number>;
-	error?: string;
+	error?: string;      /* the index cannot be read */
+	indexError?: string; /* the index cannot be written */
 }
 
 /* The reply of castls/status. */
@@ -243,6 +244,9 @@ export function statusLines(st: StatusResult): string[] {
 		` document(s)${st.indexing ? ', indexing' : ''}`];
 
 	for (const r of st.roots) {
+		if (r.indexError)
+			lines.push(`${r.path}: cannot write the index ` +
+				`(${r.indexError}); set castls.dbPath to a writable file`);
 		if (r.error) {
 			lines.push(`${r.path}: ${r.error}`);
 			continue;

@@ -52,7 +52,7 @@ function contextRows(view) {
 async function until(what, fn) {
 	const t0 = Date.now();
 	for (;;) {
-		const v = fn();
+		const v = await fn();
 		if (v)
 			return v;
 		if (Date.now() - t0 > TIMEOUT_MS)
@@ -298,6 +298,121 @@ test('the extension against castls', { timeout: 90000 }, async (t) => {
 				new vscode.Position(callLine, 18));
 			assert.equal(r.items[0].symbol, 'circle_area');
 		});
+
+	/* The lines of Show Status, asked afresh. */
+	const statusOutput = async () => {
+		rec.outputs.set('castls', '');
+		await vscode.commands.executeCommand('castls.showStatus');
+		return rec.outputs.get('castls');
+	};
+	const top = fs.realpathSync(path.dirname(REPO));
+	const proj = path.join(top, 'outside-proj');
+	const loose = path.join(top, 'outside-loose');
+	const app = path.join(proj, 'src/app.py');
+	const lone = path.join(loose, 'weather.py');
+	/* In app.py, "    return amount * exchange_rate(currency)"; in
+	 * weather.py, "    total = sum(celsius_to_kelvin(v) ...)". */
+	const appAt = new vscode.Position(4, 30);
+	const loneAt = new vscode.Position(23, 30);
+
+	await t.test('a file outside the folder: its project is indexed',
+		async () => {
+			fs.mkdirSync(path.join(proj, 'src'), { recursive: true });
+			fs.mkdirSync(loose, { recursive: true });
+			fs.writeFileSync(path.join(proj, 'pyproject.toml'),
+				'[project]\nname = "outside"\n');
+			fs.writeFileSync(path.join(proj, 'src/rates.py'),
+				'def exchange_rate(currency):\n' +
+				'    """Units of currency per euro."""\n' +
+				'    return 1.0\n');
+			fs.writeFileSync(app, 'from src.rates import exchange_rate\n' +
+				'\n\ndef price(amount, currency):\n' +
+				'    return amount * exchange_rate(currency)\n');
+			fs.writeFileSync(lone, [
+				'"""Loose helpers, in no project."""', '', '',
+				'def celsius_to_kelvin(celsius):',
+				'    """Kelvin for a temperature in degrees Celsius."""',
+				'    return celsius + 273.15', '', '',
+				'def describe(reading):',
+				'    """A line about one reading."""',
+				'    place, value = reading',
+				'    text = place.strip().title()',
+				"    text = text + ': '",
+				'    text = text + str(round(value, 1))',
+				'    return text', '', '', 'def report(readings):',
+				'    lines = [describe(r) for r in readings]',
+				'    warmest = max(readings, key=lambda r: r[1])',
+				'    coldest = min(readings, key=lambda r: r[1])',
+				"    lines.append('warmest: ' + describe(warmest))",
+				"    lines.append('coldest: ' + describe(coldest))",
+				'    total = sum(celsius_to_kelvin(v) for _, v in readings)',
+				'    return lines, total', ''].join('\n'));
+			vscode.openDocument({ path: app, languageId: 'python' });
+			vscode.openDocument({ path: lone, languageId: 'python' });
+			/* The project (no git: its pyproject.toml) beside the
+			 * folder; nothing for the file in no project. */
+			let out = '';
+			await until('the outside project indexed', async () => {
+				out = await statusOutput();
+				return out.includes(`\n${proj}: 2 files`);
+			});
+			assert.ok(out.includes(`${fs.realpathSync(REPO)}: 5 files`), out);
+			assert.doesNotMatch(out, /outside-loose/);
+			const r = await api.getContext(vscode.Uri.file(app), appAt);
+			assert.equal(r.items[0]?.uri, vscode.Uri.file(path.join(proj,
+				'src/rates.py')).toString(), JSON.stringify(r.items));
+			/* The file in no project is served alone: its own
+			 * definitions. */
+			const l = await api.getContext(vscode.Uri.file(lone), loneAt);
+			assert.ok(l.items.some((i) => i.symbol === 'celsius_to_kelvin' &&
+				i.uri === vscode.Uri.file(lone).toString()),
+			JSON.stringify(l.items));
+		});
+
+	await t.test('no folder open: each file brings its project',
+		async () => {
+			vscode.closeFolders();
+			await vscode.commands.executeCommand('castls.restartServer');
+			let out = '';
+			await until('the projects of the open files', async () => {
+				out = await statusOutput();
+				return out.includes(`\n${fs.realpathSync(REPO)}: 5 files`) &&
+					out.includes(`\n${proj}: 2 files`);
+			});
+			assert.doesNotMatch(out, /outside-loose/);
+			const r = await api.getContext(vscode.Uri.file(report),
+				new vscode.Position(callLine, 18));
+			assert.equal(r.items[0].symbol, 'circle_area');
+			const l = await api.getContext(vscode.Uri.file(lone), loneAt);
+			assert.ok(l.items.some((i) => i.symbol === 'celsius_to_kelvin'),
+				JSON.stringify(l.items));
+		});
+
+	await t.test('an index castls cannot write: an error, and the status ' +
+		'bar says so', async () => {
+		const settings = { castls: { path: SERVER, maxChunkSize: 150,
+			budgetTokens: 1500, exclude: [], maxFileSize: 1048576,
+			logLevel: 'warn' } };
+		const before = rec.messages.length;
+		const db = '/dev/null/castls/index.db';
+
+		/* A new castls.dbPath restarts the server on it. */
+		vscode.fireConfigurationChange({ castls: { ...settings.castls,
+			dbPath: db } });
+		const shown = await until('the server\'s error', () => rec.messages
+			.slice(before).find((m) => m.level === 'error' &&
+				m.text.includes('cannot write the index')));
+		assert.ok(shown.text.includes(db) && shown.text.includes('dbPath'),
+			shown.text);
+		await until('the status bar to say so', () =>
+			status().text.startsWith('$(warning) castls: index not written'));
+		assert.match(status().tooltip, /cannot write the index .*castls\.dbPath/);
+		vscode.fireConfigurationChange(settings);
+		await until('the index size back in the status bar', () =>
+			/^\$\(database\) castls: /.test(status().text));
+		/* Expected, so not among the errors deactivate looks for. */
+		rec.messages.splice(before);
+	});
 
 	await t.test('deactivate stops the server', async () => {
 		await ext.deactivate();

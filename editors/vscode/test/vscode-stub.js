@@ -268,11 +268,18 @@ function create(options) {
 	const documents = (options.documents || []).map((d) =>
 		new TextDocument(Uri.file(d.path), d.languageId,
 			fs.readFileSync(d.path, 'utf8')));
+	/* The folder holding fsPath, or undefined (as VS Code's
+	 * getWorkspaceFolder). */
+	const folderOf = (fsPath) => (vscode.workspace.workspaceFolders || [])
+		.find((f) => {
+			const rel = path.relative(f.uri.fsPath, fsPath);
+			return !rel.startsWith('..') && !path.isAbsolute(rel);
+		});
 
 	const asRelativePath = (p) => {
 		const fsPath = typeof p === 'string' ? p : p.fsPath;
-		const rel = path.relative(folderUri.fsPath, fsPath);
-		return rel.startsWith('..') ? fsPath : rel;
+		const folder = folderOf(fsPath);
+		return folder ? path.relative(folder.uri.fsPath, fsPath) : fsPath;
 	};
 	const configuration = (section) => ({
 		get(key, dflt) {
@@ -379,7 +386,7 @@ function create(options) {
 				options.folder), index: 0 }],
 			textDocuments: documents,
 			getConfiguration: (section) => configuration(section),
-			getWorkspaceFolder: () => vscode.workspace.workspaceFolders[0],
+			getWorkspaceFolder: (uri) => folderOf(uri.fsPath),
 			asRelativePath,
 			createFileSystemWatcher: () => ({
 				onDidCreate: event('fsCreate'),
@@ -508,6 +515,21 @@ function create(options) {
 				throw new Error(`stub showEditor: not open: ${at.path}`);
 			vscode.window.activeTextEditor = editor;
 			(events.activeEditor ?? new EventEmitter()).fire(editor);
+		},
+		/* The user opens another file: {path, languageId}. */
+		openDocument(d) {
+			const doc = new TextDocument(Uri.file(d.path), d.languageId,
+				fs.readFileSync(d.path, 'utf8'));
+
+			documents.push(doc);
+			(events.open ?? new EventEmitter()).fire(doc);
+			return doc;
+		},
+		/* A window with files only: no folders (undefined, as VS Code
+		 * has it). VS Code restarts the extensions when a window loses
+		 * its first folder, so no event: restart the server to see it. */
+		closeFolders() {
+			vscode.workspace.workspaceFolders = undefined;
 		},
 		fireConfigurationChange(settings) {
 			options.settings = settings;

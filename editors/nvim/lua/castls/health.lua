@@ -139,17 +139,19 @@ local function check_roots(castls)
       any = true
       local root, how = castls.root_dir(name)
       local client = id and vim.lsp.get_client_by_id(id)
-      local why = how == 'git' and 'its git root' or
-        'no .git above it: the file\'s own directory'
+      local why = ({
+        git = 'its git root',
+        marker = 'no .git above it: the nearest directory with a ' ..
+          'project file',
+        file = 'in no project: served alone, nothing indexed',
+      })[how]
       if not client then
         warn(('%s: root %s (%s); castls is not running for it'):format(name,
-          root, why), { ':CastlsRestart starts it again.' })
-      elseif how == 'git' then
+          root or 'none', why), { ':CastlsRestart starts it again.' })
+      elseif root then
         ok(('%s: root %s (%s)'):format(name, client.config.root_dir, why))
       else
-        warn(('%s: root %s (%s)'):format(name, client.config.root_dir, why),
-          { 'Without git, each directory is its own workspace: ' ..
-            '`git init` the project.' })
+        info(('%s: no root (%s)'):format(name, why))
       end
     end
   end

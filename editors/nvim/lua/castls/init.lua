@@ -19,6 +19,13 @@ M.config = {
     'cpp' },
   -- 'float' (a floating window) or 'split' (a scratch buffer in a split).
   view = 'float',
+  -- Files that make their directory a project's root when it is in no
+  -- git repository (those of the CLI and of the other clients).
+  root_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', 'package.json',
+    'tsconfig.json', 'deno.json', 'go.mod', 'Cargo.toml', 'pom.xml',
+    'build.gradle', 'build.gradle.kts', 'CMakeLists.txt',
+    'compile_commands.json', 'meson.build', 'Gemfile', 'composer.json',
+    'Makefile' },
 }
 
 -- bufnr -> client id, for the buffers this plugin attached.
@@ -26,8 +33,10 @@ local attached = {}
 -- bufnr -> true for every buffer attach() was asked to serve: the ones
 -- :CastlsRestart attaches again once their server is gone.
 local wanted = {}
--- root directory -> client id, on Neovim releases without vim.lsp.start.
+-- root directory (NO_ROOT for single files) -> client id, on Neovim
+-- releases without vim.lsp.start.
 local by_root = {}
+local NO_ROOT = ''
 -- client id -> { title, message, percentage } while it indexes.
 local progress = {}
 -- client id -> true for the clients :CastlsRestart stops.
@@ -44,22 +53,58 @@ local function exists(path)
   return uv.fs_stat(path) ~= nil
 end
 
--- The directory holding .git above (or at) the file's directory, else the
--- file's directory. The second value says which: 'git' or 'file'.
-function M.root_dir(fname)
-  local dir = vim.fn.fnamemodify(fname, ':p:h')
+local function real(path)
+  return uv.fs_realpath(path) or path
+end
+
+-- Never a root: / and the home directory (a dotfiles repository would
+-- have castls index all of home).
+local function too_wide(dir)
+  local home = uv.os_homedir()
+  return dir == '/' or (home ~= nil and home ~= '' and real(home) == dir)
+end
+
+-- The nearest directory at or above dir for which found(d) holds.
+local function nearest(dir, found)
   local d = dir
   while d and d ~= '' do
-    if exists(d .. '/.git') then
-      return d, 'git'
+    if found(d) then
+      return d
     end
     local parent = vim.fn.fnamemodify(d, ':h')
     if parent == d then
-      break
+      return nil
     end
     d = parent
   end
-  return dir, 'file'
+  return nil
+end
+
+local function has_marker(d)
+  for _, m in ipairs(M.config.root_markers) do
+    if exists(d .. '/' .. m) then
+      return true
+    end
+  end
+  return false
+end
+
+-- The workspace root of a file: the directory holding .git above it,
+-- else the nearest holding a project file (root_markers); never / or
+-- the home directory. The second value says which: 'git', 'marker', or
+-- 'file' with no root (nil) for a file in no project, which castls
+-- serves alone, nothing indexed.
+function M.root_dir(fname)
+  local dir = real(vim.fn.fnamemodify(fname, ':p:h'))
+  local git = nearest(dir, function(d) return exists(d .. '/.git') end)
+  if git and not too_wide(git) then
+    return git, 'git'
+  end
+  local marked = nearest(dir, has_marker)
+  if marked and not too_wide(marked) then
+    return marked, 'marker'
+  end
+  return nil, 'file'
 end
 
 local function stopped(client)
@@ -130,15 +175,17 @@ local function on_progress(err, result, ctx, config)
   end
 end
 
+-- A client for root, or with no root (rootUri and workspaceFolders null:
+-- castls then indexes nothing and serves each file from its buffer).
 local function client_config(root)
   local settings = M.config.settings
   return {
     name = 'castls',
     cmd = M.config.cmd,
     root_dir = root,
-    workspace_folders = {
+    workspace_folders = root and {
       { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') },
-    },
+    } or nil,
     init_options = settings,
     settings = { castls = settings },
     on_init = function(client)
@@ -165,7 +212,8 @@ local function client_config(root)
         if not asked then
           echo(('castls stopped (exit code %d%s) for %s; :CastlsRestart ' ..
             'starts it again'):format(code or -1,
-              (signal or 0) ~= 0 and (', signal ' .. signal) or '', root),
+              (signal or 0) ~= 0 and (', signal ' .. signal) or '',
+              root or 'files in no project'),
             'WarningMsg')
         end
       end)
@@ -174,7 +222,8 @@ local function client_config(root)
 end
 
 -- Starts castls for the buffer's root (or reuses the client already
--- running there) and attaches the buffer. Returns the client id.
+-- running there) and attaches the buffer. Files in no project share one
+-- client with no root. Returns the client id.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   local fname = api.nvim_buf_get_name(bufnr)
@@ -194,11 +243,11 @@ function M.attach(bufnr)
       end,
     })
   else
-    id = by_root[root]
+    id = by_root[root or NO_ROOT]
     local client = id and vim.lsp.get_client_by_id(id)
     if not client or stopped(client) then
       id = vim.lsp.start_client(client_config(root))
-      by_root[root] = id
+      by_root[root or NO_ROOT] = id
     end
     if id then
       vim.lsp.buf_attach_client(bufnr, id)
