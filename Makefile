@@ -8,7 +8,8 @@ FUZZ_SECONDS ?= 60
 
 PREFIX  ?= /usr/local
 
-.PHONY: all deps release test run install bench fuzz fuzz-long eval clean
+.PHONY: all deps release test run install bench bench-scale fuzz fuzz-long \
+	eval clean
 
 all: release
 
@@ -46,6 +47,21 @@ bench: release
 	@.ci/deps --corpora
 	@tests/corpus/fetch build/corpus
 	@tests/bench/run $(RELEASE) build/corpus
+
+# Issue 16's benchmark at scale (tests/bench/bench_scale.py): a corpus of
+# about 5.5 million lines (Debian's python3-* packages from `.ci/deps
+# --scale`, the stdlib, npm packages pinned in tests/bench/scale) copied
+# into build/scale, and its 10% slice; cold index, re-scan, context,
+# search, workspace/symbol, keystroke and branch-switch figures for both.
+# Run it alone on the machine. SCALE_ARGS replaces the options, e.g.
+# SCALE_ARGS="--size full --only context,search --repeat 1", or adds the
+# soak: SCALE_ARGS="--repeat 3 --soak".
+SCALE_ARGS ?= --repeat 3
+bench-scale: release
+	@.ci/deps --scale
+	@cmake --build $(RELEASE) --target bench_chunk >/dev/null
+	@python3 tests/bench/bench_scale.py --castls $(RELEASE)/castls \
+		--work build/scale $(SCALE_ARGS)
 
 fuzz: deps
 	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
