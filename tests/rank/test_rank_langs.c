@@ -98,13 +98,22 @@ static int find(const RankResult *r, const char *path, const char *symbol)
 	return -1;
 }
 
-/* In buffer rel at the cursor of marked, path's `right` ranks as a
- * method of the receiver's type, ahead of path's `wrong` if that ranks
- * at all. */
-static void expect_receiver(const File *files, const char *rel,
-			    const char *marked, const char *path,
-			    const char *right, const char *wrong_path,
-			    const char *wrong)
+/* What expect_ahead asks of the right item besides its rank. */
+enum {
+	WANT_RECEIVER = 1, /* a method of the receiver's type */
+	WANT_IMPORT = 2,   /* in a module the buffer imports (and the wrong
+			    * one not) */
+	WANT_NAME = 4,	   /* a name the buffer imports, by itself or as a
+			    * member of an imported module (`pkg.Name`) */
+};
+
+/* In buffer rel at the cursor of marked, path's `right` ranks with the
+ * signals `want` asks for, ahead of wrong_path's `wrong` if that ranks at
+ * all. */
+static void expect_ahead(const File *files, const char *rel, const char *marked,
+			 const char *path, const char *right,
+			 const char *wrong_path, const char *wrong,
+			 unsigned want)
 {
 	Ws w;
 	RankResult r;
@@ -114,8 +123,12 @@ static void expect_receiver(const File *files, const char *rel,
 	rank_at(&w, rel, marked, &r);
 	i = find(&r, path, right);
 	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
-	CHECK_(r.items[i].signals.receiver, (void)0,
+	CHECK_(!(want & WANT_RECEIVER) || r.items[i].signals.receiver, (void)0,
 	       "%s: %s has no receiver signal", rel, right);
+	CHECK_(!(want & WANT_IMPORT) || r.items[i].signals.import, (void)0,
+	       "%s: %s has no import signal", rel, right);
+	CHECK_(!(want & WANT_NAME) || r.items[i].signals.imported_name, (void)0,
+	       "%s: %s is not taken for a name the file imports", rel, right);
 	for (j = 0; j < (int)r.nitems; j++)
 		if (!r.items[j].in_buffer &&
 		    strcmp(r.items[j].path, wrong_path) == 0 &&
@@ -123,9 +136,22 @@ static void expect_receiver(const File *files, const char *rel,
 			break;
 	CHECK_(j == (int)r.nitems || j > i, (void)0,
 	       "%s: %s (%d) ranks ahead of %s (%d)", rel, wrong, j, right, i);
+	CHECK_(j == (int)r.nitems || !(want & WANT_IMPORT) ||
+		   !r.items[j].signals.import,
+	       (void)0, "%s: %s of %s has an import signal", rel, wrong,
+	       wrong_path);
 out:
 	rank_result_free(&r);
 	ws_close(&w);
+}
+
+static void expect_receiver(const File *files, const char *rel,
+			    const char *marked, const char *path,
+			    const char *right, const char *wrong_path,
+			    const char *wrong)
+{
+	expect_ahead(files, rel, marked, path, right, wrong_path, wrong,
+		     WANT_RECEIVER);
 }
 
 TEST(receivers_go)
@@ -217,49 +243,13 @@ TEST(receivers_cpp)
 			"Frame::bounds");
 }
 
-/* In buffer rel at the cursor of marked, path's `right` ranks as a
- * definition of a module the buffer imports, ahead of the same name in
- * wrong_path. */
-static void expect_import_as(const File *files, const char *rel,
-			     const char *marked, const char *path,
-			     const char *right, const char *wrong_path,
-			     const char *wrong, bool by_name)
-{
-	Ws w;
-	RankResult r;
-	int i, j;
-
-	ws_open(&w, files);
-	rank_at(&w, rel, marked, &r);
-	i = find(&r, path, right);
-	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
-	CHECK_(r.items[i].signals.import, (void)0,
-	       "%s: %s has no import signal", rel, right);
-	for (j = 0; j < (int)r.nitems; j++)
-		if (!r.items[j].in_buffer &&
-		    strcmp(r.items[j].path, wrong_path) == 0 &&
-		    strcmp(r.items[j].symbol, wrong) == 0)
-			break;
-	CHECK_(j == (int)r.nitems || j > i, (void)0,
-	       "%s: %s (%d) ranks ahead of %s (%d)", rel, wrong, j, right, i);
-	CHECK_(j == (int)r.nitems || !r.items[j].signals.import, (void)0,
-	       "%s: %s of %s has an import signal", rel, wrong, wrong_path);
-	CHECK_(!by_name || r.items[i].signals.imported_name, (void)0,
-	       "%s: %s is not taken for a name the file imports", rel, right);
-out:
-	rank_result_free(&r);
-	ws_close(&w);
-}
-
-/* As expect_import_as, right also being a name the buffer imports, by
- * itself or as a member of an imported module (`pkg.Name`). */
 static void expect_import(const File *files, const char *rel,
 			  const char *marked, const char *path,
 			  const char *right, const char *wrong_path,
 			  const char *wrong)
 {
-	expect_import_as(files, rel, marked, path, right, wrong_path, wrong,
-			 true);
+	expect_ahead(files, rel, marked, path, right, wrong_path, wrong,
+		     WANT_IMPORT | WANT_NAME);
 }
 
 /* Go: an import path through go.mod's module path is a directory, its
@@ -325,12 +315,12 @@ TEST(imports_go_versioned)
 /* Go: the files of a package share one scope. */
 TEST(imports_go_package)
 {
-	expect_import_as(
-	    go_module, "store/save.go",
-	    "package store\n\n"
-	    "func Save(dir string) {\n\tif check(dir) {\n\t\t" CURSOR
-	    "\n\t}\n}\n",
-	    "store/util.go", "check", "mock/open.go", "check", false);
+	expect_ahead(go_module, "store/save.go",
+		     "package store\n\n"
+		     "func Save(dir string) {\n\tif check(dir) {\n\t\t" CURSOR
+		     "\n\t}\n}\n",
+		     "store/util.go", "check", "mock/open.go", "check",
+		     WANT_IMPORT);
 }
 
 /* Rust: `use crate::...` from the crate's src/, grouped names, and
@@ -409,19 +399,19 @@ TEST(imports_c)
 	    {NULL, NULL},
 	};
 
-	expect_import_as(
+	expect_ahead(
 	    files, "app/main.c",
 	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
 	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
 	    "\n}\n",
 	    "lib/net/conn.c", "conn_open", "lib/mock/mock.c", "conn_open",
-	    false);
+	    WANT_IMPORT);
 	/* The declaration in the header is offered too. */
-	expect_import_as(
+	expect_ahead(
 	    files, "app/main.c",
 	    "#include <stdio.h>\n#include \"net/conn.h\"\n\n"
 	    "int main(void)\n{\n\tint fd = conn_open(\"h\");\n\t" CURSOR
 	    "\n}\n",
 	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open",
-	    false);
+	    WANT_IMPORT);
 }
