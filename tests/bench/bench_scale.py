@@ -1212,7 +1212,10 @@ class Perf:
             return
         self.data = os.path.join(args.work, "perf-%s.data" % name)
         self.p = subprocess.Popen(
-            ["perf", "record", "-F", "499", "-g", "-p",
+            # DWARF unwinding: the call chains go through Debian's
+            # libsqlite3, built without frame pointers, to our callers.
+            ["perf", "record", "-F", "199", "--call-graph", "dwarf,16384",
+             "-p",
              str(srv.cl.proc.pid), "-o", self.data],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
@@ -1228,8 +1231,8 @@ class Perf:
         txt = self.data[:-5] + ".txt"
         with open(txt, "w") as f:
             subprocess.run(["perf", "report", "-i", self.data, "--stdio",
-                            "--no-children", "--sort", "dso,sym",
-                            "--percent-limit", "0.5", "-g", "none"],
+                            "--children", "--sort", "dso,sym",
+                            "--percent-limit", "1", "-g", "none"],
                            stdout=f, stderr=subprocess.DEVNULL)
         log("perf: %s" % txt)
 
@@ -1411,7 +1414,8 @@ def run_size(args, man, size, phases, work):
                 phase_search(args, srv, work["search"], res)
         if "symbol" in served:
             log("%s: workspace/symbol" % size)
-            phase_symbol(args, srv, work["symbol"], res)
+            with Perf(args, srv, size + "-symbol"):
+                phase_symbol(args, srv, work["symbol"], res)
         if "keystroke" in served:
             log("%s: keystrokes in %s" % (size, work["keystroke"][0]))
             phase_keystroke(args, srv, db, work["keystroke"][0],
@@ -1464,8 +1468,8 @@ def main():
     ap.add_argument("--soak-gap-ms", type=int, default=5)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--perf", action="store_true",
-                    help="perf record the server during context and "
-                    "search (WORK/perf-*.txt)")
+                    help="perf record the server during context, "
+                    "search and symbol (WORK/perf-*.txt)")
     ap.add_argument("--rebuild-corpus", action="store_true")
     ap.add_argument("--json", help="write every figure and sample here")
     args = ap.parse_args()
