@@ -772,13 +772,42 @@ def phase_symbol(args, srv, queries, res):
     res["symbol"]["answered_share"] = hits / (args.repeat * len(queries))
 
 
+class LineWatch(RowWatch):
+    """bench_lsp's RowWatch, also when a chunk boundary falls inside the
+    line (a long list literal is cut between two rows): the pieces of
+    the line in the rows that cover it, in byte order, joined."""
+
+    def line_is(self, line, expect):
+        if self.file_id is None:
+            row = self.db.execute("SELECT id FROM files WHERE path=?",
+                                  (self.rel,)).fetchone()
+            if not row:
+                return False
+            self.file_id = row[0]
+        rows = self.db.execute(
+            "SELECT start_line, text FROM chunks WHERE file_id=? AND"
+            " start_line<=? AND end_line>=? ORDER BY start_byte",
+            (self.file_id, line, line)).fetchall()
+        pieces = []
+        for start_line, text in rows:
+            parts = text.split("\n")
+            k = line - start_line
+            if k < len(parts):
+                if parts[k] == expect:
+                    return True
+                pieces.append(parts[k])
+        joined = "".join(pieces)
+        return bool(joined) and expect.endswith(joined) and \
+            not expect[:len(expect) - len(joined)].strip()
+
+
 def phase_keystroke(args, srv, db, rel, text, rng, res):
     """bench_lsp.py's "commit" keystrokes, in a file of the big tree."""
     uri = srv.uri(rel)
     if rel not in srv.open:
         srv.did_open(rel, text)
     srv.cl.drain(0.5)
-    watch = RowWatch(db, rel, args.poll_us / 1e6)
+    watch = LineWatch(db, rel, args.poll_us / 1e6)
     lines = text.split("\n")
     srv.cl.drain(0.3)
     watch.version = watch._version()
@@ -1135,7 +1164,8 @@ def phase_soak(args, size, srv, db, files, probes, rng, res):
             if len(q) >= 2:
                 order += [(rel, q.pop(0)), (rel, q.pop(0))]
     order = order[:args.soak_edits]
-    watches = {rel: RowWatch(db, rel, args.poll_us / 1e6) for rel in rels}
+    watches = {rel: LineWatch(db, rel, args.poll_us / 1e6)
+               for rel in rels}
     srv.cl.drain(0.5)
     for w in watches.values():
         w.version = w._version()
