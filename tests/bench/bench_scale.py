@@ -772,13 +772,42 @@ def phase_symbol(args, srv, queries, res):
     res["symbol"]["answered_share"] = hits / (args.repeat * len(queries))
 
 
+class LineWatch(RowWatch):
+    """bench_lsp's RowWatch, also when a chunk boundary falls inside the
+    line (a long list literal is cut between two rows): the pieces of
+    the line in the rows that cover it, in byte order, joined."""
+
+    def line_is(self, line, expect):
+        if self.file_id is None:
+            row = self.db.execute("SELECT id FROM files WHERE path=?",
+                                  (self.rel,)).fetchone()
+            if not row:
+                return False
+            self.file_id = row[0]
+        rows = self.db.execute(
+            "SELECT start_line, text FROM chunks WHERE file_id=? AND"
+            " start_line<=? AND end_line>=? ORDER BY start_byte",
+            (self.file_id, line, line)).fetchall()
+        pieces = []
+        for start_line, text in rows:
+            parts = text.split("\n")
+            k = line - start_line
+            if k < len(parts):
+                if parts[k] == expect:
+                    return True
+                pieces.append(parts[k])
+        joined = "".join(pieces)
+        return bool(joined) and expect.endswith(joined) and \
+            not expect[:len(expect) - len(joined)].strip()
+
+
 def phase_keystroke(args, srv, db, rel, text, rng, res):
     """bench_lsp.py's "commit" keystrokes, in a file of the big tree."""
     uri = srv.uri(rel)
     if rel not in srv.open:
         srv.did_open(rel, text)
     srv.cl.drain(0.5)
-    watch = RowWatch(db, rel, args.poll_us / 1e6)
+    watch = LineWatch(db, rel, args.poll_us / 1e6)
     lines = text.split("\n")
     srv.cl.drain(0.3)
     watch.version = watch._version()
@@ -1135,7 +1164,8 @@ def phase_soak(args, size, srv, db, files, probes, rng, res):
             if len(q) >= 2:
                 order += [(rel, q.pop(0)), (rel, q.pop(0))]
     order = order[:args.soak_edits]
-    watches = {rel: RowWatch(db, rel, args.poll_us / 1e6) for rel in rels}
+    watches = {rel: LineWatch(db, rel, args.poll_us / 1e6)
+               for rel in rels}
     srv.cl.drain(0.5)
     for w in watches.values():
         w.version = w._version()
@@ -1212,7 +1242,10 @@ class Perf:
             return
         self.data = os.path.join(args.work, "perf-%s.data" % name)
         self.p = subprocess.Popen(
-            ["perf", "record", "-F", "499", "-g", "-p",
+            # DWARF unwinding: the call chains go through Debian's
+            # libsqlite3, built without frame pointers, to our callers.
+            ["perf", "record", "-F", "199", "--call-graph", "dwarf,16384",
+             "-p",
              str(srv.cl.proc.pid), "-o", self.data],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
@@ -1228,8 +1261,8 @@ class Perf:
         txt = self.data[:-5] + ".txt"
         with open(txt, "w") as f:
             subprocess.run(["perf", "report", "-i", self.data, "--stdio",
-                            "--no-children", "--sort", "dso,sym",
-                            "--percent-limit", "0.5", "-g", "none"],
+                            "--children", "--sort", "dso,sym",
+                            "--percent-limit", "1", "-g", "none"],
                            stdout=f, stderr=subprocess.DEVNULL)
         log("perf: %s" % txt)
 
@@ -1411,7 +1444,8 @@ def run_size(args, man, size, phases, work):
                 phase_search(args, srv, work["search"], res)
         if "symbol" in served:
             log("%s: workspace/symbol" % size)
-            phase_symbol(args, srv, work["symbol"], res)
+            with Perf(args, srv, size + "-symbol"):
+                phase_symbol(args, srv, work["symbol"], res)
         if "keystroke" in served:
             log("%s: keystrokes in %s" % (size, work["keystroke"][0]))
             phase_keystroke(args, srv, db, work["keystroke"][0],
@@ -1464,8 +1498,8 @@ def main():
     ap.add_argument("--soak-gap-ms", type=int, default=5)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--perf", action="store_true",
-                    help="perf record the server during context and "
-                    "search (WORK/perf-*.txt)")
+                    help="perf record the server during context, "
+                    "search and symbol (WORK/perf-*.txt)")
     ap.add_argument("--rebuild-corpus", action="store_true")
     ap.add_argument("--json", help="write every figure and sample here")
     args = ap.parse_args()
