@@ -4,99 +4,12 @@
  * parameter, `var x T`, `let x = T::new()`, `T x = new T()`, `T x;`),
  * and the method of that type ranks ahead of the same-named methods of
  * other types, saying why; a Go method is found by its receiver's type
- * though no class span holds it. Same harness as test_rank.c: a small
+ * though no class span holds it. The harness is rktest.h: a small
  * workspace on disk, indexed, and a buffer with a cursor mark.
  */
 #include "test.h"
 
-#include "index/ixtest.h"
-#include "rank/rank.h"
-
-#define CURSOR "<|>"
-
-typedef struct {
-	const char *rel, *text;
-} File;
-
-typedef struct {
-	char *tmp, *root, *db;
-	Index *ix;
-	Chunker *ch;
-	RankRoot rr;
-} Ws;
-
-static void ws_open(Ws *w, const File *files)
-{
-	IndexOptions o = {0};
-	ScanStats st;
-
-	memset(w, 0, sizeof(*w));
-	w->tmp = ixt_tmpdir();
-	w->root = ixt_path(w->tmp, "ws");
-	w->db = ixt_path(w->tmp, "index.db");
-	ixt_mkdirs(w->root);
-	for (const File *f = files; f->rel; f++)
-		ixt_write(w->root, f->rel, f->text);
-	o.root = w->root;
-	o.db_path = w->db;
-	o.quiet = true;
-	if (index_open(&o, &w->ix) ||
-	    index_scan(w->ix, 1, NULL, NULL, NULL, &st))
-		ixt_die("index", w->root);
-	w->ch = chunker_new(0);
-	w->rr = (RankRoot){w->ix, w->root};
-}
-
-static void ws_close(Ws *w)
-{
-	index_close(w->ix);
-	chunker_delete(w->ch);
-	ixt_rmtree(w->tmp);
-	xfree(w->tmp);
-	xfree(w->root);
-	xfree(w->db);
-}
-
-static void rank_at(Ws *w, const char *rel, const char *marked, RankResult *out)
-{
-	const char *at = strstr(marked, CURSOR);
-	Buf text = {0};
-	RankCursor q = {0};
-
-	if (!at)
-		ixt_die("no cursor mark in", rel);
-	buf_append(&text, marked, (size_t)(at - marked));
-	buf_puts(&text, at + strlen(CURSOR));
-	q.roots = &w->rr;
-	q.nroots = 1;
-	q.chunker = w->ch;
-	q.rel = rel;
-	q.lang = lang_detect(rel, text.data, text.len);
-	q.text = text.data;
-	q.len = (uint32_t)text.len;
-	q.cursor = (uint32_t)(at - marked);
-	q.budget = 4000;
-	q.limit = 20;
-	if (rank_context(&q, out) != 0)
-		ixt_die("rank_context", rel);
-	buf_free(&text);
-}
-
-/* The rank of the item of path with symbol, or -1 (and the list on
- * stderr). */
-static int find(const RankResult *r, const char *path, const char *symbol)
-{
-	for (uint32_t i = 0; i < r->nitems; i++)
-		if (!r->items[i].in_buffer &&
-		    strcmp(r->items[i].path, path) == 0 &&
-		    strcmp(r->items[i].symbol, symbol) == 0)
-			return (int)i;
-	for (uint32_t i = 0; i < r->nitems; i++)
-		fprintf(stderr, "  %u. %s %s %.3f\n", i,
-			r->items[i].in_buffer ? "(buffer)" : r->items[i].path,
-			r->items[i].symbol, r->items[i].score);
-	return -1;
-}
+#include "rank/rktest.h"
 
 /* What expect_ahead asks of the right item besides its rank. */
 enum {
@@ -120,7 +33,7 @@ static void expect_ahead(const File *files, const char *rel, const char *marked,
 	int i, j;
 
 	ws_open(&w, files);
-	rank_at(&w, rel, marked, &r);
+	rank_at(&w, rel, marked, 4000, &r);
 	i = find(&r, path, right);
 	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
 	CHECK_(!(want & WANT_RECEIVER) || r.items[i].signals.receiver, (void)0,
