@@ -181,48 +181,36 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 			  Import *im)
 {
 	const char *sep = w->mr.sep;
-	size_t sl = strlen(sep), i = 0, k;
+	size_t sl = strlen(sep), k = 0, i;
 
-	k = strstr(m, sep) && (size_t)(strstr(m, sep) - m) < n
-		? (size_t)(strstr(m, sep) - m)
-		: n;
-	if (relative) {
+	while (k < n && strncmp(m + k, sep, sl) != 0)
+		k++;
+	i = k + (k < n ? sl : 0); /* past the first component */
+	if (relative || is_word(m, k, "self") || is_word(m, k, "super")) {
 		own_module_dir(w, im->stem, sizeof(im->stem));
+		i = 0;
 	} else if (is_word(m, k, "crate")) {
 		if (find_manifest(w))
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
 		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
 			  strlen(w->mr.source_dir));
-		i = k;
-	} else if (is_word(m, k, "self") || is_word(m, k, "super")) {
-		own_module_dir(w, im->stem, sizeof(im->stem));
-		while (is_word(m + i, k - i, "super")) {
-			stem_push(im->stem, sizeof(im->stem), "..", 2);
-			i = k + (k < n ? sl : 0);
-			k = i;
-			while (k < n && strncmp(m + k, sep, sl) != 0)
-				k++;
-		}
-		if (is_word(m + i, k - i, "self"))
-			i = k;
-	} else {
-		/* Another crate (or one of the workspace's). */
+	} else { /* another crate (or one of the workspace's) */
 		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
 			  strlen(w->mr.source_dir));
 		im->suffix = true;
-		i = k;
 	}
+	/* The rest, component by component: `self` stays, `super` climbs
+	 * (both are keywords, never a module's name). */
 	while (i < n) {
-		size_t j;
+		size_t j = i;
 
-		if (strncmp(m + i, sep, sl) == 0) {
-			i += sl;
-			continue;
-		}
-		for (j = i; j < n && strncmp(m + j, sep, sl) != 0; j++)
-			;
-		stem_push(im->stem, sizeof(im->stem), m + i, j - i);
-		i = j;
+		while (j < n && strncmp(m + j, sep, sl) != 0)
+			j++;
+		if (is_word(m + i, j - i, "super"))
+			stem_push(im->stem, sizeof(im->stem), "..", 2);
+		else if (!is_word(m + i, j - i, "self"))
+			stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+		i = j + (j < n ? sl : 0);
 	}
 	im->top = !im->stem[0] && !im->suffix;
 }
@@ -531,13 +519,11 @@ void rank__imports(Where *w)
 	for (uint32_t i = 0; i < n; i++) {
 		const ImportRef *r = &refs[i];
 		Import *im = &w->imp[w->nimp];
+		Import mod = {0}; /* a name's module, or the module itself */
 
+		resolve_ref(w, r, &mod);
 		if (w->mr.style >= MODULES_PACKAGES) {
-			Import whole = {0};
-
-			/* A name's module, or the module itself. */
-			resolve_ref(w, r, &whole);
-			add_mod(w, &whole);
+			add_mod(w, &mod);
 		} else if (r->stmt.start != last_stmt ||
 			   r->kind == IMPORT_MODULE) {
 			add_frag(w, q->text + r->module.start,
@@ -553,7 +539,9 @@ void rank__imports(Where *w)
 		if (!copy_range(q->text, r->local, im->local,
 				sizeof(im->local)))
 			memcpy(im->local, im->name, sizeof(im->local));
-		resolve_ref(w, r, im);
+		memcpy(im->stem, mod.stem, sizeof(im->stem));
+		im->suffix = mod.suffix;
+		im->top = mod.top;
 		im->stmt_start = r->stmt.start;
 		im->stmt_end = r->stmt.end;
 		w->nimp++;
