@@ -42,6 +42,10 @@ enum {
 	ST_FILE_TEXTS,
 	ST_MEMBERS_MANY,
 	ST_CHUNK_COUNT, /* search.c */
+	ST_TERM_DF,
+	ST_DATA_VERSION, /* symbols.c */
+	ST_NAME_COUNTS,
+	ST_NAME_COUNTS_SINCE,
 	ST_FILE_STAMP_OF,
 	ST_COUNT
 };
@@ -54,12 +58,13 @@ struct Index {
 	char errmsg[512];
 	IndexOptions opt;
 	bool in_txn;
-	bool defer_checkpoint; /* commits leave the log to index_checkpoint */
-	bool bulk_journal;     /* out of WAL mode for a first scan */
-	int wal_pages;	       /* in the log after this connection's last
-				* commit, 0 after a checkpoint */
-	uint64_t statements;   /* run on this connection, for measuring */
-	bool vocab;	       /* temp.castls_vocab exists (search.c) */
+	bool defer_checkpoint;	 /* commits leave the log to index_checkpoint */
+	bool bulk_journal;	 /* out of WAL mode for a first scan */
+	int wal_pages;		 /* in the log after this connection's last
+				  * commit, 0 after a checkpoint */
+	uint64_t statements;	 /* run on this connection, for measuring */
+	struct DfCache *df;	 /* search.c; NULL until the first query */
+	struct NameCache *names; /* symbols.c; NULL until the first query */
 };
 
 /* Columns read by symbols.c, shared with the statement table. */
@@ -129,6 +134,11 @@ int index__file_write(Index *ix, const char *relpath, Lang lang,
 int index__file_touch(Index *ix, int64_t id, const FileStamp *stamp);
 /* Within a transaction: deletes a file and its rows. */
 int index__file_delete(Index *ix, int64_t id);
+
+/* search.c: frees the document-frequency cache (NULL does nothing). */
+void index__df_cache_delete(struct DfCache *c);
+/* symbols.c: frees the span-name cache (NULL does nothing). */
+void index__name_cache_delete(struct NameCache *c);
 
 /* A copy of text column i of the current row ("" for NULL). */
 char *index__column_dup(sqlite3_stmt *s, int i);

@@ -3,6 +3,7 @@
  */
 #include "index_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -68,51 +69,140 @@ static int cmp_df(const void *a, const void *b)
 	return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* Document frequencies from the full-text index's vocabulary, all terms
- * in one statement, and the number of chunks. */
-static int look_up_df(Index *ix, Terms *ts, int64_t *total)
-{
-	sqlite3_stmt *s;
-	Buf terms = {0};
-	int rc = SQLITE_OK;
+/* Document frequencies of common terms, kept across the queries of a
+ * connection. Counting a term's chunks reads its posting list (up to the
+ * budget), so a common term costs milliseconds in every query that holds
+ * it, and the common terms are the ones every query repeats. Only frequencies
+ * of at least DF_CACHE_MIN are kept: a stale one moves a weight a little, where
+ * a stale 0 would drop a term that now matches. The cache empties when it is
+ * full, and when the chunk table's last row id has moved by a sixteenth since
+ * it was filled (a branch switch, a new tree), whichever connection wrote it.
+ */
+#define DF_CACHE_MIN 128
+#define DF_CACHE_SLOTS 8192 /* a power of two */
+#define DF_CACHE_FILL (DF_CACHE_SLOTS * 3 / 4)
 
-	if (!ix->vocab)
-		rc = sqlite3_exec(ix->db,
-				  "CREATE VIRTUAL TABLE IF NOT EXISTS"
-				  " temp.castls_vocab USING"
-				  " fts5vocab(main, 'chunks_fts', 'row')",
-				  NULL, NULL, NULL);
-	ix->vocab = rc == SQLITE_OK;
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(
-		    ix->db,
-		    "SELECT j.key, v.doc FROM json_each(?1) j"
-		    " CROSS JOIN temp.castls_vocab v"
-		    " ON v.term = j.value",
-		    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return index__db_error(ix, rc);
-	buf_puts(&terms, "[");
-	for (int i = 0; i < ts->n; i++) {
-		if (i)
-			buf_puts(&terms, ",");
-		buf_json_string(&terms, ts->t[i].term, strlen(ts->t[i].term));
+typedef struct {
+	char term[CODE_TOKEN_MAX + 1];
+	int64_t df; /* 0: the slot is empty */
+} DfSlot;
+
+struct DfCache {
+	DfSlot slot[DF_CACHE_SLOTS];
+	int used;
+	int64_t rows; /* the last chunk row id when it was emptied */
+};
+
+void index__df_cache_delete(struct DfCache *c) { xfree(c); }
+
+/* The slot for term: its own, or the empty one where it would go. */
+static DfSlot *df_slot(struct DfCache *c, const char *term)
+{
+	size_t n = strlen(term);
+	uint64_t i = castls_hash(term, n, 0);
+
+	for (;; i++) {
+		DfSlot *d = &c->slot[i & (DF_CACHE_SLOTS - 1)];
+
+		if (!d->df || strcmp(d->term, term) == 0)
+			return d;
 	}
-	buf_puts(&terms, "]");
-	sqlite3_bind_text(s, 1, terms.data, (int)terms.len, SQLITE_STATIC);
+}
+
+static void df_remember(struct DfCache *c, const char *term, int64_t df)
+{
+	DfSlot *d;
+
+	if (df < DF_CACHE_MIN)
+		return;
+	if (c->used == DF_CACHE_FILL) {
+		memset(c->slot, 0, sizeof(c->slot));
+		c->used = 0;
+	}
+	d = df_slot(c, term);
+	if (!d->df) {
+		strcpy(d->term, term);
+		c->used++;
+	}
+	d->df = df;
+}
+
+/* The cache for a table whose last chunk row id is rows, emptied when
+ * the table has moved too far from what it was filled from. */
+static struct DfCache *df_cache(Index *ix, int64_t rows)
+{
+	struct DfCache *c = ix->df;
+	int64_t moved;
+
+	if (!c)
+		c = ix->df = xcalloc(1, sizeof(*c));
+	moved = rows > c->rows ? rows - c->rows : c->rows - rows;
+	if (moved > c->rows / 16) {
+		memset(c->slot, 0, sizeof(c->slot));
+		c->used = 0;
+		c->rows = rows;
+	}
+	return c;
+}
+
+/* The number of chunks that hold each term of ts listed in want, counted
+ * up to cap, in one statement: a term past the posting budget is not
+ * searched for, whatever its count. (The full count, from fts5vocab,
+ * reads the whole posting list, 100,000 rows and more for a common
+ * word.) */
+static int df_count(Index *ix, Terms *ts, const int *want, int n, int64_t cap)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_TERM_DF);
+	Buf phrases = {0};
+	int rc;
+
+	buf_puts(&phrases, "[");
+	for (int i = 0; i < n; i++) {
+		Buf p = {0};
+
+		buf_printf(&p, "\"%s\"", ts->t[want[i]].term);
+		buf_puts(&phrases, i ? "," : "");
+		buf_json_string(&phrases, p.data, p.len);
+		buf_free(&p);
+	}
+	buf_puts(&phrases, "]");
+	sqlite3_bind_text(s, 1, phrases.data, (int)phrases.len, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, cap);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t k = sqlite3_column_int64(s, 0);
 
-		if (k >= 0 && k < ts->n)
-			ts->t[k].df = sqlite3_column_int64(s, 1);
+		if (k >= 0 && k < n)
+			ts->t[want[k]].df = sqlite3_column_int64(s, 1);
 	}
-	sqlite3_finalize(s);
-	buf_free(&terms);
-	if (rc != SQLITE_DONE)
-		return index__db_error(ix, rc);
-	s = index__stmt(ix, ST_CHUNK_COUNT);
+	sqlite3_reset(s);
+	buf_free(&phrases);
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+/* Document frequencies of the terms, from the cache or the vocabulary,
+ * and the number of chunks (the last row id: near enough, and found
+ * without counting). */
+static int look_up_df(Index *ix, Terms *ts, int64_t *total)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_CHUNK_COUNT);
+	struct DfCache *c;
+	int want[QUERY_CANDIDATES_MAX], n = 0, err;
+
 	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_reset(s);
+	c = df_cache(ix, *total);
+	for (int i = 0; i < ts->n; i++) {
+		DfSlot *d = df_slot(c, ts->t[i].term);
+
+		if (d->df)
+			ts->t[i].df = d->df;
+		else
+			want[n++] = i;
+	}
+	if (n && (err = df_count(ix, ts, want, n, POSTING_BUDGET + 1)))
+		return err;
+	for (int i = 0; i < n; i++)
+		df_remember(c, ts->t[want[i]].term, ts->t[want[i]].df);
 	return 0;
 }
 

@@ -37,6 +37,8 @@ static const char schema[] =
     " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
     " lang TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,"
     " hash INTEGER NOT NULL, indexed_at INTEGER NOT NULL);"
+    /* For the files written since a moment (symbols.c). */
+    "CREATE INDEX files_indexed ON files(indexed_at);"
     "CREATE TABLE spans("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
     " parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
@@ -46,7 +48,8 @@ static const char schema[] =
     " doc TEXT NOT NULL, hash INTEGER NOT NULL);"
     "CREATE INDEX spans_file ON spans(file_id, start_byte);"
     "CREATE INDEX spans_parent ON spans(parent_id);"
-    "CREATE INDEX spans_name ON spans(name);"
+    /* The order of a name's definitions (NAME_ORDER) starts here. */
+    "CREATE INDEX spans_name ON spans(name, length(qualname));"
     "CREATE TABLE chunks("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
     " kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
@@ -67,6 +70,14 @@ static const char schema[] =
      * that the merges would read and write again. */
     "INSERT INTO chunks_fts(chunks_fts, rank)"
     " VALUES('hashsize', 16777216);";
+
+/* The order of the definitions of one name: the least qualified first,
+ * then by path and place. s and f are a spans and a files alias. */
+#define NAME_ORDER(s, f) \
+	"length(" #s ".qualname), " #f ".path, " #s ".start_byte"
+/* Spans of a name looked through for a qualified member; see
+ * ST_MEMBERS_MANY. */
+#define QUALIFIED_SCAN "256"
 
 static const char *const statements[ST_COUNT] = {
     [ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
@@ -140,17 +151,17 @@ static const char *const statements[ST_COUNT] = {
 		       " JOIN chunks c ON c.id = sp.cid"
 		       " JOIN files f ON f.id = c.file_id"
 		       " ORDER BY length(sp.qualname), f.path LIMIT ?2",
-    /* Batched lookups: ?1 is a JSON array of names or ids. The rank of
-     * a row within its name or parent is taken over the narrow columns;
-     * only the rows kept are read whole. */
+    /* Batched lookups: ?1 is a JSON array of names or ids. The spans of
+     * a name are taken in the order of the spans_name index, up to ?2 of
+     * each: a name defined thousands of times costs a few rows. */
     [ST_SPANS_NAMED_MANY] =
-	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
-	" row_number() OVER (PARTITION BY s2.name"
-	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
-	" FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
-	" WHERE s2.name IN (SELECT value FROM json_each(?1))) t"
-	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-	" WHERE t.rk <= ?2 ORDER BY s.name, t.rk",
+	"SELECT " SPAN_COLUMNS " FROM (SELECT DISTINCT value AS name"
+	" FROM json_each(?1)) j CROSS JOIN spans s ON s.id IN"
+	" (SELECT s2.id FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
+	" WHERE s2.name = j.name ORDER BY " NAME_ORDER(
+	    s2, f2) " LIMIT ?2)"
+		    " JOIN files f ON f.id = s.file_id"
+		    " ORDER BY s.name, " NAME_ORDER(s, f),
     [ST_CHILDREN_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
 	" row_number() OVER (PARTITION BY s2.parent_id"
@@ -161,22 +172,33 @@ static const char *const statements[ST_COUNT] = {
     /* ?1: [[class, name], ...]: spans named name whose parent is named
      * class, or qualified by it (`Store.Put` of a Go method, its type
      * declared elsewhere; C++'s `ui::Widget::draw` defined out of its
-     * class), in the order of the pairs. */
+     * class), in the order of the pairs. A member through its class is
+     * a few index seeks; a qualified one is looked for among the first
+     * QUALIFIED_SCAN spans of the name long enough to be qualified, the
+     * shortest first, as `__init__` has thousands. */
     [ST_MEMBERS_MANY] =
-	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid, j.key AS k,"
-	" row_number() OVER (PARTITION BY j.key"
-	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
-	" FROM json_each(?1) j CROSS JOIN spans s2"
-	" LEFT JOIN spans p2 ON p2.id = s2.parent_id"
-	" JOIN files f2 ON f2.id = s2.file_id"
-	" WHERE s2.name = json_extract(j.value, '$[1]')"
-	" AND (p2.name = json_extract(j.value, '$[0]')"
-	" OR ('.' || s2.qualname) GLOB ('*[.:]' ||"
-	" json_extract(j.value, '$[0]') || '.' || s2.name)"
-	" OR ('.' || s2.qualname) GLOB ('*[.:]' ||"
-	" json_extract(j.value, '$[0]') || '::' || s2.name))) t"
-	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-	" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
+	"WITH m(k, sid) AS ("
+	" SELECT j.key, c.id FROM json_each(?1) j"
+	" CROSS JOIN spans p ON p.name = json_extract(j.value, '$[0]')"
+	" CROSS JOIN spans c ON c.parent_id = p.id"
+	" WHERE c.name = json_extract(j.value, '$[1]')"
+	" UNION SELECT j.key, q.id FROM json_each(?1) j"
+	" CROSS JOIN spans q ON q.id IN (SELECT q2.id FROM spans q2"
+	" WHERE q2.name = json_extract(j.value, '$[1]')"
+	" AND length(q2.qualname) >"
+	" length(json_extract(j.value, '$[0]')) + length(q2.name)"
+	" ORDER BY length(q2.qualname) LIMIT " QUALIFIED_SCAN ")"
+	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"
+	" json_extract(j.value, '$[0]') || '.' || q.name)"
+	" OR ('.' || q.qualname) GLOB ('*[.:]' ||"
+	" json_extract(j.value, '$[0]') || '::' || q.name))"
+	" SELECT " SPAN_COLUMNS " FROM (SELECT m.k, m.sid,"
+	" row_number() OVER (PARTITION BY m.k ORDER BY " NAME_ORDER(
+	    s2,
+	    f2) ") AS rk FROM m JOIN spans s2 ON s2.id = m.sid"
+		" JOIN files f2 ON f2.id = s2.file_id) t"
+		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
+		" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
     /* UNION, not UNION ALL: a span shared by two chains is read once,
      * and a corrupt cycle of parents ends. */
     [ST_SPAN_CHAINS] =
@@ -193,6 +215,15 @@ static const char *const statements[ST_COUNT] = {
 		      " AND c.end_byte > json_extract(r.value, '$[1]')"
 		      " ORDER BY r.key, c.start_byte",
     [ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunks",
+    /* ?1: a JSON array of phrases; each one's chunks, counted to ?2. */
+    [ST_TERM_DF] = "SELECT j.key, (SELECT count(*) FROM (SELECT 1"
+		   " FROM chunks_fts WHERE chunks_fts MATCH j.value"
+		   " LIMIT ?2)) FROM json_each(?1) j",
+    [ST_DATA_VERSION] = "PRAGMA data_version",
+    [ST_NAME_COUNTS] = "SELECT name, count(*) FROM spans GROUP BY name",
+    [ST_NAME_COUNTS_SINCE] = "SELECT s.name, count(*) FROM files f"
+			     " JOIN spans s ON s.file_id = f.id"
+			     " WHERE f.indexed_at >= ?1 GROUP BY s.name",
 };
 
 /* ---------------------------------------------------------------------- *
@@ -439,6 +470,11 @@ static void close_db(Index *ix)
 	}
 	sqlite3_close(ix->db); /* also after a failed open */
 	ix->db = NULL;
+	/* What they hold came from this connection's database. */
+	index__df_cache_delete(ix->df);
+	index__name_cache_delete(ix->names);
+	ix->df = NULL;
+	ix->names = NULL;
 }
 
 /* Removes the database and its WAL and shared-memory files. */

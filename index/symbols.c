@@ -138,17 +138,6 @@ static int symbol_rank(const char *name, const char *q)
 	return parts_match(name, q) ? 1 : 0;
 }
 
-static void sql_symbol_rank(sqlite3_context *ctx, int argc, sqlite3_value **v)
-{
-	const char *name = (const char *)sqlite3_value_text(v[0]);
-	const char *q = (const char *)sqlite3_value_text(v[1]);
-
-	(void)argc;
-	sqlite3_result_int(ctx, name && q ? symbol_rank(name, q) : 0);
-}
-
-/* Reads span rows from s (a score in column 14 when there is one), then
- * finalizes s. */
 /* Reads every row of s as a span; leaves s stepped to its end (or its
  * error) for the caller to reset or finalize. */
 static int step_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out, uint32_t *n)
@@ -163,10 +152,7 @@ static int step_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out, uint32_t *n)
 			cap = cap ? cap * 2 : 32;
 			*out = xrealloc(*out, cap * sizeof(**out));
 		}
-		read_span(s, &(*out)[*n]);
-		if (sqlite3_column_count(s) > 14)
-			(*out)[*n].score = sqlite3_column_int(s, 14);
-		(*n)++;
+		read_span(s, &(*out)[(*n)++]);
 	}
 	if (rc != SQLITE_DONE) {
 		index_spans_free(*out, *n);
@@ -186,35 +172,313 @@ static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
 	return err;
 }
 
+/* The distinct span names and how many spans bear each, held in memory
+ * for symbol queries: matching a query is a pass over every name, which
+ * through SQL read each span row and called a function for it (100 ms
+ * at 300,000 spans), and reading them all again takes about as long.
+ * So once loaded, the cache follows the database by the files written
+ * since (files.indexed_at), when it has changed through this connection
+ * (its total changes) or another (data_version): a keystroke adds the
+ * names of one file. A name whose spans have all gone stays until the
+ * next full load, which comes when the names added since the last one
+ * pass a quarter of it: it matches, and its lookup finds nothing. */
+struct NameCache {
+	Buf text;		 /* the names, each NUL-terminated */
+	uint32_t *at;		 /* where each name starts in text, ascending */
+	uint32_t *count;	 /* its spans when it was read */
+	uint32_t n, cap, loaded; /* names; of them, read by the full load */
+	uint32_t *slot;		 /* open addressing: a name's index + 1 */
+	uint32_t nslots;	 /* a power of two, over twice n */
+	int64_t data_version, changes;
+	int64_t since; /* files indexed from this second on are read again */
+};
+
+void index__name_cache_delete(struct NameCache *c)
+{
+	if (!c)
+		return;
+	buf_free(&c->text);
+	xfree(c->at);
+	xfree(c->count);
+	xfree(c->slot);
+	xfree(c);
+}
+
+static int64_t data_version(Index *ix)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_DATA_VERSION);
+	int64_t v =
+	    sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+
+	sqlite3_reset(s);
+	return v;
+}
+
+/* The slot of name: its own, or the empty one where it would go. */
+static uint32_t *name_slot(struct NameCache *c, const char *name, size_t len)
+{
+	uint64_t i = castls_hash(name, len, 0);
+
+	for (;; i++) {
+		uint32_t *sl = &c->slot[i & (c->nslots - 1)];
+
+		if (!*sl ||
+		    (strlen(c->text.data + c->at[*sl - 1]) == len &&
+		     memcmp(c->text.data + c->at[*sl - 1], name, len) == 0))
+			return sl;
+	}
+}
+
+static void name_rehash(struct NameCache *c)
+{
+	c->nslots = c->nslots ? c->nslots * 2 : 8192;
+	xfree(c->slot);
+	c->slot = xcalloc(c->nslots, sizeof(*c->slot));
+	for (uint32_t k = 0; k < c->n; k++) {
+		const char *name = c->text.data + c->at[k];
+
+		*name_slot(c, name, strlen(name)) = k + 1;
+	}
+}
+
+/* Adds a name not yet held. */
+static void name_add(struct NameCache *c, const char *name, size_t len,
+		     uint32_t count)
+{
+	uint32_t *sl;
+
+	if (c->text.len + len + 1 > UINT32_MAX)
+		return;
+	if (2 * (c->n + 1) > c->nslots)
+		name_rehash(c);
+	if (*(sl = name_slot(c, name, len)))
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->at = xrealloc(c->at, c->cap * sizeof(*c->at));
+		c->count = xrealloc(c->count, c->cap * sizeof(*c->count));
+	}
+	c->at[c->n] = (uint32_t)c->text.len;
+	c->count[c->n++] = count;
+	*sl = c->n;
+	buf_append(&c->text, name, len);
+	buf_append(&c->text, "", 1);
+}
+
+/* Reads names from s (name, count rows) into c. */
+static int names_read(Index *ix, struct NameCache *c, sqlite3_stmt *s)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		if (name)
+			name_add(c, name, (size_t)sqlite3_column_bytes(s, 0),
+				 (uint32_t)sqlite3_column_int64(s, 1));
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
+}
+
+static int name_cache(Index *ix, struct NameCache **out)
+{
+	struct NameCache *c = ix->names;
+	int64_t version = data_version(ix), now = index__now();
+	sqlite3_stmt *s;
+	bool full;
+	int err;
+
+	if (!c) {
+		c = ix->names = xcalloc(1, sizeof(*c));
+		c->data_version = -1;
+	}
+	*out = c;
+	if (c->data_version != -1 && c->data_version == version &&
+	    c->changes == sqlite3_total_changes64(ix->db))
+		return 0;
+	full = c->data_version == -1 || c->n - c->loaded > c->loaded / 4;
+	if (full) {
+		c->n = 0;
+		c->text.len = 0;
+		if (c->nslots)
+			memset(c->slot, 0, c->nslots * sizeof(*c->slot));
+		s = index__stmt(ix, ST_NAME_COUNTS);
+	} else {
+		s = index__stmt(ix, ST_NAME_COUNTS_SINCE);
+		sqlite3_bind_int64(s, 1, c->since);
+	}
+	/* Marks taken before the read: what commits during it is read
+	 * again next time, never missed. */
+	c->changes = sqlite3_total_changes64(ix->db);
+	c->since = now;
+	if ((err = names_read(ix, c, s))) {
+		c->data_version = -1; /* a full load next time */
+		return err;
+	}
+	c->data_version = version;
+	if (full)
+		c->loaded = c->n;
+	return 0;
+}
+
+/* A name that matched, as the order of index_symbols ranks it. */
+typedef struct {
+	const char *name; /* in the cache's text */
+	uint32_t len;
+	int rank; /* symbol_rank */
+} Match;
+
+/* True when a ranks before b: better rank, shorter name, then bytewise. */
+static bool match_before(const Match *a, const Match *b)
+{
+	if (a->rank != b->rank)
+		return a->rank > b->rank;
+	if (a->len != b->len)
+		return a->len < b->len;
+	return strcmp(a->name, b->name) < 0;
+}
+
+/* Every character of q (lower case) in name in order: what any match
+ * needs, at a few instructions a name. */
+static bool subsequence(const char *name, const char *q)
+{
+	for (; *name && *q; name++)
+		if (tolower((unsigned char)*name) == *q)
+			q++;
+	return *q == '\0';
+}
+
+/* Keeps the best k matches in heap, a binary heap with the worst on top. */
+static void heap_offer(Match *heap, uint32_t *n, uint32_t k, Match m)
+{
+	uint32_t i;
+
+	if (*n == k) {
+		if (!match_before(&m, &heap[0]))
+			return;
+		i = 0; /* replace the worst, then sift it down */
+		for (;;) {
+			uint32_t l = 2 * i + 1, r = l + 1, w = i;
+			const Match *wm = &m;
+
+			if (l < k && match_before(wm, &heap[l]))
+				w = l, wm = &heap[l];
+			if (r < k && match_before(wm, &heap[r]))
+				w = r;
+			if (w == i)
+				break;
+			heap[i] = heap[w];
+			i = w;
+		}
+		heap[i] = m;
+		return;
+	}
+	for (i = (*n)++; i > 0 && match_before(&heap[(i - 1) / 2], &m);
+	     i = (i - 1) / 2)
+		heap[i] = heap[(i - 1) / 2];
+	heap[i] = m;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+	return match_before(a, b) ? -1 : match_before(b, a) ? 1 : 0;
+}
+
+static int cmp_symbol(const void *a, const void *b)
+{
+	const IndexSpan *x = a, *y = b;
+	int c;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	if ((c = strcmp(x->path, y->path)))
+		return c;
+	return x->bytes.start < y->bytes.start	 ? -1
+	       : x->bytes.start > y->bytes.start ? 1
+						 : 0;
+}
+
+/* The best matches of q, best first, enough of them to hold limit spans
+ * and every name tied with the last one needed (at most limit names). */
+static uint32_t best_names(const struct NameCache *c, const char *q,
+			   uint32_t limit, Match *best)
+{
+	char lq[SYMBOL_QUERY_MAX + 1];
+	uint32_t n = 0, need = 0, spans = 0;
+	size_t i;
+
+	for (i = 0; q[i] && i < SYMBOL_QUERY_MAX; i++)
+		lq[i] = (char)tolower((unsigned char)q[i]);
+	lq[i] = '\0';
+	for (uint32_t k = 0; k < c->n; k++) {
+		const char *name = c->text.data + c->at[k];
+		Match m;
+
+		if (!subsequence(name, lq) || !(m.rank = symbol_rank(name, q)))
+			continue;
+		m.name = name;
+		m.len = (uint32_t)strlen(name);
+		heap_offer(best, &n, limit, m);
+	}
+	if (n > 1)
+		qsort(best, n, sizeof(*best), cmp_match);
+	while (need < n &&
+	       (spans < limit || (best[need].rank == best[need - 1].rank &&
+				  best[need].len == best[need - 1].len))) {
+		uint32_t at = (uint32_t)(best[need].name - c->text.data);
+		uint32_t lo = 0, hi = c->n; /* the name's count, by offset */
+
+		while (lo < hi) {
+			uint32_t mid = (lo + hi) / 2;
+
+			if (c->at[mid] < at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		spans += c->count[lo];
+		need++;
+	}
+	return need;
+}
+
 int index_symbols(Index *ix, const char *query, uint32_t limit, IndexSpan **out,
 		  uint32_t *n)
 {
-	sqlite3_stmt *s;
+	struct NameCache *c;
+	const char **names;
 	char q[SYMBOL_QUERY_MAX + 1];
-	int rc;
+	Match *best;
+	uint32_t k;
+	int err;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(q, sizeof(q), "%s", query ? query : "");
 	if (limit > INDEX_SEARCH_MAX)
 		limit = INDEX_SEARCH_MAX;
-	rc = sqlite3_create_function(ix->db, "castls_symbol_rank", 2,
-				     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-				     sql_symbol_rank, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(
-		    ix->db,
-		    "SELECT " SPAN_COLUMNS ", r FROM (SELECT *,"
-		    " castls_symbol_rank(name, ?1) AS r FROM spans) s"
-		    " JOIN files f ON f.id = s.file_id WHERE r > 0"
-		    " ORDER BY r DESC, length(s.name), f.path, s.start_byte"
-		    " LIMIT ?2",
-		    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return index__db_error(ix, rc);
-	sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, (int)limit);
-	return collect_spans(ix, s, out, n);
+	if (limit == 0 || (err = name_cache(ix, &c)))
+		return limit ? err : 0;
+	best = xmalloc(limit * sizeof(*best));
+	k = best_names(c, q, limit, best);
+	names = xmalloc((k ? k : 1) * sizeof(*names));
+	for (uint32_t i = 0; i < k; i++)
+		names[i] = best[i].name;
+	err = index_spans_named_many(ix, names, k, limit, out, n);
+	for (uint32_t i = 0; !err && i < *n; i++)
+		(*out)[i].score = symbol_rank((*out)[i].name, q);
+	if (!err) {
+		if (*n > 1)
+			qsort(*out, *n, sizeof(**out), cmp_symbol);
+		while (*n > limit)
+			index_span_clear(&(*out)[--*n]);
+	}
+	xfree(names);
+	xfree(best);
+	return err;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -379,10 +643,49 @@ static void json_ids(Buf *b, const int64_t *ids, uint32_t n)
 	buf_puts(b, "]");
 }
 
+/* The order of ST_SPANS_NAMED_MANY: by name, then NAME_ORDER. */
+static int cmp_named(const void *a, const void *b)
+{
+	const IndexSpan *x = a, *y = b;
+	size_t lx = strlen(x->qualname), ly = strlen(y->qualname);
+	int c;
+
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	if ((c = strcmp(x->path, y->path)))
+		return c;
+	return x->bytes.start < y->bytes.start	 ? -1
+	       : x->bytes.start > y->bytes.start ? 1
+						 : 0;
+}
+
+/* Appends the spans of a name that JSON cannot carry: a name is stored
+ * as its file spells it, invalid UTF-8 included. */
+static int spans_named_alone(Index *ix, const char *name, uint32_t per_name,
+			     IndexSpan **out, uint32_t *nout)
+{
+	IndexSpan *one;
+	uint32_t n1;
+	int err = index_spans_named(ix, name, per_name, &one, &n1);
+
+	if (err || !n1) {
+		xfree(one);
+		return err;
+	}
+	*out = xrealloc(*out, (*nout + n1) * sizeof(**out));
+	memcpy(*out + *nout, one, n1 * sizeof(*one));
+	*nout += n1;
+	xfree(one);
+	return 0;
+}
+
 int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 			   uint32_t per_name, IndexSpan **out, uint32_t *nout)
 {
 	Buf b = {0};
+	bool alone = false;
 	int err;
 
 	*out = NULL;
@@ -391,17 +694,35 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 		return 0;
 	if (n > INDEX_SEARCH_MAX)
 		return CASTLS_ELIMIT;
+	if (per_name > INDEX_SEARCH_MAX)
+		per_name = INDEX_SEARCH_MAX;
 	buf_puts(&b, "[");
 	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			buf_puts(&b, ",");
-		buf_json_string(&b, names[i], strlen(names[i]));
+		size_t len = strlen(names[i]);
+
+		if (utf8_valid_prefix(names[i], len) < len) {
+			alone = true;
+			continue;
+		}
+		buf_puts(&b, b.len > 1 ? "," : "");
+		buf_json_string(&b, names[i], len);
 	}
 	buf_puts(&b, "]");
-	err = spans_from_json(ix, ST_SPANS_NAMED_MANY, &b,
-			      per_name > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
-							  : per_name,
-			      out, nout);
+	err = spans_from_json(ix, ST_SPANS_NAMED_MANY, &b, per_name, out, nout);
+	for (uint32_t i = 0; alone && !err && i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		if (utf8_valid_prefix(names[i], len) < len)
+			err = spans_named_alone(ix, names[i], per_name, out,
+						nout);
+	}
+	if (err) {
+		index_spans_free(*out, *nout);
+		*out = NULL;
+		*nout = 0;
+	} else if (alone && *nout > 1) {
+		qsort(*out, *nout, sizeof(**out), cmp_named);
+	}
 	buf_free(&b);
 	return err;
 }

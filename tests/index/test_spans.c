@@ -170,3 +170,70 @@ TEST(file_text_rebuilt_from_chunks)
 	index_spans_free(sp, n);
 	fx_close(&f);
 }
+
+static void put_py(Index *ix, const char *rel, const char *text)
+{
+	Chunker *ch = chunker_new(TINY_CHUNK);
+	Chunking c;
+	uint32_t len = (uint32_t)strlen(text);
+
+	if (chunker_run(ch, LANG_PYTHON, text, len, NULL, &c) ||
+	    index_file_put(ix, rel, text, len, &c, NULL))
+		ixt_die("put", rel);
+	chunking_close(&c);
+	chunker_delete(ch);
+}
+
+/* How many spans a symbol query finds, and whether one is named name. */
+static uint32_t symbols_named(Index *ix, const char *q, const char *name)
+{
+	IndexSpan *sp;
+	uint32_t n, hits = 0;
+
+	if (index_symbols(ix, q, 50, &sp, &n) != 0)
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		hits += strcmp(sp[i].name, name) == 0;
+	index_spans_free(sp, n);
+	return hits;
+}
+
+/* Symbol queries match names held in memory between queries: they see
+ * what is written after the first query, through the same connection
+ * or another one, and not what is removed; and stay right after writes
+ * that add more names than they held. */
+TEST(symbols_follow_writes)
+{
+	Fx f;
+	Index *other;
+	IndexOptions o = {0};
+	char rel[64], text[128];
+
+	fx_open(&f);
+	EXPECT_INT_EQ(symbols_named(f.ix, "Circle", "Circle"), 1);
+	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 0);
+	put_py(f.ix, "ellipse.py", "class Ellipse:\n    pass\n");
+	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 1);
+
+	o.root = f.tmp;
+	o.db_path = f.db_path;
+	o.max_chunk_size = TINY_CHUNK;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	put_py(other, "square.py", "def squareness(x):\n    return x\n");
+	EXPECT_INT_EQ(symbols_named(f.ix, "squareness", "squareness"), 1);
+	ASSERT_INT_EQ(index_file_remove(other, "ellipse.py"), 0);
+	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 0);
+
+	/* Far more names than the cache held: it reads them all again. */
+	for (int i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "gen/m%d.py", i);
+		snprintf(text, sizeof(text), "def made_%d():\n    pass\n", i);
+		put_py(other, rel, text);
+	}
+	EXPECT_INT_EQ(symbols_named(f.ix, "made_39", "made_39"), 1);
+	EXPECT_INT_EQ(symbols_named(f.ix, "made_7", "made_7"), 1);
+	EXPECT_INT_EQ(symbols_named(f.ix, "Circle", "Circle"), 1);
+	index_close(other);
+	fx_close(&f);
+}
