@@ -15,7 +15,8 @@
 /* Bump when what is stored, or which files are, changes: an index of
  * another version is rebuilt. 3: minified files are skipped. 4: Go, Rust,
  * Java, C and C++ files are stored, generated ones skipped. 5: spans_name
- * is ordered by qualified length, files by indexed_at. */
+ * is ordered by qualified length, files by indexed_at; spans keep no doc
+ * comment. */
 #define INDEX_SCHEMA_VERSION 5
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
@@ -195,7 +196,7 @@ typedef struct {
 	char *path;			/* relative to the root */
 	Lang lang;
 	SpanKind kind;
-	char *name, *qualname, *header, *doc;
+	char *name, *qualname, *header;
 	ByteRange bytes;
 	LineRange lines;
 	double score; /* index_symbols only */

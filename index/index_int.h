@@ -68,10 +68,10 @@ struct Index {
 };
 
 /* Columns read by symbols.c, shared with the statement table. */
-#define SPAN_COLUMNS                                                    \
-	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name," \
-	" s.qualname, s.header, s.doc, s.start_byte, s.end_byte,"       \
-	" s.start_line, s.end_line"
+#define SPAN_COLUMNS                                                     \
+	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
+	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
+	" s.end_line"
 #define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
 	" c.end_byte, c.start_line, c.end_line"

@@ -138,19 +138,18 @@ static OldRow *take_match(OldRow *rows, uint32_t n, uint64_t hash)
 	return NULL;
 }
 
-/* Every column a kept row would not rewrite counts. The doc: a leading
- * comment lies outside the span's bytes, and a row kept for its text
- * alone would keep the old comment. The header: the same bytes can parse
- * with the body starting elsewhere, and a row written from a chunking
- * carried across edits (lsp/) has its header made from the text. */
+/* Every column a kept row would not rewrite counts. The header: the same
+ * bytes can parse with the body starting elsewhere, and a row written
+ * from a chunking carried across edits (lsp/) has its header made from
+ * the text. (A span's doc comment is not stored: it is in the chunks'
+ * text, and nothing read it back from the index.) */
 static uint64_t span_hash(const Span *s, const char *text)
 {
 	uint64_t h = castls_hash(text + s->bytes.start,
 				 s->bytes.end - s->bytes.start, s->kind);
 
 	h = castls_hash(s->qualname, strlen(s->qualname), h);
-	h = castls_hash(s->header, strlen(s->header), h);
-	return castls_hash(s->doc, strlen(s->doc), h);
+	return castls_hash(s->header, strlen(s->header), h);
 }
 
 /* Writes spans; ids[i] receives the row id of span i. */
@@ -206,8 +205,7 @@ static int write_spans(Index *ix, int64_t file, bool fresh, const char *text,
 		sqlite3_bind_int64(st, 8, s->lines.start);
 		sqlite3_bind_int64(st, 9, s->lines.end);
 		index__bind_text(st, 10, s->header, strlen(s->header));
-		index__bind_text(st, 11, s->doc, strlen(s->doc));
-		sqlite3_bind_int64(st, 12, (int64_t)h);
+		sqlite3_bind_int64(st, 11, (int64_t)h);
 		err = index__step_done(ix, st);
 		ids[i] = sqlite3_last_insert_rowid(ix->db);
 		d->inserted++;

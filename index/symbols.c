@@ -27,11 +27,10 @@ static void read_span(sqlite3_stmt *s, IndexSpan *o)
 	o->name = index__column_dup(s, 6);
 	o->qualname = index__column_dup(s, 7);
 	o->header = index__column_dup(s, 8);
-	o->doc = index__column_dup(s, 9);
-	o->bytes.start = (uint32_t)sqlite3_column_int64(s, 10);
-	o->bytes.end = (uint32_t)sqlite3_column_int64(s, 11);
-	o->lines.start = (uint32_t)sqlite3_column_int64(s, 12);
-	o->lines.end = (uint32_t)sqlite3_column_int64(s, 13);
+	o->bytes.start = (uint32_t)sqlite3_column_int64(s, 9);
+	o->bytes.end = (uint32_t)sqlite3_column_int64(s, 10);
+	o->lines.start = (uint32_t)sqlite3_column_int64(s, 11);
+	o->lines.end = (uint32_t)sqlite3_column_int64(s, 12);
 	o->score = 0;
 }
 
@@ -41,7 +40,6 @@ void index_span_clear(IndexSpan *s)
 	xfree(s->name);
 	xfree(s->qualname);
 	xfree(s->header);
-	xfree(s->doc);
 	memset(s, 0, sizeof(*s));
 }
 

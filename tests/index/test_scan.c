@@ -919,7 +919,7 @@ static void expect_same_rows(const char *what, const char *a, const char *b)
 static const char *const compare_sql[][2] = {
 	{"files", "SELECT path, lang, size, hash FROM files ORDER BY 1"},
 	{"spans", "SELECT f.path, s.kind, s.name, s.qualname, s.start_byte,"
-		  " s.end_byte, s.start_line, s.end_line, s.header, s.doc,"
+		  " s.end_byte, s.start_line, s.end_line, s.header,"
 		  " s.hash, p.qualname FROM spans s JOIN files f ON"
 		  " f.id=s.file_id LEFT JOIN spans p ON p.id=s.parent_id"
 		  " ORDER BY 1, 5, 6, 4"},

@@ -162,7 +162,7 @@ static char *rows_of(const char *db, const char *path)
 {
 	static const char *const sql[] = {
 		"SELECT s.kind, s.name, s.qualname, s.start_byte, s.end_byte,"
-		" s.start_line, s.end_line, s.header, s.doc, s.hash,"
+		" s.start_line, s.end_line, s.header, s.hash,"
 		" coalesce(p.qualname, '') FROM spans s JOIN files f ON"
 		" f.id = s.file_id LEFT JOIN spans p ON p.id = s.parent_id"
 		" WHERE f.path = ?1 ORDER BY s.start_byte, s.end_byte DESC,"
