@@ -6,11 +6,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -522,4 +530,44 @@ bool word_in_list(const char *list, const char *word)
 		p += n;
 	}
 	return false;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Background threads
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	void (*fn)(void *);
+	void *arg;
+} Background;
+
+static void *background_main(void *p)
+{
+	Background *b = p;
+
+#ifdef __linux__
+	/* who 0 would name the whole process elsewhere: the thread's id. */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+			  CASTLS_BACKGROUND_NICE);
+#endif
+	b->fn(b->arg);
+#ifdef __GLIBC__
+	/* A scan frees what its parsers held, in arenas of threads that
+	 * are gone; without this the process keeps it, and grows by about
+	 * that much at every branch switch. */
+	malloc_trim(0);
+#endif
+	return NULL;
+}
+
+void castls_run_in_background(void (*fn)(void *), void *arg)
+{
+	Background b = {fn, arg};
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, background_main, &b) != 0) {
+		fn(arg);
+		return;
+	}
+	pthread_join(t, NULL);
 }

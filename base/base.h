@@ -177,4 +177,17 @@ int castls_read_file_in(const char *root, const char *path, size_t limit,
 /* True when word occurs in the space-separated list. */
 bool word_in_list(const char *list, const char *word);
 
+/* How far background work yields: at nice 10 a thread weighs about a
+ * tenth of one at 0. */
+#define CASTLS_BACKGROUND_NICE 10
+
+/* Runs fn(arg) in a thread of its own at CASTLS_BACKGROUND_NICE and waits
+ * for it to return: for work such as a scan, whose threads (they inherit
+ * the value) should leave the cores to the caller's requests. The calling
+ * thread keeps its priority, which it could not raise again once lowered.
+ * Linux keeps a nice value per thread; elsewhere fn runs at the caller's
+ * priority. With glibc, the memory fn freed goes back to the system.
+ * When no thread can be started, fn runs on the caller. */
+void castls_run_in_background(void (*fn)(void *), void *arg);
+
 #endif

@@ -113,6 +113,10 @@ typedef void (*ScanProgressFn)(void *ctx, const ScanStats *s);
 int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	       const volatile int *cancel, ScanStats *out);
 
+/* True once a scan of this database has run to its end: its rows serve
+ * requests while the next one runs. */
+bool index_scanned(Index *ix);
+
 /* ---------------------------------------------------------------------- *
  * Single files (live editor buffers)
  * ---------------------------------------------------------------------- */

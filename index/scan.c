@@ -719,6 +719,20 @@ static long long stored_chunk_size(Index *ix)
 	return v;
 }
 
+bool index_scanned(Index *ix)
+{
+	sqlite3_stmt *s;
+	bool found;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT 1 FROM meta WHERE key='last_scan'", -1,
+			       &s, NULL) != SQLITE_OK)
+		return false;
+	found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return found;
+}
+
 static uint32_t chunk_size_of(const Index *ix)
 {
 	return ix->opt.max_chunk_size ? ix->opt.max_chunk_size

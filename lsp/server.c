@@ -181,6 +181,7 @@ typedef struct {
 	ScanStats stats;
 	Progress *progress;
 	const volatile int *cancel;
+	Index *ix; /* while it runs */
 } ScanJob;
 
 static void scan_progress(void *ctx, const ScanStats *st)
@@ -196,16 +197,32 @@ static void scan_progress(void *ctx, const ScanStats *st)
 	uv_async_send(&p->async);
 }
 
+static void scan_with(void *arg)
+{
+	ScanJob *sj = arg;
+
+	sj->err =
+	    index_scan(sj->ix, 0, scan_progress, sj, sj->cancel, &sj->stats);
+}
+
 static void scan_run(Job *j)
 {
 	ScanJob *sj = (ScanJob *)j;
 	Root *r = j->pools->roots[sj->root];
-	Index *ix = lsp__pools_index(j->pools, r, &sj->err);
 
-	if (!ix)
+	if (!(sj->ix = lsp__pools_index(j->pools, r, &sj->err)))
 		return;
-	sj->err = index_scan(ix, 0, scan_progress, sj, sj->cancel, &sj->stats);
-	lsp__pools_index_return(r, ix);
+	/* A scan of an index that already serves requests (a branch
+	 * switch, files changed on disk) runs a parser on every core for
+	 * thousands of files; a request, or a keystroke's write, waiting
+	 * behind it for a core is what a user feels, so it yields. A first
+	 * scan is what the requests are waiting for. */
+	if (index_scanned(sj->ix))
+		castls_run_in_background(scan_with, sj);
+	else
+		scan_with(sj);
+	lsp__pools_index_return(r, sj->ix);
+	sj->ix = NULL;
 }
 
 bool lsp__server_indexing(Server *s)

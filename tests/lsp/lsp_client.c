@@ -564,6 +564,8 @@ int lsp_client_finish(LspClient *c, int timeout_ms)
 	return code;
 }
 
+int lsp_client_pid(const LspClient *c) { return (int)c->pid; }
+
 const char *lsp_client_stderr(LspClient *c)
 {
 	size_t n;

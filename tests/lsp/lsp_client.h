@@ -94,6 +94,9 @@ int lsp_client_wait_exit(LspClient *c, int timeout_ms);
  * child and returns -1. */
 int lsp_client_finish(LspClient *c, int timeout_ms);
 
+/* The server's process id. */
+int lsp_client_pid(const LspClient *c);
+
 /* The server's stderr so far (borrowed; valid until the next call). */
 const char *lsp_client_stderr(LspClient *c);
 /* True when stderr holds a sanitizer report ("ERROR: AddressSanitizer",

@@ -7,8 +7,11 @@
  */
 #include "test.h"
 
+#include <dirent.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -881,6 +884,42 @@ static bool wait_idle(Srv *s)
 	return false;
 }
 
+/* How many threads of process pid run at nice value nice (Linux keeps
+ * one per thread, field 19 of /proc/PID/task/TID/stat); -1 when they
+ * cannot be read. */
+static int threads_at_nice(int pid, int nice)
+{
+	char path[64], line[1024];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((e = readdir(d))) {
+		FILE *f;
+		const char *p;
+		int field = 2;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
+			 e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue; /* the thread has ended */
+		p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		fclose(f);
+		/* After the name in parentheses, fields 3, 4, ... */
+		while (p && field < 19 && (p = strchr(p + 1, ' ')))
+			field++;
+		if (p && atoi(p + 1) == nice)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
 /* A reply given while the first scan runs says so (`indexing`), and one
  * given after it does not. The scan is held, not raced: the test keeps
  * the index's write lock (as another castls writing it would), so the
@@ -890,6 +929,9 @@ TEST(protocol_replies_say_indexing_while_the_scan_runs)
 {
 	const char *args[] = {"serve", "--db", NULL, NULL};
 	const char *word = "held_back_marker";
+	/* castls starts at this test's priority. */
+	int nice_fg = getpriority(PRIO_PROCESS, 0),
+	    nice_bg = nice_fg + 10 > 19 ? 19 : nice_fg + 10;
 	sqlite3 *db = NULL;
 	char *later;
 	bool indexing;
@@ -923,6 +965,11 @@ TEST(protocol_replies_say_indexing_while_the_scan_runs)
 		 "def use():\n    return held_back_marker()\n");
 	EXPECT_INT_EQ(context_indexing(&s), 1);
 	EXPECT_INT_EQ(status_indexing(&s), 1);
+	/* A scan of an index that serves requests yields the cores to
+	 * them: its thread runs at a lower priority, the loop's and the
+	 * pool's at the one castls was started with. */
+	EXPECT_TRUE(threads_at_nice(lsp_client_pid(s.c), nice_bg) >= 1);
+	EXPECT_TRUE(threads_at_nice(lsp_client_pid(s.c), nice_fg) >= 2);
 	CHECK_(!search_finds(&s, word, &indexing), (void)0,
 	       "the held scan wrote %s", word);
 	EXPECT_TRUE(indexing);
