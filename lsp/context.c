@@ -25,11 +25,17 @@ static uint32_t roots_borrow(Pools *p, RankRoot *roots, const char **paths)
 	return n;
 }
 
-static void roots_give_back(Pools *p, RankRoot *roots, uint32_t n)
+/* Gives the connections back, and marks the roots whose rows were found
+ * older than their files, for the loop to re-scan (lsp__server_stale). */
+static void roots_give_back(Pools *p, RankRoot *roots, uint32_t n,
+			    const RankResult *res)
 {
-	for (uint32_t r = 0; r < n; r++)
+	for (uint32_t r = 0; r < n; r++) {
 		if (roots[r].ix)
 			lsp__pools_index_return(p->roots[r], roots[r].ix);
+		if (r < 64 && (res->stale_roots >> r & 1))
+			atomic_store(&p->roots[r]->stale, true);
+	}
 }
 
 cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
@@ -54,7 +60,7 @@ cJSON *lsp__context_run(Pools *p, const Snapshot *sn, const ContextArgs *a)
 	q.limit = a->limit;
 	rank_context(&q, &res);
 	lsp__pools_chunker_return(p, q.chunker);
-	roots_give_back(p, roots, q.nroots);
+	roots_give_back(p, roots, q.nroots, &res);
 	out = lsp__render_result(&res, paths, sn->uri);
 	rank_result_free(&res);
 	return out;
@@ -70,7 +76,7 @@ cJSON *lsp__search_run(Pools *p, const char *query, uint32_t budget,
 	cJSON *out;
 
 	rank_search(roots, n, query, strlen(query), budget, limit, &res);
-	roots_give_back(p, roots, n);
+	roots_give_back(p, roots, n, &res);
 	out = lsp__render_result(&res, paths, NULL);
 	rank_result_free(&res);
 	return out;

@@ -56,14 +56,17 @@ typedef struct {
 				  * with SQLITE_BUSY at the switch to WAL */
 	Index *idle[8];
 	int nidle;
-	bool indexing;	    /* a scan is running */
-	bool rescan;	    /* another scan was asked for meanwhile */
-	bool removed;	    /* folder removed: close when idle */
-	bool verified;	    /* the first connection ran quick_check */
-	bool checkpointing; /* a checkpoint job is in flight */
-	int busy;	    /* connections handed out */
-	int error;	    /* castls code of the last failed index write (a
-			     * scan's or a buffer's); 0 once a scan succeeds */
+	bool indexing;		/* a scan is running */
+	bool rescan;		/* another scan was asked for meanwhile */
+	bool removed;		/* folder removed: close when idle */
+	bool verified;		/* the first connection ran quick_check */
+	bool checkpointing;	/* a checkpoint job is in flight */
+	int busy;		/* connections handed out */
+	atomic_bool stale;	/* a request met rows older than their file:
+				 * set by workers, taken by the loop */
+	uint64_t stale_scan_at; /* uv_now of the scan that set off, 0 none */
+	int error;		/* castls code of the last failed index write (a
+				 * scan's or a buffer's); 0 once a scan succeeds */
 } Root;
 
 /*
@@ -216,6 +219,8 @@ void lsp__pools_close(Pools *p);
  * rest of path after it; -1 when no root holds it. */
 int lsp__root_of_path(Server *s, const char *path, const char **rel);
 void lsp__server_reindex(Server *s, int root);
+/* On the loop: re-scans the roots a worker marked stale. */
+void lsp__server_stale(Server *s);
 /* Whether a scan of any root is under way. */
 bool lsp__server_indexing(Server *s);
 /* Records that writing root's index failed with err (a castls code):

@@ -31,6 +31,7 @@ static int add_root(Server *s, const char *path)
 	r->uri = lsp__path_to_uri(real);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_mutex_init(&r->open_mu, NULL);
+	atomic_init(&r->stale, false);
 	s->pools.roots[s->pools.nroots] = r;
 	return s->pools.nroots++;
 }
@@ -91,6 +92,7 @@ static void job_after(uv_work_t *req, int status)
 			break;
 		}
 	s->jobs_in_flight--;
+	lsp__server_stale(s); /* before the reply, which may report them */
 	if (status == UV_ECANCELED)
 		j->cancelled = true;
 	if (j->id && !s->exiting) {
@@ -377,6 +379,31 @@ void lsp__server_reindex(Server *s, int root)
 	sj->job.done = scan_done;
 	sj->job.release = scan_release;
 	lsp__server_queue(s, &sj->job);
+}
+
+/* A root whose rows a request found older than their files (changed on
+ * disk with no watched-file event: an editor that sends none, a tool
+ * run outside it) is scanned again, at most every STALE_RESCAN_MS: a
+ * file rewritten without pause (a log) must not keep a scan running. */
+#define STALE_RESCAN_MS 10000
+
+void lsp__server_stale(Server *s)
+{
+	uint64_t now = uv_now(s->loop);
+
+	for (int i = 0; i < s->pools.nroots; i++) {
+		Root *r = s->pools.roots[i];
+
+		if (!atomic_load(&r->stale) ||
+		    (r->stale_scan_at &&
+		     now - r->stale_scan_at < STALE_RESCAN_MS))
+			continue;
+		atomic_store(&r->stale, false);
+		r->stale_scan_at = now;
+		lsp__log(s, 2, "%s: rows older than their files; rescanning",
+			 r->path);
+		lsp__server_reindex(s, i);
+	}
 }
 
 static void reindex_all(Server *s)

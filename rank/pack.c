@@ -564,6 +564,8 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 	if (c->from != FROM_LIVE && !c->same_file &&
 	    !index_file_current(q->roots[c->root].ix, c->file_id)) {
 		out->stale++;
+		if (c->root >= 0 && c->root < 64)
+			out->stale_roots |= (uint64_t)1 << c->root;
 		return false;
 	}
 	if (!load_text(pk, i, c))

@@ -127,6 +127,8 @@ int rank_search(const RankRoot *roots, uint32_t nroots, const char *query,
 
 		if (!index_file_current(roots[r].ix, found[i].hit->file_id)) {
 			out->stale++;
+			if (r >= 0 && r < 64)
+				out->stale_roots |= (uint64_t)1 << r;
 			continue;
 		}
 		hit_item(&found[i], chains[r], nchains[r], it);

@@ -92,13 +92,14 @@ typedef struct {
 typedef struct {
 	RankItem *items; /* best first */
 	uint32_t nitems;
-	uint32_t budget;     /* tokens asked for */
-	uint32_t used;	     /* tokens the items take */
-	bool no_context;     /* the stop signal: nothing is worth the space */
-	uint64_t statements; /* SQL statements the call ran, all roots */
-	uint32_t stale;	     /* items left out: their file changed on disk
-			      * or is gone since its rows were written (a
-			      * scan has yet to catch up) */
+	uint32_t budget;      /* tokens asked for */
+	uint32_t used;	      /* tokens the items take */
+	bool no_context;      /* the stop signal: nothing is worth the space */
+	uint64_t statements;  /* SQL statements the call ran, all roots */
+	uint32_t stale;	      /* items left out: their file changed on disk
+			       * or is gone since its rows were written (a
+			       * scan has yet to catch up) */
+	uint64_t stale_roots; /* bit r set (r < 64): roots[r] had such rows */
 } RankResult;
 
 /*

@@ -884,6 +884,42 @@ static bool wait_idle(Srv *s)
 	return false;
 }
 
+/* A file rewritten on disk with no watched-file event (an editor that
+ * sends none, a tool run beside it): a request that meets its old rows
+ * leaves them out and sets off a scan, after which the new text is
+ * found. */
+TEST(protocol_stale_rows_set_off_a_rescan)
+{
+	static const char before[] = "def drift_before_marker():\n"
+				     "    return 1\n";
+	static const char after[] = "def drift_after_marker():\n"
+				    "    return 'a longer body'\n";
+	char *path = NULL;
+	bool indexing;
+	Srv s;
+
+	ASSERT_TRUE(srv_start(&s, "stale"));
+	path = join(s.root, "shop/drift.py");
+	CHECK_(lsp_write_file(path, before, strlen(before)) == 0, goto out,
+	       "cannot write %s", path);
+	CHECK_(srv_init(&s) && wait_idle(&s), goto out,
+	       "the first scan did not end");
+	EXPECT_TRUE(search_finds(&s, "drift_before_marker", &indexing));
+	CHECK_(lsp_write_file(path, after, strlen(after)) == 0, goto out,
+	       "cannot write %s", path);
+	EXPECT_TRUE(!search_finds(&s, "drift_before_marker", &indexing));
+	CHECK_(wait_idle(&s), goto out, "the scan did not end");
+	EXPECT_TRUE(search_finds(&s, "drift_after_marker", &indexing));
+	cJSON_Delete(lsp_client_call(s.c, "shutdown", NULL, LSP_TIMEOUT_MS));
+	lsp_client_notify(s.c, "exit", NULL);
+	xfree(path);
+	srv_end(&s, 0);
+	return;
+out:
+	xfree(path);
+	srv_check_end(&s, s.c ? lsp_client_finish(s.c, EXIT_WITHIN_MS) : 0);
+}
+
 /* How many threads of process pid run at nice value nice (Linux keeps
  * one per thread, field 19 of /proc/PID/task/TID/stat); -1 when they
  * cannot be read. */
