@@ -697,9 +697,13 @@ static void write_run(Job *j)
 		return;
 	if (w->text)
 		w->hash = castls_hash(w->text, w->len, 0);
-	/* A buffer over maxFileSize goes out of the index, as the scan
-	 * leaves out such a file. */
-	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file) {
+	/* A buffer over maxFileSize, minified or written by a tool goes out
+	 * of the index, as the scan leaves out such a file: were it in,
+	 * every scan would delete its rows and the write after it put them
+	 * back. Its context comes from the buffer. */
+	if (!w->text || w->lang == LANG_NONE || w->len > w->max_file ||
+	    castls_is_minified(w->text, w->len) ||
+	    lang_generated(w->lang, w->rel, w->text, w->len)) {
 		w->err = index_file_remove(ix, w->rel);
 		lsp__pools_index_return(r, ix);
 		return;

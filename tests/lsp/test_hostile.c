@@ -924,6 +924,52 @@ out:
 	srv_stop(&s);
 }
 
+/* A minified file, which the scan skips, stays out of the index when it
+ * is open and edited too: were the buffer's rows written, every scan
+ * would delete them and the next write put them back. */
+TEST(hostile_minified_buffer_stays_out_of_the_index)
+{
+	Srv s;
+	Buf min = {0};
+	char *path = NULL, *uri = NULL, *rows;
+	cJSON *p;
+
+	ASSERT_TRUE(srv_make(&s, "minified"));
+	for (int i = 0; i < 200; i++)
+		buf_printf(&min, "var f%d=function(a){return a+%d};", i, i);
+	buf_puts(&min, "\n");
+	CHECK_(castls_is_minified(min.data, (uint32_t)min.len), goto out,
+	       "the text is not minified");
+	put(s.root, "small.py", "def small():\n    return 1\n");
+	put(s.root, "bundle.js", min.data);
+	CHECK_(srv_start_at(&s, NULL, NULL), goto out, "no server");
+	path = join(s.root, "bundle.js");
+	uri = lsp_path_uri(path);
+	open_doc(&s, uri, min.data);
+	p = cJSON_Parse("{\"textDocument\":{\"version\":2},"
+			"\"contentChanges\":[{\"range\":{"
+			"\"start\":{\"line\":0,\"character\":0},"
+			"\"end\":{\"line\":0,\"character\":0}},"
+			"\"text\":\"var g=1;\"}]}");
+	cJSON_AddStringToObject(
+	    cJSON_GetObjectItemCaseSensitive(p, "textDocument"), "uri", uri);
+	lsp_client_notify(s.c, "textDocument/didChange", p);
+	settle(&s, "settle_minified_open");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+	close_doc(&s, uri);
+	settle(&s, "settle_minified_closed");
+	rows = indexed_paths(&s);
+	EXPECT_STR_EQ(rows, "settle.py\nsmall.py\n");
+	xfree(rows);
+out:
+	buf_free(&min);
+	xfree(uri);
+	xfree(path);
+	srv_stop(&s);
+}
+
 /* ---------------------------------------------------------------------- *
  * Depth
  * ---------------------------------------------------------------------- */
