@@ -30,6 +30,8 @@
  * its posting lists' length, which grows with the workspace while the
  * best hits come from its rarest terms. The rarest term is always kept. */
 #define POSTING_BUDGET 20000
+/* Chunks scored when the rarest term alone is past the budget. */
+#define OVER_BUDGET_SCORED 5000
 
 typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
@@ -207,8 +209,10 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 }
 
 /* Builds the MATCH expression from the rarest terms of the query; returns
- * the number of terms (0: nothing to search for). */
-static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
+ * the number of terms (0: nothing to search for). *over is set when even
+ * the rarest is past the posting budget. */
+static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
+			    bool *over)
 {
 	Terms ts;
 	int64_t total = 0, postings = 0;
@@ -233,6 +237,7 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out)
 		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
 		kept++;
 	}
+	*over = postings > POSTING_BUDGET;
 	return kept;
 }
 
@@ -294,20 +299,35 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	    " ORDER BY rank LIMIT ?5) t"
 	    " JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
 	    " ORDER BY t.rank";
+	/* A query of common words alone ("return true;", "x = 1"), whose
+	 * rarest term is in more chunks than the posting budget: bm25 of
+	 * every chunk it matches would cost 100 ms at 5 M lines, to tell
+	 * apart chunks that hardly differ. The newest OVER_BUDGET_SCORED
+	 * (the last written: the files being edited first) are scored. */
+	static const char sql_over[] =
+	    "SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
+	    " FROM (SELECT * FROM (SELECT rowid AS id,"
+	    " bm25(chunks_fts, ?2, ?3, ?4) AS rank FROM chunks_fts"
+	    " WHERE chunks_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?6)"
+	    " ORDER BY rank LIMIT ?5) t"
+	    " JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
+	    " ORDER BY t.rank";
 	Buf expr = {0};
 	sqlite3_stmt *s;
 	uint32_t cap = 0;
+	bool over = false;
 	int rc = 0;
 
 	*hits = NULL;
 	*n = 0;
 	if (limit > INDEX_SEARCH_MAX)
 		limit = INDEX_SEARCH_MAX;
-	if (!limit || (rc = rare_terms_query(ix, query, len, &expr)) <= 0) {
+	if (!limit ||
+	    (rc = rare_terms_query(ix, query, len, &expr, &over)) <= 0) {
 		buf_free(&expr);
 		return rc < 0 ? rc : 0;
 	}
-	rc = sqlite3_prepare_v2(ix->db, sql, -1, &s, NULL);
+	rc = sqlite3_prepare_v2(ix->db, over ? sql_over : sql, -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		buf_free(&expr);
 		return index__db_error(ix, rc);
@@ -317,6 +337,8 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	sqlite3_bind_double(s, 3, W_NAMES);
 	sqlite3_bind_double(s, 4, W_PATH);
 	sqlite3_bind_int(s, 5, (int)limit);
+	if (over)
+		sqlite3_bind_int(s, 6, OVER_BUDGET_SCORED);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		IndexHit *h;
 

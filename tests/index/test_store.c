@@ -542,6 +542,39 @@ TEST(store_search_names_and_identifier_parts)
 	fixture_close(&f);
 }
 
+/* A query of words so common that even the rarest is in more chunks
+ * than the posting budget (20,000): only the newest chunks are scored,
+ * so the rows of the file written last (the one being edited) come
+ * first, and the cost stays bounded however large the workspace. */
+TEST(store_search_past_the_posting_budget)
+{
+	enum { DEFS = 10100 };
+	Fixture f;
+	IndexHit *h;
+	uint32_t n;
+	Buf text = {0};
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	/* One chunk a definition, each holding both words. */
+	for (int i = 0; i < DEFS; i++)
+		buf_printf(&text,
+			   "def f%d(value):\n"
+			   "    return common_word + value * %d\n",
+			   i, 10000 + i);
+	ASSERT_INT_EQ(put(f.ix, "older.py", text.data, NULL), 0);
+	ASSERT_INT_EQ(put(f.ix, "newer.py", text.data, NULL), 0);
+	buf_free(&text);
+	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunks") > 20000);
+	ASSERT_INT_EQ(index_search(f.ix, "common_word value", 17, 10, &h, &n),
+		      0);
+	EXPECT_INT_EQ(n, 10);
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_STR_EQ(h[i].path, "newer.py");
+	index_hits_free(h, n);
+	fixture_close(&f);
+}
+
 TEST(store_search_limit_and_order)
 {
 	Fixture f;
