@@ -361,6 +361,8 @@ typedef struct {
 	ByteRange name; /* an identifier, or `self.x`, `this.x` */
 	ByteRange type; /* the annotation or the callee, as written */
 	bool member;	/* declared in a class body: used through self/this */
+	bool call;	/* type is a callee: maybe a constructor function
+			 * (lang_ctor_prefix) rather than the type itself */
 } TypedName;
 
 /* The names given a type by nodes inside [lo, hi) of the text tree
@@ -370,6 +372,12 @@ uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 			     uint32_t hi, TypedName **out);
 /* How a method names its own object: "self", "this"; "" for none. */
 const char *lang_self_word(Lang lang);
+/* What starts the name of a function that makes the type its rest
+ * names (Go's "New" of `NewFoo`); "" for none. */
+const char *lang_ctor_prefix(Lang lang);
+/* What stands between an object and its member, space-separated:
+ * ".", ". ->" for C and C++. */
+const char *lang_member_ops(Lang lang);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);

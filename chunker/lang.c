@@ -306,13 +306,16 @@ static const DefRule cpp_defs[] = {
     {.type = NULL},
 };
 
-/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)` and
- * `var x Store` is a Store, as is Rust's `let x: T` or `let x =
- * T::new()`, Java's `T x = new T()`, C++'s `T x;` and `T *x`. Rows of
- * one node type are tried in order. */
+/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)`,
+ * `var x Store`, `x := &Store{}` and `x, err := NewStore()` is a Store,
+ * as is Rust's `let x: T` or `let x = T::new()`, Java's `T x = new
+ * T()`, C++'s `T x;`, `T *x = ...` and `auto x = new T()`. Rows of one
+ * node type are tried in order: the first that finds a name and a type
+ * holds, so a deeper declarator path comes first. */
 static const TypingRule go_typings[] = {
     {"parameter_declaration", "name", "type", NULL},
-    {"var_spec", "name", "type", NULL},
+    {"var_spec", "name", "type", "value *"},
+    {"short_var_declaration", "left *", NULL, "right *"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -332,7 +335,9 @@ static const TypingRule java_typings[] = {
 };
 
 static const TypingRule cpp_typings[] = {
-    {"declaration", "declarator declarator", "type", NULL},
+    {"declaration", "declarator declarator declarator", "type",
+     "declarator value"},
+    {"declaration", "declarator declarator", "type", "declarator value"},
     {"declaration", "declarator", "type", NULL},
     {"parameter_declaration", "declarator declarator", "type", NULL},
     {"parameter_declaration", "declarator", "type", NULL},
@@ -770,6 +775,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
 		 .typings = go_typings,
+		 .calls = "call_expression composite_literal "
+			  "unary_expression",
+		 .callees = "function type operand",
+		 .ctor_prefix = "New",
 		 .line_comment = "//",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
@@ -851,6 +860,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		.bindings = NO_BINDINGS,
 		.stopwords = C_STOPWORDS,
 		.typings = no_typings,
+		.member_ops = ". ->",
 		.line_comment = "//",
 		.family = "c",
 		.generated_names = GENERATED_NAMES,
@@ -882,6 +892,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
 		  .typings = cpp_typings,
+		  .calls = "new_expression call_expression",
+		  .callees = "type function",
+		  .inferred = "placeholder_type_specifier",
+		  .member_ops = ". ->",
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .family = "c",
@@ -936,6 +950,20 @@ const char *lang_line_comment(Lang lang)
 	const char *c = lang_spec(lang)->line_comment;
 
 	return c ? c : "";
+}
+
+const char *lang_ctor_prefix(Lang lang)
+{
+	const char *p = lang_spec(lang)->ctor_prefix;
+
+	return p ? p : "";
+}
+
+const char *lang_member_ops(Lang lang)
+{
+	const char *m = lang_spec(lang)->member_ops;
+
+	return m ? m : ".";
 }
 
 const char *lang_self_word(Lang lang)

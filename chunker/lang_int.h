@@ -114,7 +114,9 @@ typedef struct {
 	const char *type;	 /* NULL ends a table */
 	const char *name_field;	 /* the name; NULL: the first named child.
 				  * Here and below, fields separated by
-				  * spaces are followed in turn */
+				  * spaces are followed in turn, and `*`
+				  * steps to the first named child (the
+				  * first of Go's `x, err :=`) */
 	const char *type_field;	 /* the declared type; NULL: none */
 	const char *value_field; /* the value; NULL: none */
 } TypingRule;
@@ -158,7 +160,16 @@ typedef struct {
 				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */
 	const char *calls;	   /* call nodes ... */
-	const char *callees;	   /* ... and the fields of their callee */
+	const char *callees;	   /* ... and the fields of their callee; a
+				    * callee that is itself one of the calls
+				    * is followed (Go's `&T{}`) */
+	const char *inferred;	   /* type nodes that leave the type to the
+				    * value (C++'s `auto`) */
+	const char *ctor_prefix;   /* what starts the name of a function
+				    * that makes the type named by the
+				    * rest (Go's `NewT`) */
+	const char *member_ops;	   /* what stands between an object and
+				    * its member (NULL: ".") */
 	const char *self_word;	   /* how a method names its object */
 	const char *line_comment;  /* what starts a comment to the line end */
 	const char *family;	   /* languages whose code uses each other's

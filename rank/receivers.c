@@ -9,22 +9,32 @@
 
 #include <string.h>
 
+static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
 /* The class a type names: its last identifier that reads as a class
  * name (a capital, then more; no stopword, no one-letter type parameter):
- * Foo of `Optional[Foo]`, `pkg.Foo`, `Foo | None`, `Foo<T>`. */
-static bool type_name(Lang lang, const char *text, ByteRange r, char *out)
+ * Foo of `Optional[Foo]`, `pkg.Foo`, `Foo | None`, `Foo<T>`. For a
+ * callee (call), a constructor function's name less the language's
+ * prefix: Foo of Go's `pkg.NewFoo`. */
+static bool type_name(Lang lang, const char *text, ByteRange r, bool call,
+		      char *out)
 {
+	const char *pre = call ? lang_ctor_prefix(lang) : "";
+	size_t pl = strlen(pre);
 	bool found = false;
 
 	for (uint32_t i = r.start, a;
-	     rank__next_word(text, r.start, r.end, &i, &a);)
-		if (i - a >= 2 && i - a < IDENT_MAX && text[a] >= 'A' &&
-		    text[a] <= 'Z' &&
+	     rank__next_word(text, r.start, r.end, &i, &a);) {
+		if (pl && i - a > pl + 1 && memcmp(text + a, pre, pl) == 0 &&
+		    is_upper(text[a + pl]))
+			a += (uint32_t)pl;
+		if (i - a >= 2 && i - a < IDENT_MAX && is_upper(text[a]) &&
 		    !lang_is_stopword(lang, text + a, i - a)) {
 			memcpy(out, text + a, i - a);
 			out[i - a] = '\0';
 			found = true;
 		}
+	}
 	return found;
 }
 
@@ -80,6 +90,24 @@ static void calls_on(Where *w, const char *recv, const char *cls,
 	}
 }
 
+/* calls_on through each of the language's member operators: `x.m`,
+ * and `x->m` where a name may hold a pointer. */
+static void calls_through(Where *w, const char *recv, const char *cls)
+{
+	for (const char *op = lang_member_ops(w->q->lang); *op;
+	     op += *op == ' ') {
+		char sep[4];
+		size_t n = strcspn(op, " ");
+
+		if (n < sizeof(sep)) {
+			memcpy(sep, op, n);
+			sep[n] = '\0';
+			calls_on(w, recv, cls, sep);
+		}
+		op += n;
+	}
+}
+
 /* `Foo.bar` and `Foo::bar` in the code before the cursor, Foo read as a
  * class name (type_name's rule): a static member, a nested type, an
  * enum's constant, a constructor of Foo's own. */
@@ -99,7 +127,7 @@ static void static_members(Where *w)
 		int k;
 
 		if ((!dot && !sep) ||
-		    !type_name(w->q->lang, t, (ByteRange){a, i}, cls) ||
+		    !type_name(w->q->lang, t, (ByteRange){a, i}, false, cls) ||
 		    strlen(cls) != i - a ||
 		    (a > w->q_lo && (t[a - 1] == '.' || t[a - 1] == ':')))
 			continue;
@@ -135,7 +163,7 @@ void rank__receivers(Where *w)
 		bool seen = false;
 
 		if (!receiver_of(w, &tn[i], recv, sizeof(recv)) ||
-		    !type_name(q->lang, q->text, tn[i].type, cls))
+		    !type_name(q->lang, q->text, tn[i].type, tn[i].call, cls))
 			continue;
 		for (uint32_t k = i + 1; k < n && !seen; k++) {
 			char later[2 * IDENT_MAX];
@@ -144,7 +172,7 @@ void rank__receivers(Where *w)
 			       strcmp(later, recv) == 0;
 		}
 		if (!seen)
-			calls_on(w, recv, cls, ".");
+			calls_through(w, recv, cls);
 	}
 	xfree(tn);
 	static_members(w);

@@ -328,3 +328,79 @@ TEST(imports_c)
 	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open",
 	    WANT_IMPORT);
 }
+
+/* Go: a name takes its type from `NewT(...)` (Go's constructor
+ * convention, also as `x, err :=` and through a package), `&T{}`, `T{}`
+ * and `var x T`. */
+TEST(receivers_go_locals)
+{
+	static const File files[] = {
+	    {"store/store.go", "package store\n\n"
+			       "type Store struct{ m map[string]int }\n\n"
+			       "func NewStore() *Store { return &Store{} }\n"},
+	    {"store/methods.go",
+	     "package store\n\n"
+	     "// Put stores v under k.\n"
+	     "func (s *Store) Put(k string, v int) { s.m[k] = v }\n"},
+	    {"cache/cache.go", "package cache\n\ntype Cache struct{}\n\n"
+			       "func (c *Cache) Put(k string, v int) {}\n"},
+	    {NULL, NULL},
+	};
+	static const char *const bodies[] = {
+	    "\tx := NewStore()\n",
+	    "\tx, err := store.NewStore()\n\t_ = err\n",
+	    "\tx := &Store{m: Cache{}}\n",
+	    "\tx := Store{}\n",
+	    "\tvar x Store\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(*bodies); i++) {
+		Buf b = {0};
+
+		buf_printf(&b,
+			   "package app\n\nfunc fill(n int) {\n%s"
+			   "\tx.Put(\"a\", n)\n\t" CURSOR "\n}\n",
+			   bodies[i]);
+		expect_receiver(files, "app/main.go", b.data,
+				"store/methods.go", "Store.Put",
+				"cache/cache.go", "Cache.Put");
+		buf_free(&b);
+	}
+}
+
+/* C++: `x->m` is a member of x's type as `x.m` is, x declared `T *x`,
+ * `auto x = new T(...)` or a smart pointer to T. */
+TEST(receivers_cpp_pointers)
+{
+	static const File files[] = {
+	    {"gfx/circle.hpp", "struct Circle {\n"
+			       "    void draw(int scale) const;\n};\n"},
+	    {"gfx/circle.cpp", "#include \"circle.hpp\"\n\n"
+			       "void Circle::draw(int scale) const\n{\n"
+			       "    (void)scale;\n}\n"},
+	    {"gfx/square.cpp", "struct Square {\n"
+			       "    void draw(int scale) const {}\n};\n"},
+	    {NULL, NULL},
+	};
+	static const char *const decls[] = {
+	    "    Circle *x = get();\n",
+	    "    const Circle *x;\n",
+	    "    auto x = new Circle(2);\n",
+	    "    auto *x = new gfx::Circle(2);\n",
+	    "    std::unique_ptr<Circle> x = std::make_unique<Circle>(2);\n",
+	    "    auto x = std::make_shared<Circle>(2);\n",
+	};
+
+	for (size_t i = 0; i < sizeof(decls) / sizeof(*decls); i++) {
+		Buf b = {0};
+
+		buf_printf(&b,
+			   "#include <memory>\n\nvoid paint(int n)\n{\n%s"
+			   "    x->draw(n);\n    " CURSOR "\n}\n",
+			   decls[i]);
+		expect_receiver(files, "app/main.cpp", b.data, "gfx/circle.cpp",
+				"Circle::draw", "gfx/square.cpp",
+				"Square::draw");
+		buf_free(&b);
+	}
+}
