@@ -285,10 +285,15 @@ typedef struct {
 				   * "go.mod", "Cargo.toml" */
 	const char *manifest_key; /* the start of its line that names the
 				   * tree's module path ("module ") */
-	const char *source_dir;	  /* the directory under the manifest's
-				   * that holds the root module ("src") */
-	bool shared_scope;	  /* the files of one directory see each
-				   * other's definitions (Go, Java) */
+	const char *redirect;	  /* the manifest's directive that maps a
+				   * module path to a local directory, one a
+				   * line or a `( ... )` block of them:
+				   * "replace" for `replace a/b => ../b` */
+	const char *redirect_arrow; /* between the two: "=>" */
+	const char *source_dir;	    /* the directory under the manifest's
+				     * that holds the root module ("src") */
+	bool shared_scope;	    /* the files of one directory see each
+				     * other's definitions (Go, Java) */
 } ModuleRules;
 
 void lang_modules(Lang lang, ModuleRules *out);

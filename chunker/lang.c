@@ -771,6 +771,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .module_files = "/",
 		 .manifest = "go.mod",
 		 .manifest_key = "module ",
+		 .redirect = "replace",
+		 .redirect_arrow = "=>",
 		 .shared_scope = true,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
@@ -986,6 +988,8 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->dir_modules = or_empty(spec->dir_modules);
 	out->manifest = or_empty(spec->manifest);
 	out->manifest_key = or_empty(spec->manifest_key);
+	out->redirect = or_empty(spec->redirect);
+	out->redirect_arrow = or_empty(spec->redirect_arrow);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
 }

@@ -154,6 +154,8 @@ typedef struct {
 	const char *dir_modules;  /* ModuleRules says what these are */
 	const char *manifest;
 	const char *manifest_key;
+	const char *redirect;
+	const char *redirect_arrow;
 	const char *source_dir;
 	bool shared_scope;
 	const char *stopwords;	   /* keywords and builtins: never worth

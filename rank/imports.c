@@ -112,6 +112,92 @@ static void manifest_path(const char *text, const char *key, char *out,
 	}
 }
 
+/* Whether s[0, n) is a path relative to the manifest's directory:
+ * "./x", "../x", "." or "..". */
+static bool local_path(const char *s, size_t n)
+{
+	return (n >= 1 && s[0] == '.' && (n == 1 || s[1] == '/')) ||
+	       (n >= 2 && s[0] == '.' && s[1] == '.' &&
+		(n == 2 || s[2] == '/'));
+}
+
+/* Adds the redirect of one entry, t[0, n): `from [version] arrow to
+ * [version]`, when to is a local directory inside the root. */
+static void add_redirect(Where *w, const char *t, size_t n)
+{
+	const char *arrow = w->mr.redirect_arrow, *word[5];
+	size_t al = strlen(arrow), len[5], nw = 0, i = 0, k;
+	Redirect *r;
+
+	while (i < n && nw < 5) {
+		i += strspn(t + i, " \t\r");
+		if (i >= n || (i + 1 < n && t[i] == '/' && t[i + 1] == '/'))
+			break;
+		word[nw] = t + i;
+		len[nw] = strcspn(t + i, " \t\r\n");
+		if (i + len[nw] > n)
+			len[nw] = n - i;
+		i += len[nw++];
+	}
+	for (k = 1;
+	     k < nw && !(len[k] == al && memcmp(word[k], arrow, al) == 0); k++)
+		;
+	if (k + 1 >= nw || !local_path(word[k + 1], len[k + 1]) ||
+	    len[0] >= sizeof(r->from) || w->nredir == REDIRECTS_MAX)
+		return;
+	if (!w->redir)
+		w->redir = xcalloc(REDIRECTS_MAX, sizeof(*w->redir));
+	r = &w->redir[w->nredir];
+	memcpy(r->dir, w->mdir, sizeof(r->dir));
+	for (const char *p = word[k + 1], *end = p + len[k + 1]; p < end;) {
+		size_t c = strcspn(p, "/");
+
+		if (p + c > end)
+			c = (size_t)(end - p);
+		if (c == 2 && p[0] == '.' && p[1] == '.' && !r->dir[0])
+			return; /* outside the root */
+		stem_push(r->dir, sizeof(r->dir), p, c);
+		p += c + 1;
+	}
+	memcpy(r->from, word[0], len[0]);
+	r->from[len[0]] = '\0';
+	w->nredir++;
+}
+
+/* The manifest's redirects: lines `key entry`, and blocks `key (`
+ * of entries a line up to `)`. */
+static void read_redirects(Where *w, const char *text)
+{
+	const char *key = w->mr.redirect;
+	size_t kl = strlen(key);
+	bool block = false;
+
+	if (!kl || !*w->mr.redirect_arrow)
+		return;
+	for (const char *l = text; *l; l += strcspn(l, "\n"), l += !!*l) {
+		const char *p = l + strspn(l, " \t");
+		size_t n;
+
+		if (block && *p == ')') {
+			block = false;
+			continue;
+		}
+		if (!block) {
+			if (strncmp(p, key, kl) != 0 ||
+			    !strchr(" \t(", p[kl]) || !p[kl])
+				continue;
+			p += kl;
+			p += strspn(p, " \t");
+			if (*p == '(') {
+				block = true;
+				continue;
+			}
+		}
+		n = strcspn(p, "\n");
+		add_redirect(w, p, n);
+	}
+}
+
 static bool find_manifest(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -141,6 +227,7 @@ static bool find_manifest(Where *w)
 			memcpy(w->mdir, dir, sizeof(dir));
 			manifest_path(text, w->mr.manifest_key, w->mpath,
 				      sizeof(w->mpath));
+			read_redirects(w, text);
 			xfree(text);
 			w->manifest = 1;
 			return true;
@@ -215,6 +302,31 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 	im->top = !im->stem[0] && !im->suffix;
 }
 
+/* A module path under one the manifest redirects to a local directory
+ * (the longest such), resolved into im. */
+static bool resolve_redirect(Where *w, const char *m, size_t n, Import *im)
+{
+	const Redirect *best = NULL;
+	size_t bl = 0;
+
+	if (!find_manifest(w))
+		return false;
+	for (int i = 0; i < w->nredir; i++) {
+		const Redirect *r = &w->redir[i];
+		size_t fl = strlen(r->from);
+
+		if (fl > bl && n >= fl && memcmp(m, r->from, fl) == 0 &&
+		    (n == fl || m[fl] == '/'))
+			best = r, bl = fl;
+	}
+	if (!best)
+		return false;
+	memcpy(im->stem, best->dir, sizeof(best->dir));
+	stem_push_all(im->stem, sizeof(im->stem), m + bl, n - bl, '/');
+	im->top = !im->stem[0];
+	return true;
+}
+
 /* Resolves module text m[0, n) of an import into im. */
 static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 			   Import *im)
@@ -242,9 +354,11 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_PACKAGES:
-		ml = strlen(w->mpath);
-		if (find_manifest(w) && ml && n >= ml &&
-		    memcmp(m, w->mpath, ml) == 0 && (n == ml || m[ml] == '/')) {
+		if (resolve_redirect(w, m, n, im))
+			break;
+		ml = find_manifest(w) ? strlen(w->mpath) : 0;
+		if (ml && n >= ml && memcmp(m, w->mpath, ml) == 0 &&
+		    (n == ml || m[ml] == '/')) {
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
 			stem_push_all(im->stem, sizeof(im->stem), m + ml,
 				      n - ml, '/');

@@ -33,6 +33,9 @@
 #define IMPORTS_MAX 48		     /* imported names looked up */
 #define IMPORT_DEFS 16 /* definitions of each, to find its module's */
 #define FRAGS_MAX 128  /* imported modules, as path fragments */
+#define REDIRECTS_MAX                                   \
+	32 /* a manifest's module paths mapped to local \
+	    * directories */
 #define BM25_HITS 40
 #define PER_FILE 3	/* items from one other file */
 #define PER_SAME_FILE 5 /* and from the current file */
@@ -122,6 +125,13 @@ typedef struct {
 					* (`M.name`): only the module's own counts */
 } Import;
 
+/* A module path the manifest maps to a directory of the root (Go's
+ * `replace a/b => ../b`). */
+typedef struct {
+	char from[128];
+	char dir[192]; /* relative to the root; "" the root itself */
+} Redirect;
+
 /* A method called on a receiver of a known type: `x.name` for x a
  * `cls`. */
 typedef struct {
@@ -209,6 +219,8 @@ typedef struct {
 	int manifest;	 /* 0: not looked for; 1: found; -1: none */
 	char mdir[192];	 /* the directory holding it, from the root */
 	char mpath[192]; /* the module path it names */
+	Redirect *redir; /* its redirects to local directories */
+	int nredir;
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;

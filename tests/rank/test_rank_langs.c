@@ -404,3 +404,44 @@ TEST(receivers_cpp_pointers)
 		buf_free(&b);
 	}
 }
+
+/* Go: go.mod's `replace` to a local directory, one a line or in a block,
+ * sends the module's imports there; a replacement by another module
+ * path is no directory. */
+TEST(imports_go_replace)
+{
+	static const File files[] = {
+	    {"app/go.mod", "module example.com/app\n\n"
+			   "require example.com/lib v1.0.0\n\n"
+			   "replace example.com/lib => ../lib\n\n"
+			   "replace (\n"
+			   "\texample.com/util v1.2.0 => ../util // local\n"
+			   "\texample.com/net => example.com/fork v1.0.0\n"
+			   ")\n"},
+	    {"lib/go.mod", "module example.com/lib\n"},
+	    {"lib/open.go", "package lib\n\n"
+			    "func Open(dir string) error { return nil }\n"},
+	    {"lib/codec/codec.go",
+	     "package codec\n\nfunc Encode(v any) []byte { return nil }\n"},
+	    {"util/format.go",
+	     "package util\n\nfunc Format(v any) string { return \"\" }\n"},
+	    {"mock/mock.go", "package mock\n\n"
+			     "func Open(dir string) error { return nil }\n\n"
+			     "func Format(v any) string { return \"\" }\n\n"
+			     "func Encode(v any) []byte { return nil }\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/lib\"\n\n"
+		      "func main() {\n\t_ = lib.Open(\"a\")\n\t" CURSOR "\n}\n",
+		      "lib/open.go", "Open", "mock/mock.go", "Open");
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/lib/codec\"\n\n"
+		      "func main() {\n\t_ = codec.Encode(1)\n\t" CURSOR "\n}\n",
+		      "lib/codec/codec.go", "Encode", "mock/mock.go", "Encode");
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/util\"\n\n"
+		      "func main() {\n\t_ = util.Format(1)\n\t" CURSOR "\n}\n",
+		      "util/format.go", "Format", "mock/mock.go", "Format");
+}
