@@ -284,12 +284,22 @@ typedef struct {
 	const char *manifest;	  /* the file at the root of a module tree:
 				   * "go.mod", "Cargo.toml" */
 	const char *manifest_key; /* the start of its line that names the
-				   * tree's module path ("module ") */
+				   * tree's module path ("module "), or
+				   * the tree ("name": `name = "x"`) */
 	const char *redirect;	  /* the manifest's directive that maps a
 				   * module path to a local directory, one a
 				   * line or a `( ... )` block of them:
 				   * "replace" for `replace a/b => ../b` */
 	const char *redirect_arrow; /* between the two: "=>" */
+	const char *workspace;	    /* a manifest line that makes it the root of
+				     * several module trees: "[workspace]" */
+	const char *members_key;    /* there, the key of the list of their
+				     * directories ("members"; a last `*`
+				     * stands for every subdirectory) */
+	const char *name_map;	    /* pairs of characters: a character of a
+				     * tree's name in its manifest, and what
+				     * code writes for it ("-_": Rust's
+				     * `my-crate` is `my_crate`) */
 	const char *source_dir;	    /* the directory under the manifest's
 				     * that holds the root module ("src") */
 	bool shared_scope;	    /* the files of one directory see each

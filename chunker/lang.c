@@ -804,6 +804,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .module_files = ".rs /mod.rs /lib.rs",
 		   .dir_modules = "mod.rs lib.rs main.rs",
 		   .manifest = "Cargo.toml",
+		   .manifest_key = "name",
+		   .workspace = "[workspace]",
+		   .members_key = "members",
+		   .name_map = "-_",
 		   .source_dir = "src",
 		   .bindings = NO_BINDINGS,
 		   .stopwords = RUST_STOPWORDS,
@@ -990,6 +994,9 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->manifest_key = or_empty(spec->manifest_key);
 	out->redirect = or_empty(spec->redirect);
 	out->redirect_arrow = or_empty(spec->redirect_arrow);
+	out->workspace = or_empty(spec->workspace);
+	out->members_key = or_empty(spec->members_key);
+	out->name_map = or_empty(spec->name_map);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
 }

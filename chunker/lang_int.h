@@ -156,6 +156,9 @@ typedef struct {
 	const char *manifest_key;
 	const char *redirect;
 	const char *redirect_arrow;
+	const char *workspace;
+	const char *members_key;
+	const char *name_map;
 	const char *source_dir;
 	bool shared_scope;
 	const char *stopwords;	   /* keywords and builtins: never worth

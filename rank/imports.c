@@ -5,6 +5,7 @@
  */
 #include "rank_int.h"
 
+#include <dirent.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------- *
@@ -96,10 +97,11 @@ static void manifest_path(const char *text, const char *key, char *out,
 		size_t n;
 
 		l += strspn(l, " \t");
-		if (strncmp(l, key, kl) != 0)
+		if (strncmp(l, key, kl) != 0 ||
+		    (key[kl - 1] != ' ' && !strchr(" \t=", l[kl])) || !l[kl])
 			continue;
 		l += kl;
-		l += strspn(l, " \t\"");
+		l += strspn(l, " \t=\"");
 		n = strcspn(l, " \t\r\n\"/");
 		while (l[n] == '/' && l[n + 1] &&
 		       !strchr(" \t\r\n\"", l[n + 1]))
@@ -238,6 +240,185 @@ static bool find_manifest(Where *w)
 	}
 }
 
+/* Whether s[0, n) is the word k. */
+static bool is_word(const char *s, size_t n, const char *k)
+{
+	return strlen(k) == n && memcmp(s, k, n) == 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Module trees by name: the crates of a Rust workspace, each named in its
+ * own manifest, read when an import names one
+ * ---------------------------------------------------------------------- */
+
+/* Adds the tree whose manifest is in dir (relative to the root), by the
+ * name its manifest gives, as code writes it. */
+static void add_tree(Where *w, const char *root, const char *dir)
+{
+	const char *map = w->mr.name_map;
+	Buf path = {0};
+	char *text, name[IDENT_MAX];
+	size_t len;
+	Tree *t;
+
+	if (w->ntrees == TREES_MAX || strlen(dir) >= sizeof(t->dir))
+		return;
+	buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+		   w->mr.manifest);
+	if (castls_read_file_in(root, path.data, 1 << 16, &text, &len, NULL)) {
+		buf_free(&path);
+		return;
+	}
+	buf_free(&path);
+	manifest_path(text, w->mr.manifest_key, name, sizeof(name));
+	xfree(text);
+	for (char *c = name; *c; c++)
+		for (const char *m = map; m[0] && m[1]; m += 2)
+			if (*c == m[0])
+				*c = m[1];
+	for (int i = 0; i < w->ntrees; i++)
+		if (strcmp(w->trees[i].name, name) == 0)
+			return; /* the first (nearest) wins */
+	if (!*name)
+		return;
+	if (!w->trees)
+		w->trees = xcalloc(TREES_MAX, sizeof(*w->trees));
+	t = &w->trees[w->ntrees++];
+	memcpy(t->name, name, sizeof(name));
+	memcpy(t->dir, dir, strlen(dir) + 1);
+}
+
+/* Adds the tree of each member directory s[0, n) of the workspace in
+ * dir: a path below it, whose last component may be `*` (every
+ * subdirectory). A member outside the workspace's directory is left
+ * out. */
+static void add_member(Where *w, const char *root, const char *dir,
+		       const char *s, size_t n)
+{
+	char m[192];
+	bool glob = n >= 2 && s[n - 1] == '*' && s[n - 2] == '/';
+	DIR *d;
+	struct dirent *e;
+	Buf abs = {0};
+
+	memcpy(m, dir, strlen(dir) + 1);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.' && i + 1 < n && s[i + 1] == '.')
+			return;
+	stem_push_all(m, sizeof(m), s, glob ? n - 2 : n, '/');
+	if (!glob) {
+		add_tree(w, root, m);
+		return;
+	}
+	buf_printf(&abs, "%s/%s", root, m);
+	d = opendir(abs.data);
+	buf_free(&abs);
+	for (int seen = 0; d && (e = readdir(d)) && seen < 4 * TREES_MAX;
+	     seen++) {
+		char sub[192];
+
+		if (e->d_name[0] == '.')
+			continue;
+		memcpy(sub, m, sizeof(m));
+		stem_push(sub, sizeof(sub), e->d_name, strlen(e->d_name));
+		add_tree(w, root, sub);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The members of the workspace whose manifest text is in dir: the
+ * quoted strings of the list `members_key = [...]`. */
+static void workspace_members(Where *w, const char *root, const char *dir,
+			      const char *text)
+{
+	const char *key = w->mr.members_key, *p = text;
+	size_t kl = strlen(key);
+
+	for (; *p; p += strcspn(p, "\n"), p += !!*p) {
+		p += strspn(p, " \t");
+		if (kl && strncmp(p, key, kl) == 0 &&
+		    p[kl + strspn(p + kl, " \t")] == '=')
+			break;
+	}
+	if (!*p || !(p = strchr(p, '[')))
+		return;
+	for (p++; *p && *p != ']';) {
+		size_t n;
+
+		if (*p != '"') {
+			if (*p == '#') /* a comment to the line's end */
+				p += strcspn(p, "\n");
+			else
+				p++;
+			continue;
+		}
+		n = strcspn(p + 1, "\"\n");
+		if (p[1 + n] != '"')
+			return;
+		add_member(w, root, dir, p + 1, n);
+		p += n + 2;
+	}
+}
+
+/* The trees of the workspace around the file: the nearest manifest's
+ * own, then, from the first manifest above that holds the workspace
+ * line, its members and its own. */
+static void find_trees(Where *w)
+{
+	const RankCursor *q = w->q;
+	const char *root;
+	char dir[192];
+	bool nearest = true;
+
+	if (w->trees_read)
+		return;
+	w->trees_read = true;
+	if (!*w->mr.manifest || !*w->mr.manifest_key || q->root < 0 ||
+	    (uint32_t)q->root >= q->nroots || !q->roots[q->root].path)
+		return;
+	root = q->roots[q->root].path;
+	stem_dir(w, dir, sizeof(dir));
+	for (;;) {
+		Buf path = {0};
+		char *text;
+		size_t len;
+		int rc;
+
+		buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+			   w->mr.manifest);
+		rc = castls_read_file_in(root, path.data, 1 << 16, &text, &len,
+					 NULL);
+		buf_free(&path);
+		if (rc == 0) {
+			bool ws = *w->mr.workspace &&
+				  strstr(text, w->mr.workspace) != NULL;
+
+			if (nearest || ws)
+				add_tree(w, root, dir);
+			nearest = false;
+			if (ws)
+				workspace_members(w, root, dir, text);
+			xfree(text);
+			if (ws)
+				return;
+		}
+		if (!*dir)
+			return;
+		stem_push(dir, sizeof(dir), "..", 2);
+	}
+}
+
+/* The workspace tree that code names m[0, n), or NULL. */
+static const Tree *tree_named(Where *w, const char *m, size_t n)
+{
+	find_trees(w);
+	for (int i = 0; i < w->ntrees; i++)
+		if (is_word(m, n, w->trees[i].name))
+			return &w->trees[i];
+	return NULL;
+}
+
 /* The directory of the file's own module: its directory when its name
  * is its directory's module (mod.rs), else that and its stem (a/b.rs
  * holds module a::b, whose children are in a/b/). */
@@ -255,19 +436,15 @@ static void own_module_dir(const Where *w, char *stem, size_t cap)
 	}
 }
 
-/* Whether s[0, n) is the word k. */
-static bool is_word(const char *s, size_t n, const char *k)
-{
-	return strlen(k) == n && memcmp(s, k, n) == 0;
-}
-
 /* Rust: `crate::a::b` from the crate's source directory, `self::`
- * from the file's module, `super::` from its parent, and another
- * crate's `c::a::b` as a/b under some source directory. */
+ * from the file's module, `super::` from its parent, a workspace
+ * crate's `c::a::b` from its source directory, and another crate's as
+ * a/b under some source directory. */
 static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 			  Import *im)
 {
 	const char *sep = w->mr.sep;
+	const Tree *tree;
 	size_t sl = strlen(sep), k = 0, i;
 
 	while (k < n && strncmp(m + k, sep, sl) != 0)
@@ -281,7 +458,11 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
 		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
 			  strlen(w->mr.source_dir));
-	} else { /* another crate (or one of the workspace's) */
+	} else if ((tree = tree_named(w, m, k))) { /* the workspace's */
+		memcpy(im->stem, tree->dir, sizeof(tree->dir));
+		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+			  strlen(w->mr.source_dir));
+	} else { /* another crate: its path under any crate */
 		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
 			  strlen(w->mr.source_dir));
 		im->suffix = true;

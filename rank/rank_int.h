@@ -31,11 +31,10 @@
 #define MEMBERS_MAX 64 /* members read from each base */
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
 #define IMPORTS_MAX 48		     /* imported names looked up */
-#define IMPORT_DEFS 16 /* definitions of each, to find its module's */
-#define FRAGS_MAX 128  /* imported modules, as path fragments */
-#define REDIRECTS_MAX                                   \
-	32 /* a manifest's module paths mapped to local \
-	    * directories */
+#define IMPORT_DEFS 16	 /* definitions of each, to find its module's */
+#define FRAGS_MAX 128	 /* imported modules, as path fragments */
+#define REDIRECTS_MAX 32 /* go.mod's replaces read */
+#define TREES_MAX 64	 /* module trees of a workspace read by name */
 #define BM25_HITS 40
 #define PER_FILE 3	/* items from one other file */
 #define PER_SAME_FILE 5 /* and from the current file */
@@ -132,6 +131,12 @@ typedef struct {
 	char dir[192]; /* relative to the root; "" the root itself */
 } Redirect;
 
+/* A module tree of the workspace by its name (a Rust crate). */
+typedef struct {
+	char name[IDENT_MAX]; /* as code writes it */
+	char dir[192];	      /* of its manifest, relative to the root */
+} Tree;
+
 /* A method called on a receiver of a known type: `x.name` for x a
  * `cls`. */
 typedef struct {
@@ -221,6 +226,9 @@ typedef struct {
 	char mpath[192]; /* the module path it names */
 	Redirect *redir; /* its redirects to local directories */
 	int nredir;
+	Tree *trees; /* the workspace's module trees, by name */
+	int ntrees;
+	bool trees_read;
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;

@@ -195,4 +195,5 @@ void rank__where_free(Where *w)
 	xfree(w->frags);
 	xfree(w->mods);
 	xfree(w->redir);
+	xfree(w->trees);
 }

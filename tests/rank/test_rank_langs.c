@@ -445,3 +445,46 @@ TEST(imports_go_replace)
 		      "func main() {\n\t_ = util.Format(1)\n\t" CURSOR "\n}\n",
 		      "util/format.go", "Format", "mock/mock.go", "Format");
 }
+
+/* Rust: a crate of the workspace is found by the name its Cargo.toml
+ * gives (`shop-net` written `shop_net`), among the members the
+ * workspace lists (by a glob too); a crate not of the workspace is
+ * still matched by its path under any crate. */
+TEST(imports_rust_workspace)
+{
+	static const File files[] = {
+	    {"Cargo.toml", "[workspace]\nmembers = [\n"
+			   "    \"crates/*\", # libraries\n"
+			   "    \"tools/cli\",\n]\n"},
+	    {"crates/net/Cargo.toml",
+	     "[package]\nname = \"shop-net\"\nversion = \"0.1.0\"\n"},
+	    {"crates/net/src/lib.rs", "pub mod conn;\n"},
+	    {"crates/net/src/conn.rs",
+	     "/// Dials addr.\npub fn dial(addr: &str) -> u32 { 1 }\n"},
+	    {"crates/mock/Cargo.toml", "[package]\nname=\"shop-mock\"\n"},
+	    {"crates/mock/src/lib.rs", "pub mod conn;\npub mod fake;\n"},
+	    {"crates/mock/src/conn.rs",
+	     "pub fn dial(addr: &str) -> u32 { 0 }\n"},
+	    {"crates/mock/src/fake.rs",
+	     "pub fn dial(addr: &str) -> u32 { 2 }\n"},
+	    {"tools/cli/Cargo.toml", "[package]\nname = \"cli\"\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use shop_net::conn::dial;\n\nfn main() {\n"
+		      "    let c = dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/net/src/conn.rs", "dial",
+		      "crates/mock/src/conn.rs", "dial");
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use shop_mock::conn;\n\nfn main() {\n"
+		      "    let c = conn::dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/mock/src/conn.rs", "dial",
+		      "crates/net/src/conn.rs", "dial");
+	/* Not a crate of the workspace: by path. */
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use vendored::conn::dial;\n\nfn main() {\n"
+		      "    let c = dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/net/src/conn.rs", "dial",
+		      "crates/mock/src/fake.rs", "dial");
+}
