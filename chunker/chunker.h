@@ -302,6 +302,11 @@ typedef struct {
 				     * `my-crate` is `my_crate`) */
 	const char *source_dir;	    /* the directory under the manifest's
 				     * that holds the root module ("src") */
+	const char *include_db;	    /* where a compilation database may be,
+				     * from the root, the first there is
+				     * read ("compile_commands.json ...") */
+	const char *include_flags;  /* its command-line flags that name an
+				     * include directory, joined or apart */
 	bool shared_scope;	    /* the files of one directory see each
 				     * other's definitions (Go, Java) */
 } ModuleRules;

@@ -494,6 +494,11 @@ static const ImportRule c_imports[] = {
 #define C_HEADERS ".h .hpp .hh .hxx .h++"
 #define C_FILES ".h .c .hpp .hh .hxx .h++ .cc .cpp .cxx .c++ .ipp"
 
+/* Include directories come from a compilation database (clang's JSON
+ * format) at the root or in build/. */
+#define C_INCLUDE_DB "compile_commands.json build/compile_commands.json"
+#define C_INCLUDE_FLAGS "-I -isystem -iquote"
+
 #define C_IMPORT_HOLDERS \
 	"preproc_ifdef preproc_if preproc_else preproc_elif preproc_elifdef"
 
@@ -863,6 +868,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		.modules = MODULES_INCLUDES,
 		.module_files = C_FILES,
 		.module_exts = C_HEADERS,
+		.include_db = C_INCLUDE_DB,
+		.include_flags = C_INCLUDE_FLAGS,
 		.bindings = NO_BINDINGS,
 		.stopwords = C_STOPWORDS,
 		.typings = no_typings,
@@ -895,6 +902,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .modules = MODULES_INCLUDES,
 		  .module_files = C_FILES,
 		  .module_exts = C_HEADERS,
+		  .include_db = C_INCLUDE_DB,
+		  .include_flags = C_INCLUDE_FLAGS,
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
 		  .typings = cpp_typings,
@@ -997,6 +1006,8 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->workspace = or_empty(spec->workspace);
 	out->members_key = or_empty(spec->members_key);
 	out->name_map = or_empty(spec->name_map);
+	out->include_db = or_empty(spec->include_db);
+	out->include_flags = or_empty(spec->include_flags);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
 }

@@ -159,6 +159,8 @@ typedef struct {
 	const char *workspace;
 	const char *members_key;
 	const char *name_map;
+	const char *include_db;
+	const char *include_flags;
 	const char *source_dir;
 	bool shared_scope;
 	const char *stopwords;	   /* keywords and builtins: never worth

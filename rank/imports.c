@@ -7,13 +7,13 @@
 
 #include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------- *
  * Module paths
  * ---------------------------------------------------------------------- */
 
-/* Appends path component s[0, n) to stem, resolving "." and "..". */
-static void stem_push(char *stem, size_t cap, const char *s, size_t n)
+void rank__stem_push(char *stem, size_t cap, const char *s, size_t n)
 {
 	size_t len = strlen(stem);
 
@@ -36,6 +36,27 @@ static void stem_push(char *stem, size_t cap, const char *s, size_t n)
 	stem[len + n] = '\0';
 }
 
+bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
+		      size_t cap)
+{
+	size_t dl = strlen(dir);
+
+	if (dl >= cap)
+		return false;
+	memcpy(out, dir, dl + 1);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && p[j] != '/')
+			j++;
+		if (j - i == 2 && p[i] == '.' && p[i + 1] == '.' && !out[0])
+			return false;
+		rank__stem_push(out, cap, p + i, j - i);
+		i = j + 1;
+	}
+	return true;
+}
+
 /* Appends the components of path p[0, n), separated by sep, to stem. */
 static void stem_push_all(char *stem, size_t cap, const char *p, size_t n,
 			  char sep)
@@ -45,7 +66,7 @@ static void stem_push_all(char *stem, size_t cap, const char *p, size_t n,
 
 		while (j < n && p[j] != sep)
 			j++;
-		stem_push(stem, cap, p + i, j - i);
+		rank__stem_push(stem, cap, p + i, j - i);
 		i = j + 1;
 	}
 }
@@ -158,7 +179,7 @@ static void add_redirect(Where *w, const char *t, size_t n)
 			c = (size_t)(end - p);
 		if (c == 2 && p[0] == '.' && p[1] == '.' && !r->dir[0])
 			return; /* outside the root */
-		stem_push(r->dir, sizeof(r->dir), p, c);
+		rank__stem_push(r->dir, sizeof(r->dir), p, c);
 		p += c + 1;
 	}
 	memcpy(r->from, word[0], len[0]);
@@ -236,7 +257,7 @@ static bool find_manifest(Where *w)
 		}
 		if (!*dir)
 			return false;
-		stem_push(dir, sizeof(dir), "..", 2);
+		rank__stem_push(dir, sizeof(dir), "..", 2);
 	}
 }
 
@@ -320,7 +341,7 @@ static void add_member(Where *w, const char *root, const char *dir,
 		if (e->d_name[0] == '.')
 			continue;
 		memcpy(sub, m, sizeof(m));
-		stem_push(sub, sizeof(sub), e->d_name, strlen(e->d_name));
+		rank__stem_push(sub, sizeof(sub), e->d_name, strlen(e->d_name));
 		add_tree(w, root, sub);
 	}
 	if (d)
@@ -405,7 +426,7 @@ static void find_trees(Where *w)
 		}
 		if (!*dir)
 			return;
-		stem_push(dir, sizeof(dir), "..", 2);
+		rank__stem_push(dir, sizeof(dir), "..", 2);
 	}
 }
 
@@ -432,7 +453,7 @@ static void own_module_dir(const Where *w, char *stem, size_t cap)
 	if (!word_in_list(w->mr.dir_modules, base)) {
 		size_t n = strcspn(base, ".");
 
-		stem_push(stem, cap, base, n);
+		rank__stem_push(stem, cap, base, n);
 	}
 }
 
@@ -456,15 +477,15 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 	} else if (is_word(m, k, "crate")) {
 		if (find_manifest(w))
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
-		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
-			  strlen(w->mr.source_dir));
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
 	} else if ((tree = tree_named(w, m, k))) { /* the workspace's */
 		memcpy(im->stem, tree->dir, sizeof(tree->dir));
-		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
-			  strlen(w->mr.source_dir));
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
 	} else { /* another crate: its path under any crate */
-		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
-			  strlen(w->mr.source_dir));
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
 		im->suffix = true;
 	}
 	/* The rest, component by component: `self` stays, `super` climbs
@@ -475,9 +496,10 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 		while (j < n && strncmp(m + j, sep, sl) != 0)
 			j++;
 		if (is_word(m + i, j - i, "super"))
-			stem_push(im->stem, sizeof(im->stem), "..", 2);
+			rank__stem_push(im->stem, sizeof(im->stem), "..", 2);
 		else if (!is_word(m + i, j - i, "self"))
-			stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+			rank__stem_push(im->stem, sizeof(im->stem), m + i,
+					j - i);
 		i = j + (j < n ? sl : 0);
 	}
 	im->top = !im->stem[0] && !im->suffix;
@@ -508,6 +530,51 @@ static bool resolve_redirect(Where *w, const char *m, size_t n, Import *im)
 	return true;
 }
 
+/* Whether rel, from the root of the buffer's file, is a regular file. */
+static bool file_exists(const Where *w, const char *rel)
+{
+	const RankCursor *q = w->q;
+	struct stat st;
+	Buf path = {0};
+	bool ok;
+
+	buf_printf(&path, "%s/%s", q->roots[q->root].path, rel);
+	ok = stat(path.data, &st) == 0 && S_ISREG(st.st_mode);
+	buf_free(&path);
+	return ok;
+}
+
+/* C: an include that is a file relative to the including one, else in
+ * an include directory of the compilation database (then its source
+ * file may be anywhere: im->pair), resolved into im. False when
+ * neither has it. */
+static bool resolve_include(Where *w, const char *m, size_t n, Import *im)
+{
+	const RankCursor *q = w->q;
+	char path[sizeof(im->stem)];
+
+	if (q->root < 0 || (uint32_t)q->root >= q->nroots ||
+	    !q->roots[q->root].path || !q->rel)
+		return false;
+	stem_dir(w, path, sizeof(path));
+	if (rank__stem_below(path, m, n, im->stem, sizeof(im->stem)) &&
+	    file_exists(w, im->stem)) {
+		strip_ext(im->stem, w->mr.exts);
+		return true;
+	}
+	rank__include_dirs(w);
+	for (int i = 0; i < w->nincdirs; i++)
+		if (rank__stem_below(w->incdirs[i], m, n, im->stem,
+				     sizeof(im->stem)) &&
+		    file_exists(w, im->stem)) {
+			strip_ext(im->stem, w->mr.exts);
+			im->pair = true;
+			return true;
+		}
+	im->stem[0] = '\0';
+	return false;
+}
+
 /* Resolves module text m[0, n) of an import into im. */
 static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 			   Import *im)
@@ -515,13 +582,14 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 	size_t i = 0, ml;
 
 	im->stem[0] = '\0';
-	im->suffix = im->top = false;
+	im->suffix = im->top = im->pair = im->sources = false;
 	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
 			stem_dir(w, im->stem, sizeof(im->stem));
 			for (i = 1; i < n && m[i] == '.'; i++)
-				stem_push(im->stem, sizeof(im->stem), "..", 2);
+				rank__stem_push(im->stem, sizeof(im->stem),
+						"..", 2);
 		} else {
 			im->suffix = true;
 		}
@@ -553,6 +621,8 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		resolve_crate(w, m, n, relative, im);
 		break;
 	case MODULES_INCLUDES:
+		if (resolve_include(w, m, n, im))
+			break;
 		if (n && m[0] == '.')
 			stem_dir(w, im->stem, sizeof(im->stem));
 		else
@@ -594,6 +664,19 @@ static bool stem_is(const Import *im, const char *dir, size_t dl)
 	       memcmp(dir + dl - sl, im->stem, sl) == 0;
 }
 
+/* Whether t[0, tl) is a word of the space-separated list. */
+static bool tail_in(const char *list, const char *t, size_t tl)
+{
+	for (const char *e = list; *e; e += *e == ' ') {
+		size_t el = strcspn(e, " ");
+
+		if (el == tl && memcmp(e, t, tl) == 0)
+			return true;
+		e += el;
+	}
+	return false;
+}
+
 bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path)
 {
@@ -605,6 +688,10 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 	for (const char *t = tails; *t; t += *t == ' ') {
 		size_t tl = strcspn(t, " ");
 
+		if (im->sources && tail_in(w->mr.exts, t, tl)) {
+			t += tl;
+			continue;
+		}
 		/* "/": any file directly in the directory. */
 		if (tl == 1 && *t == '/') {
 			if (stem_is(im, path,
@@ -657,6 +744,19 @@ static void add_mod(Where *w, const Import *im)
 	if (!w->mods)
 		w->mods = xmalloc(FRAGS_MAX * sizeof(*w->mods));
 	w->mods[w->nmods++] = *im;
+}
+
+/* The source files of a header found in an include directory: any
+ * whose path ends as the include's does, less its extension. */
+static void add_sources(Where *w, const ImportRef *r)
+{
+	Import im = {0};
+
+	stem_push_all(im.stem, sizeof(im.stem), w->q->text + r->module.start,
+		      r->module.end - r->module.start, '/');
+	strip_ext(im.stem, w->mr.exts);
+	im.suffix = im.sources = true;
+	add_mod(w, &im);
 }
 
 /* The modules a file sees without naming them: its directory's files
@@ -787,9 +887,9 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 			continue;
 		resolve_ref(w, r, &from);
 		if (r->kind == IMPORT_NAME) /* a module of a package? */
-			stem_push(from.stem, sizeof(from.stem),
-				  t + r->name.start,
-				  r->name.end - r->name.start);
+			rank__stem_push(from.stem, sizeof(from.stem),
+					t + r->name.start,
+					r->name.end - r->name.start);
 		else if (r->kind == IMPORT_MODULE &&
 			 r->local.end <= r->module.end)
 			pre = r->module; /* `import a.b`: used as a.b.name */
@@ -819,6 +919,8 @@ void rank__imports(Where *w)
 		resolve_ref(w, r, &mod);
 		if (w->mr.style >= MODULES_PACKAGES) {
 			add_mod(w, &mod);
+			if (mod.pair)
+				add_sources(w, r);
 		} else if (r->stmt.start != last_stmt ||
 			   r->kind == IMPORT_MODULE) {
 			add_frag(w, q->text + r->module.start,

@@ -31,10 +31,11 @@
 #define MEMBERS_MAX 64 /* members read from each base */
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
 #define IMPORTS_MAX 48		     /* imported names looked up */
-#define IMPORT_DEFS 16	 /* definitions of each, to find its module's */
-#define FRAGS_MAX 128	 /* imported modules, as path fragments */
-#define REDIRECTS_MAX 32 /* go.mod's replaces read */
-#define TREES_MAX 64	 /* module trees of a workspace read by name */
+#define IMPORT_DEFS 16	    /* definitions of each, to find its module's */
+#define FRAGS_MAX 128	    /* imported modules, as path fragments */
+#define REDIRECTS_MAX 32    /* go.mod's replaces read */
+#define INCLUDE_DIRS_MAX 32 /* from a compilation database */
+#define TREES_MAX 64	    /* module trees of a workspace read by name */
 #define BM25_HITS 40
 #define PER_FILE 3	/* items from one other file */
 #define PER_SAME_FILE 5 /* and from the current file */
@@ -122,6 +123,9 @@ typedef struct {
 	uint32_t uses;		       /* of local, outside import statements */
 	bool member;		       /* used as a member of an imported module
 					* (`M.name`): only the module's own counts */
+	bool pair;    /* a header found exactly, whose source file may be
+		       * anywhere */
+	bool sources; /* only source files match (not headers) */
 } Import;
 
 /* A module path the manifest maps to a directory of the root (Go's
@@ -226,6 +230,9 @@ typedef struct {
 	char mpath[192]; /* the module path it names */
 	Redirect *redir; /* its redirects to local directories */
 	int nredir;
+	char (*incdirs)[192]; /* include directories, from the root */
+	int nincdirs;
+	bool incdirs_read;
 	Tree *trees; /* the workspace's module trees, by name */
 	int ntrees;
 	bool trees_read;
@@ -260,6 +267,21 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path);
 /* Whether path holds one of the modules the buffer imports. */
 bool rank__path_imported(const Where *w, const char *path);
+/* Appends path component s[0, n) to stem (cap bytes), resolving "." and
+ * ".." (which stops at ""). */
+void rank__stem_push(char *stem, size_t cap, const char *s, size_t n);
+/* Path p[0, n) from directory dir, "." and ".." resolved, into out (cap
+ * bytes): false when it climbs above the root. */
+bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
+		      size_t cap);
+
+/* ---------------------------------------------------------------------- *
+ * includes.c
+ * ---------------------------------------------------------------------- */
+
+/* The include directories the compilation database names, inside the
+ * root, into w->incdirs; once a request. */
+void rank__include_dirs(Where *w);
 
 /* ---------------------------------------------------------------------- *
  * receivers.c

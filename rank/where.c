@@ -196,4 +196,5 @@ void rank__where_free(Where *w)
 	xfree(w->mods);
 	xfree(w->redir);
 	xfree(w->trees);
+	xfree(w->incdirs);
 }

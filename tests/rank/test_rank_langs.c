@@ -20,20 +20,18 @@ enum {
 			    * member of an imported module (`pkg.Name`) */
 };
 
-/* In buffer rel at the cursor of marked, path's `right` ranks with the
- * signals `want` asks for, ahead of wrong_path's `wrong` if that ranks at
- * all. */
-static void expect_ahead(const File *files, const char *rel, const char *marked,
-			 const char *path, const char *right,
-			 const char *wrong_path, const char *wrong,
-			 unsigned want)
+/* In buffer rel of workspace w at the cursor of marked, path's `right`
+ * ranks with the signals `want` asks for, ahead of wrong_path's `wrong`
+ * if that ranks at all. */
+static void expect_ahead_in(Ws *w, const char *rel, const char *marked,
+			    const char *path, const char *right,
+			    const char *wrong_path, const char *wrong,
+			    unsigned want)
 {
-	Ws w;
 	RankResult r;
 	int i, j;
 
-	ws_open(&w, files);
-	rank_at(&w, rel, marked, 4000, &r);
+	rank_at(w, rel, marked, 4000, &r);
 	i = find(&r, path, right);
 	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
 	CHECK_(!(want & WANT_RECEIVER) || r.items[i].signals.receiver, (void)0,
@@ -55,6 +53,18 @@ static void expect_ahead(const File *files, const char *rel, const char *marked,
 	       wrong_path);
 out:
 	rank_result_free(&r);
+}
+
+/* expect_ahead_in, in a workspace of files. */
+static void expect_ahead(const File *files, const char *rel, const char *marked,
+			 const char *path, const char *right,
+			 const char *wrong_path, const char *wrong,
+			 unsigned want)
+{
+	Ws w;
+
+	ws_open(&w, files);
+	expect_ahead_in(&w, rel, marked, path, right, wrong_path, wrong, want);
 	ws_close(&w);
 }
 
@@ -487,4 +497,83 @@ TEST(imports_rust_workspace)
 		      "    let c = dial(\"x\");\n    " CURSOR "\n}\n",
 		      "crates/net/src/conn.rs", "dial",
 		      "crates/mock/src/fake.rs", "dial");
+}
+
+/* C: an include is first a file beside the including one, then one in
+ * the include directories of the compilation database (-I, -isystem,
+ * -iquote, joined or apart, relative to each entry's directory, from
+ * "command" or "arguments"); only then any path ending as it does. A
+ * header found in an include directory still brings its source file. */
+static const File c_project[] = {
+    {"build/compile_commands.json",
+     "[\n"
+     " {\"directory\": \".\", \"file\": \"../lib/net/conn.c\",\n"
+     "  \"command\": \"cc -DX=\\\"a b\\\" -I../include -c "
+     "../lib/net/conn.c\"},\n"
+     " {\"arguments\": [\"cc\", \"-iquote\", \"../third/include\", "
+     "\"-isystem/usr/include\", \"-c\", \"x.c\"],\n"
+     "  \"output\": {\"nested\": [1, {\"a\": \"]\"}]},\n"
+     "  \"directory\": \"./\", \"file\": \"x.c\"}\n"
+     "]\n"},
+    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+    {"lib/net/conn.c", "#include \"net/conn.h\"\n\n"
+		       "int conn_open(const char *host)\n{\n"
+		       "\treturn host != 0;\n}\n"},
+    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+    {"third/include/zlib.h", "int deflate(int level);\n"},
+    {"other/zlib.h", "int deflate(int how);\n"},
+    {"app/util.h", "int util_max(int a, int b);\n"},
+    {"lib/util.h", "int util_max(int x, int y);\n"},
+    {NULL, NULL},
+};
+
+#define C_MAIN(includes, call)                                                 \
+	"#include <stdio.h>\n" includes "\nint main(void)\n{\n\tint v = " call \
+	";\n\t" CURSOR "\n}\n"
+
+TEST(imports_c_include_dirs)
+{
+	const char *net =
+	    C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")");
+
+	expect_ahead(c_project, "app/main.c", net, "include/net/conn.h",
+		     "conn_open", "compat/old/net/conn.h", "conn_open",
+		     WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c", net, "lib/net/conn.c",
+		     "conn_open", "compat/old/net/conn.h", "conn_open",
+		     WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c",
+		     C_MAIN("#include <zlib.h>\n", "deflate(9)"),
+		     "third/include/zlib.h", "deflate", "other/zlib.h",
+		     "deflate", WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c",
+		     C_MAIN("#include \"util.h\"\n", "util_max(1, 2)"),
+		     "app/util.h", "util_max", "lib/util.h", "util_max",
+		     WANT_IMPORT);
+}
+
+/* The usual database: absolute directories, at the root. */
+TEST(imports_c_include_dirs_absolute)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+	    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	Buf db = {0};
+
+	ws_open(&w, files);
+	buf_printf(&db,
+		   "[{\"directory\": \"%s/out\", \"command\": \"cc "
+		   "-I %s/include -I/usr/include -c a.c\", \"file\": "
+		   "\"a.c\"}]\n",
+		   w.root, w.root);
+	ixt_write(w.root, "compile_commands.json", db.data);
+	expect_ahead_in(&w, "app/main.c",
+			C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")"),
+			"include/net/conn.h", "conn_open",
+			"compat/old/net/conn.h", "conn_open", WANT_IMPORT);
+	buf_free(&db);
+	ws_close(&w);
 }
