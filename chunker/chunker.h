@@ -393,8 +393,12 @@ uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 /* How a method names its own object: "self", "this"; "" for none. */
 const char *lang_self_word(Lang lang);
 /* What starts the name of a function that makes the type its rest
- * names (Go's "New" of `NewFoo`); "" for none. */
+ * names, space-separated (Go's "New" of `NewFoo`; "new" of `newFoo`,
+ * which makes a `foo`); "" for none. */
 const char *lang_ctor_prefix(Lang lang);
+/* Whether a type's name may start with a small letter, as Go's
+ * unexported types do; else a type is named with a capital. */
+bool lang_lower_types(Lang lang);
 /* What stands between an object and its member, space-separated:
  * ".", ". ->" for C and C++. */
 const char *lang_member_ops(Lang lang);

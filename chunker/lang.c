@@ -785,7 +785,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .calls = "call_expression composite_literal "
 			  "unary_expression",
 		 .callees = "function type operand",
-		 .ctor_prefix = "New",
+		 .ctor_prefix = "New new",
+		 .lower_types = true,
 		 .line_comment = "//",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
@@ -973,6 +974,8 @@ const char *lang_ctor_prefix(Lang lang)
 
 	return p ? p : "";
 }
+
+bool lang_lower_types(Lang lang) { return lang_spec(lang)->lower_types; }
 
 const char *lang_member_ops(Lang lang)
 {

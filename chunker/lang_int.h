@@ -175,6 +175,8 @@ typedef struct {
 	const char *ctor_prefix;   /* what starts the name of a function
 				    * that makes the type named by the
 				    * rest (Go's `NewT`) */
+	bool lower_types;	   /* a type's name may start with a small
+				    * letter (Go's unexported types) */
 	const char *member_ops;	   /* what stands between an object and
 				    * its member (NULL: ".") */
 	const char *self_word;	   /* how a method names its object */

@@ -10,28 +10,49 @@
 #include <string.h>
 
 static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+/* The length of the constructor prefix of the word w[0, n) among the
+ * space-separated prefixes: one followed by a capital (`NewFoo`,
+ * `newFoo`), else 0. */
+static size_t ctor_prefix(const char *prefixes, const char *w, size_t n)
+{
+	for (const char *p = prefixes; *p; p += *p == ' ') {
+		size_t pl = strcspn(p, " ");
+
+		if (n > pl + 1 && memcmp(w, p, pl) == 0 && is_upper(w[pl]))
+			return pl;
+		p += pl;
+	}
+	return 0;
+}
 
 /* The class a type names: its last identifier that reads as a class
- * name (a capital, then more; no stopword, no one-letter type parameter):
- * Foo of `Optional[Foo]`, `pkg.Foo`, `Foo | None`, `Foo<T>`. For a
- * callee (call), a constructor function's name less the language's
- * prefix: Foo of Go's `pkg.NewFoo`. */
+ * name (a capital, then more, or any case where the language allows;
+ * no stopword, no one-letter type parameter): Foo of `Optional[Foo]`,
+ * `pkg.Foo`, `Foo | None`, `Foo<T>`. For a callee (call), a
+ * constructor function's name less the language's prefix: Foo of Go's
+ * `pkg.NewFoo`, foo of `newFoo` (a small prefix makes a small name).
+ * lower: where the language allows, a name may start small. */
 static bool type_name(Lang lang, const char *text, ByteRange r, bool call,
-		      char *out)
+		      bool lower, char *out)
 {
 	const char *pre = call ? lang_ctor_prefix(lang) : "";
-	size_t pl = strlen(pre);
 	bool found = false;
 
 	for (uint32_t i = r.start, a;
 	     rank__next_word(text, r.start, r.end, &i, &a);) {
-		if (pl && i - a > pl + 1 && memcmp(text + a, pre, pl) == 0 &&
-		    is_upper(text[a + pl]))
-			a += (uint32_t)pl;
-		if (i - a >= 2 && i - a < IDENT_MAX && is_upper(text[a]) &&
+		size_t pl = ctor_prefix(pre, text + a, i - a);
+		bool small = pl && is_lower(text[a]);
+
+		a += (uint32_t)pl;
+		if (i - a >= 2 && i - a < IDENT_MAX &&
+		    (is_upper(text[a]) || (lower && is_lower(text[a]))) &&
 		    !lang_is_stopword(lang, text + a, i - a)) {
 			memcpy(out, text + a, i - a);
 			out[i - a] = '\0';
+			if (small)
+				out[0] = (char)(out[0] - 'A' + 'a');
 			found = true;
 		}
 	}
@@ -127,7 +148,8 @@ static void static_members(Where *w)
 		int k;
 
 		if ((!dot && !sep) ||
-		    !type_name(w->q->lang, t, (ByteRange){a, i}, false, cls) ||
+		    !type_name(w->q->lang, t, (ByteRange){a, i}, false, false,
+			       cls) ||
 		    strlen(cls) != i - a ||
 		    (a > w->q_lo && (t[a - 1] == '.' || t[a - 1] == ':')))
 			continue;
@@ -163,7 +185,8 @@ void rank__receivers(Where *w)
 		bool seen = false;
 
 		if (!receiver_of(w, &tn[i], recv, sizeof(recv)) ||
-		    !type_name(q->lang, q->text, tn[i].type, tn[i].call, cls))
+		    !type_name(q->lang, q->text, tn[i].type, tn[i].call,
+			       lang_lower_types(q->lang), cls))
 			continue;
 		for (uint32_t k = i + 1; k < n && !seen; k++) {
 			char later[2 * IDENT_MAX];

@@ -577,3 +577,29 @@ TEST(imports_c_include_dirs_absolute)
 	buf_free(&db);
 	ws_close(&w);
 }
+
+/* Go: an unexported type is named with a small letter, as the receiver
+ * of its own methods or made by `newT()`. */
+TEST(receivers_go_unexported)
+{
+	static const File files[] = {
+	    {"yaml/parser.go", "package yaml\n\n"
+			       "type parser struct{ pos int }\n\n"
+			       "func newParser() *parser { return nil }\n\n"
+			       "func (p *parser) expect(k int) { p.pos++ }\n"},
+	    {"yaml/lexer.go", "package yaml\n\ntype lexer struct{}\n\n"
+			      "func (l *lexer) expect(k int) {}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_receiver(files, "yaml/decode.go",
+			"package yaml\n\nfunc (p *parser) parse() {\n"
+			"\tp.expect(1)\n\t" CURSOR "\n}\n",
+			"yaml/parser.go", "parser.expect", "yaml/lexer.go",
+			"lexer.expect");
+	expect_receiver(files, "yaml/decode.go",
+			"package yaml\n\nfunc decode() {\n"
+			"\tp := newParser()\n\tp.expect(1)\n\t" CURSOR "\n}\n",
+			"yaml/parser.go", "parser.expect", "yaml/lexer.go",
+			"lexer.expect");
+}
