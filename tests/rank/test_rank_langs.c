@@ -603,3 +603,44 @@ TEST(receivers_go_unexported)
 			"yaml/parser.go", "parser.expect", "yaml/lexer.go",
 			"lexer.expect");
 }
+
+/* A compilation database cut short anywhere, or nested deeply, is read
+ * as far as it goes: the include still resolves (by its directory or by
+ * path) and nothing is read out of bounds (ASan). */
+TEST(imports_c_include_db_malformed)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+	    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+	    {NULL, NULL},
+	};
+	const char *db = "[{\"directory\": \"a\\\\b\\u0041\\u00e9\", "
+			 "\"command\": \"cc '-I../include' \\\"-Ix\\\" -I\", "
+			 "\"arguments\": [\"-iquote\"], \"x\": [{\"y\": "
+			 "\"]}\\\"\"}, -1.5e3, true, null]}, {}, 7]";
+	const char *main_c =
+	    C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")");
+	size_t len = strlen(db);
+	Buf deep = {0};
+	Ws w;
+
+	ws_open(&w, files);
+	for (size_t n = 0; n <= len; n++) {
+		Buf cut = {0};
+
+		buf_append(&cut, db, n);
+		ixt_write(w.root, "compile_commands.json", cut.data);
+		expect_ahead_in(&w, "app/main.c", main_c, "include/net/conn.h",
+				"conn_open", "compat/old/net/conn.h",
+				"conn_open", 0);
+		buf_free(&cut);
+	}
+	buf_puts(&deep, "[{\"x\": ");
+	for (int i = 0; i < 100000; i++)
+		buf_puts(&deep, "[");
+	ixt_write(w.root, "compile_commands.json", deep.data);
+	expect_ahead_in(&w, "app/main.c", main_c, "include/net/conn.h",
+			"conn_open", "compat/old/net/conn.h", "conn_open", 0);
+	buf_free(&deep);
+	ws_close(&w);
+}
