@@ -504,14 +504,16 @@ static TSNode field(TSNode n, const char *name)
 }
 
 /* The callee of v, a call the language table lists, or a null node;
- * a callee that is itself such a call is followed, a few levels deep
- * (Go's `&T{}` is a `T{}` under a unary `&`). */
+ * a callee that is itself such a call is followed, a few levels deep,
+ * and a wrapper (Go's unary `&` of `&T{}`) counts only around a call. */
 static TSNode callee_of(const LangSpec *spec, TSNode v)
 {
-	for (int depth = 0;
-	     depth < 4 && spec->callees && is_type(v, spec->calls); depth++) {
+	for (int depth = 0; depth < 4 && spec->callees; depth++) {
+		bool wrapper = is_type(v, spec->call_wrappers);
 		TSNode c = {0};
 
+		if (!wrapper && !is_type(v, spec->calls))
+			break;
 		for (const char *f = spec->callees; *f; f += *f == ' ') {
 			size_t n = strcspn(f, " ");
 
@@ -520,7 +522,10 @@ static TSNode callee_of(const LangSpec *spec, TSNode v)
 				break;
 			f += n;
 		}
-		if (ts_node_is_null(c) || !is_type(c, spec->calls))
+		if (ts_node_is_null(c))
+			break;
+		if (!wrapper && !is_type(c, spec->calls) &&
+		    !is_type(c, spec->call_wrappers))
 			return c;
 		v = c;
 	}

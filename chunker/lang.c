@@ -782,8 +782,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
 		 .typings = go_typings,
-		 .calls = "call_expression composite_literal "
-			  "unary_expression",
+		 .calls = "call_expression composite_literal",
+		 .call_wrappers = "unary_expression",
 		 .callees = "function type operand",
 		 .ctor_prefix = "New new",
 		 .lower_types = true,

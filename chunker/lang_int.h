@@ -170,6 +170,8 @@ typedef struct {
 	const char *callees;	   /* ... and the fields of their callee; a
 				    * callee that is itself one of the calls
 				    * is followed (Go's `&T{}`) */
+	const char *call_wrappers; /* nodes that are a call when their callee
+				    * field holds one (Go's `&T{}`) */
 	const char *inferred;	   /* type nodes that leave the type to the
 				    * value (C++'s `auto`) */
 	const char *ctor_prefix;   /* what starts the name of a function
