@@ -270,6 +270,17 @@ out:
 	return ok;
 }
 
+void rank__include_scan(Where *w, const char *root, const char *dbdir,
+			const char *text, size_t len)
+{
+	Scan s = {text, text + len};
+
+	if (at(&s, '['))
+		for (s.p++; !at(&s, ']') && entry(w, &s, root, dbdir);)
+			if (at(&s, ','))
+				s.p++;
+}
+
 void rank__include_dirs(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -288,7 +299,6 @@ void rank__include_dirs(Where *w)
 		char dbdir[sizeof(w->incdirs[0])], *text;
 		Buf path = {0};
 		size_t len;
-		Scan s;
 		int rc;
 
 		buf_printf(&path, "%s/%.*s", root, (int)n, d);
@@ -305,11 +315,7 @@ void rank__include_dirs(Where *w)
 		d += n;
 		if (rc != 0)
 			continue;
-		s = (Scan){text, text + len};
-		if (at(&s, '['))
-			for (s.p++; !at(&s, ']') && entry(w, &s, root, dbdir);)
-				if (at(&s, ','))
-					s.p++;
+		rank__include_scan(w, root, dbdir, text, len);
 		xfree(text);
 		return;
 	}

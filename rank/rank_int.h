@@ -282,6 +282,11 @@ bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
 /* The include directories the compilation database names, inside the
  * root, into w->incdirs; once a request. */
 void rank__include_dirs(Where *w);
+/* The include directories of database text[0, len) (not NUL-terminated),
+ * found in directory dbdir of root (relative; for entries whose
+ * directory is relative), added to w->incdirs by w->mr's flags. */
+void rank__include_scan(Where *w, const char *root, const char *dbdir,
+			const char *text, size_t len);
 
 /* ---------------------------------------------------------------------- *
  * receivers.c
