@@ -81,7 +81,7 @@ fuzz-long: deps
 	@CC=clang cmake -S . -B $(TEST) -DCMAKE_BUILD_TYPE=Debug \
 		-DCASTLS_SANITIZE=ON >/dev/null
 	@cmake --build $(TEST) -j $(JOBS) --target fuzz_chunker fuzz_framing \
-		fuzz_dispatch fuzz_mcp
+		fuzz_dispatch fuzz_mcp fuzz_includes
 	@tests/fuzz/long.sh $(TEST) build/fuzz-long $(FUZZ_LONG_RUNS) \
 		$(FUZZ_LONG_SECONDS)
 

@@ -284,11 +284,31 @@ typedef struct {
 	const char *manifest;	  /* the file at the root of a module tree:
 				   * "go.mod", "Cargo.toml" */
 	const char *manifest_key; /* the start of its line that names the
-				   * tree's module path ("module ") */
-	const char *source_dir;	  /* the directory under the manifest's
-				   * that holds the root module ("src") */
-	bool shared_scope;	  /* the files of one directory see each
-				   * other's definitions (Go, Java) */
+				   * tree's module path ("module "), or
+				   * the tree ("name": `name = "x"`) */
+	const char *redirect;	  /* the manifest's directive that maps a
+				   * module path to a local directory, one a
+				   * line or a `( ... )` block of them:
+				   * "replace" for `replace a/b => ../b` */
+	const char *redirect_arrow; /* between the two: "=>" */
+	const char *workspace;	    /* a manifest line that makes it the root of
+				     * several module trees: "[workspace]" */
+	const char *members_key;    /* there, the key of the list of their
+				     * directories ("members"; a last `*`
+				     * stands for every subdirectory) */
+	const char *name_map;	    /* pairs of characters: a character of a
+				     * tree's name in its manifest, and what
+				     * code writes for it ("-_": Rust's
+				     * `my-crate` is `my_crate`) */
+	const char *source_dir;	    /* the directory under the manifest's
+				     * that holds the root module ("src") */
+	const char *include_db;	    /* where a compilation database may be,
+				     * from the root, the first there is
+				     * read ("compile_commands.json ...") */
+	const char *include_flags;  /* its command-line flags that name an
+				     * include directory, joined or apart */
+	bool shared_scope;	    /* the files of one directory see each
+				     * other's definitions (Go, Java) */
 } ModuleRules;
 
 void lang_modules(Lang lang, ModuleRules *out);
@@ -361,6 +381,8 @@ typedef struct {
 	ByteRange name; /* an identifier, or `self.x`, `this.x` */
 	ByteRange type; /* the annotation or the callee, as written */
 	bool member;	/* declared in a class body: used through self/this */
+	bool call;	/* type is a callee: maybe a constructor function
+			 * (lang_ctor_prefix) rather than the type itself */
 } TypedName;
 
 /* The names given a type by nodes inside [lo, hi) of the text tree
@@ -370,6 +392,16 @@ uint32_t chunker_typed_names(Lang lang, const TSTree *tree, uint32_t lo,
 			     uint32_t hi, TypedName **out);
 /* How a method names its own object: "self", "this"; "" for none. */
 const char *lang_self_word(Lang lang);
+/* What starts the name of a function that makes the type its rest
+ * names, space-separated (Go's "New" of `NewFoo`; "new" of `newFoo`,
+ * which makes a `foo`); "" for none. */
+const char *lang_ctor_prefix(Lang lang);
+/* Whether a type's name may start with a small letter, as Go's
+ * unexported types do; else a type is named with a capital. */
+bool lang_lower_types(Lang lang);
+/* What stands between an object and its member, space-separated:
+ * ".", ". ->" for C and C++. */
+const char *lang_member_ops(Lang lang);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);

@@ -485,8 +485,8 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
  * ---------------------------------------------------------------------- */
 
 /* The node at field path `name` under n: one field, or several
- * separated by spaces and followed in turn (Java's `declarator name`);
- * NULL: the first named child. */
+ * separated by spaces and followed in turn (Java's `declarator name`),
+ * `*` the first named child; NULL: the first named child. */
 static TSNode field(TSNode n, const char *name)
 {
 	if (!name)
@@ -494,32 +494,61 @@ static TSNode field(TSNode n, const char *name)
 	while (*name && !ts_node_is_null(n)) {
 		size_t k = strcspn(name, " ");
 
-		n = ts_node_child_by_field_name(n, name, (uint32_t)k);
+		if (k == 1 && *name == '*')
+			n = ts_node_named_child(n, 0);
+		else
+			n = ts_node_child_by_field_name(n, name, (uint32_t)k);
 		name += k + (name[k] == ' ');
 	}
 	return n;
 }
 
-/* The type a typing rule gives: its annotation, else the callee of a
- * call it is assigned from; a null node when neither. */
-static TSNode type_of(const LangSpec *spec, const TypingRule *ru, TSNode x)
+/* The callee of v, a call the language table lists, or a null node;
+ * a callee that is itself such a call is followed, a few levels deep,
+ * and a wrapper (Go's unary `&` of `&T{}`) counts only around a call. */
+static TSNode callee_of(const LangSpec *spec, TSNode v)
+{
+	for (int depth = 0; depth < 4 && spec->callees; depth++) {
+		bool wrapper = is_type(v, spec->call_wrappers);
+		TSNode c = {0};
+
+		if (!wrapper && !is_type(v, spec->calls))
+			break;
+		for (const char *f = spec->callees; *f; f += *f == ' ') {
+			size_t n = strcspn(f, " ");
+
+			c = ts_node_child_by_field_name(v, f, (uint32_t)n);
+			if (!ts_node_is_null(c))
+				break;
+			f += n;
+		}
+		if (ts_node_is_null(c))
+			break;
+		if (!wrapper && !is_type(c, spec->calls) &&
+		    !is_type(c, spec->call_wrappers))
+			return c;
+		v = c;
+	}
+	return (TSNode){0};
+}
+
+/* The type a typing rule gives: its annotation (unless the annotation
+ * leaves it to the value, C++'s `auto`), else the callee of a call it
+ * is assigned from, with *call set; a null node when neither. */
+static TSNode type_of(const LangSpec *spec, const TypingRule *ru, TSNode x,
+		      bool *call)
 {
 	TSNode t = ru->type_field ? field(x, ru->type_field) : (TSNode){0};
 	TSNode v = ru->value_field ? field(x, ru->value_field) : (TSNode){0};
 
-	if (!ts_node_is_null(t))
+	*call = false;
+	if (!ts_node_is_null(t) && !is_type(t, spec->inferred))
 		return t;
-	if (!is_type(v, spec->calls))
-		return (TSNode){0};
-	for (const char *f = spec->callees; *f; f += *f == ' ') {
-		size_t n = strcspn(f, " ");
-		TSNode c = ts_node_child_by_field_name(v, f, (uint32_t)n);
-
-		if (!ts_node_is_null(c))
-			return c;
-		f += n;
-	}
-	return (TSNode){0};
+	if (ts_node_is_null(v))
+		return v;
+	t = callee_of(spec, v);
+	*call = !ts_node_is_null(t);
+	return t;
 }
 
 /* Whether x stands directly in the body of a class (through the binding
@@ -540,12 +569,12 @@ static bool in_class_body(const LangSpec *spec, TSNode x)
  * (a C++ declarator is a name, or holds one), setting *name and *type;
  * NULL when none does. */
 static const TypingRule *typing_rule(const LangSpec *spec, TSNode x,
-				     TSNode *name, TSNode *type)
+				     TSNode *name, TSNode *type, bool *call)
 {
 	for (const TypingRule *ru = spec->typings; ru && ru->type; ru++)
 		if (strcmp(ts_node_type(x), ru->type) == 0 &&
 		    !ts_node_is_null(*name = field(x, ru->name_field)) &&
-		    !ts_node_is_null(*type = type_of(spec, ru, x)))
+		    !ts_node_is_null(*type = type_of(spec, ru, x, call)))
 			return ru;
 	return NULL;
 }
@@ -561,7 +590,8 @@ static bool typed_visit(TSNode x, void *ctx)
 {
 	TypedWalk *w = ctx;
 	TSNode name, type;
-	const TypingRule *ru = typing_rule(w->spec, x, &name, &type);
+	bool call;
+	const TypingRule *ru = typing_rule(w->spec, x, &name, &type, &call);
 
 	if (ru && ts_node_end_byte(x) <= w->hi) {
 		if (w->n == w->cap) {
@@ -570,6 +600,7 @@ static bool typed_visit(TSNode x, void *ctx)
 		}
 		w->r[w->n].name = range_of(name);
 		w->r[w->n].type = range_of(type);
+		w->r[w->n].call = call;
 		w->r[w->n++].member = in_class_body(w->spec, x);
 	}
 	return true;

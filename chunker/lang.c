@@ -306,13 +306,16 @@ static const DefRule cpp_defs[] = {
     {.type = NULL},
 };
 
-/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)` and
- * `var x Store` is a Store, as is Rust's `let x: T` or `let x =
- * T::new()`, Java's `T x = new T()`, C++'s `T x;` and `T *x`. Rows of
- * one node type are tried in order. */
+/* Names given a type (rank/receivers.c): `x` of `func f(x *Store)`,
+ * `var x Store`, `x := &Store{}` and `x, err := NewStore()` is a Store,
+ * as is Rust's `let x: T` or `let x = T::new()`, Java's `T x = new
+ * T()`, C++'s `T x;`, `T *x = ...` and `auto x = new T()`. Rows of one
+ * node type are tried in order: the first that finds a name and a type
+ * holds, so a deeper declarator path comes first. */
 static const TypingRule go_typings[] = {
     {"parameter_declaration", "name", "type", NULL},
-    {"var_spec", "name", "type", NULL},
+    {"var_spec", "name", "type", "value *"},
+    {"short_var_declaration", "left *", NULL, "right *"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -332,7 +335,9 @@ static const TypingRule java_typings[] = {
 };
 
 static const TypingRule cpp_typings[] = {
-    {"declaration", "declarator declarator", "type", NULL},
+    {"declaration", "declarator declarator declarator", "type",
+     "declarator value"},
+    {"declaration", "declarator declarator", "type", "declarator value"},
     {"declaration", "declarator", "type", NULL},
     {"parameter_declaration", "declarator declarator", "type", NULL},
     {"parameter_declaration", "declarator", "type", NULL},
@@ -488,6 +493,11 @@ static const ImportRule c_imports[] = {
  * of the same stem, offered with it. */
 #define C_HEADERS ".h .hpp .hh .hxx .h++"
 #define C_FILES ".h .c .hpp .hh .hxx .h++ .cc .cpp .cxx .c++ .ipp"
+
+/* Include directories come from a compilation database (clang's JSON
+ * format) at the root or in build/. */
+#define C_INCLUDE_DB "compile_commands.json build/compile_commands.json"
+#define C_INCLUDE_FLAGS "-I -isystem -iquote"
 
 #define C_IMPORT_HOLDERS \
 	"preproc_ifdef preproc_if preproc_else preproc_elif preproc_elifdef"
@@ -766,10 +776,17 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .module_files = "/",
 		 .manifest = "go.mod",
 		 .manifest_key = "module ",
+		 .redirect = "replace",
+		 .redirect_arrow = "=>",
 		 .shared_scope = true,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
 		 .typings = go_typings,
+		 .calls = "call_expression composite_literal",
+		 .call_wrappers = "unary_expression",
+		 .callees = "function type operand",
+		 .ctor_prefix = "New new",
+		 .lower_types = true,
 		 .line_comment = "//",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
@@ -793,6 +810,10 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .module_files = ".rs /mod.rs /lib.rs",
 		   .dir_modules = "mod.rs lib.rs main.rs",
 		   .manifest = "Cargo.toml",
+		   .manifest_key = "name",
+		   .workspace = "[workspace]",
+		   .members_key = "members",
+		   .name_map = "-_",
 		   .source_dir = "src",
 		   .bindings = NO_BINDINGS,
 		   .stopwords = RUST_STOPWORDS,
@@ -848,9 +869,12 @@ static const LangSpec specs[LANG_COUNT] = {
 		.modules = MODULES_INCLUDES,
 		.module_files = C_FILES,
 		.module_exts = C_HEADERS,
+		.include_db = C_INCLUDE_DB,
+		.include_flags = C_INCLUDE_FLAGS,
 		.bindings = NO_BINDINGS,
 		.stopwords = C_STOPWORDS,
 		.typings = no_typings,
+		.member_ops = ". ->",
 		.line_comment = "//",
 		.family = "c",
 		.generated_names = GENERATED_NAMES,
@@ -879,9 +903,15 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .modules = MODULES_INCLUDES,
 		  .module_files = C_FILES,
 		  .module_exts = C_HEADERS,
+		  .include_db = C_INCLUDE_DB,
+		  .include_flags = C_INCLUDE_FLAGS,
 		  .bindings = NO_BINDINGS,
 		  .stopwords = CPP_STOPWORDS,
 		  .typings = cpp_typings,
+		  .calls = "new_expression call_expression",
+		  .callees = "type function",
+		  .inferred = "placeholder_type_specifier",
+		  .member_ops = ". ->",
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .family = "c",
@@ -938,6 +968,22 @@ const char *lang_line_comment(Lang lang)
 	return c ? c : "";
 }
 
+const char *lang_ctor_prefix(Lang lang)
+{
+	const char *p = lang_spec(lang)->ctor_prefix;
+
+	return p ? p : "";
+}
+
+bool lang_lower_types(Lang lang) { return lang_spec(lang)->lower_types; }
+
+const char *lang_member_ops(Lang lang)
+{
+	const char *m = lang_spec(lang)->member_ops;
+
+	return m ? m : ".";
+}
+
 const char *lang_self_word(Lang lang)
 {
 	const char *w = lang_spec(lang)->self_word;
@@ -958,6 +1004,13 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->dir_modules = or_empty(spec->dir_modules);
 	out->manifest = or_empty(spec->manifest);
 	out->manifest_key = or_empty(spec->manifest_key);
+	out->redirect = or_empty(spec->redirect);
+	out->redirect_arrow = or_empty(spec->redirect_arrow);
+	out->workspace = or_empty(spec->workspace);
+	out->members_key = or_empty(spec->members_key);
+	out->name_map = or_empty(spec->name_map);
+	out->include_db = or_empty(spec->include_db);
+	out->include_flags = or_empty(spec->include_flags);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
 }

@@ -114,7 +114,9 @@ typedef struct {
 	const char *type;	 /* NULL ends a table */
 	const char *name_field;	 /* the name; NULL: the first named child.
 				  * Here and below, fields separated by
-				  * spaces are followed in turn */
+				  * spaces are followed in turn, and `*`
+				  * steps to the first named child (the
+				  * first of Go's `x, err :=`) */
 	const char *type_field;	 /* the declared type; NULL: none */
 	const char *value_field; /* the value; NULL: none */
 } TypingRule;
@@ -152,13 +154,33 @@ typedef struct {
 	const char *dir_modules;  /* ModuleRules says what these are */
 	const char *manifest;
 	const char *manifest_key;
+	const char *redirect;
+	const char *redirect_arrow;
+	const char *workspace;
+	const char *members_key;
+	const char *name_map;
+	const char *include_db;
+	const char *include_flags;
 	const char *source_dir;
 	bool shared_scope;
 	const char *stopwords;	   /* keywords and builtins: never worth
 				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */
 	const char *calls;	   /* call nodes ... */
-	const char *callees;	   /* ... and the fields of their callee */
+	const char *callees;	   /* ... and the fields of their callee; a
+				    * callee that is itself one of the calls
+				    * is followed (Go's `&T{}`) */
+	const char *call_wrappers; /* nodes that are a call when their callee
+				    * field holds one (Go's `&T{}`) */
+	const char *inferred;	   /* type nodes that leave the type to the
+				    * value (C++'s `auto`) */
+	const char *ctor_prefix;   /* what starts the name of a function
+				    * that makes the type named by the
+				    * rest (Go's `NewT`) */
+	bool lower_types;	   /* a type's name may start with a small
+				    * letter (Go's unexported types) */
+	const char *member_ops;	   /* what stands between an object and
+				    * its member (NULL: ".") */
 	const char *self_word;	   /* how a method names its object */
 	const char *line_comment;  /* what starts a comment to the line end */
 	const char *family;	   /* languages whose code uses each other's

@@ -5,14 +5,15 @@
  */
 #include "rank_int.h"
 
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------------- *
  * Module paths
  * ---------------------------------------------------------------------- */
 
-/* Appends path component s[0, n) to stem, resolving "." and "..". */
-static void stem_push(char *stem, size_t cap, const char *s, size_t n)
+void rank__stem_push(char *stem, size_t cap, const char *s, size_t n)
 {
 	size_t len = strlen(stem);
 
@@ -35,6 +36,27 @@ static void stem_push(char *stem, size_t cap, const char *s, size_t n)
 	stem[len + n] = '\0';
 }
 
+bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
+		      size_t cap)
+{
+	size_t dl = strlen(dir);
+
+	if (dl >= cap)
+		return false;
+	memcpy(out, dir, dl + 1);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && p[j] != '/')
+			j++;
+		if (j - i == 2 && p[i] == '.' && p[i + 1] == '.' && !out[0])
+			return false;
+		rank__stem_push(out, cap, p + i, j - i);
+		i = j + 1;
+	}
+	return true;
+}
+
 /* Appends the components of path p[0, n), separated by sep, to stem. */
 static void stem_push_all(char *stem, size_t cap, const char *p, size_t n,
 			  char sep)
@@ -44,7 +66,7 @@ static void stem_push_all(char *stem, size_t cap, const char *p, size_t n,
 
 		while (j < n && p[j] != sep)
 			j++;
-		stem_push(stem, cap, p + i, j - i);
+		rank__stem_push(stem, cap, p + i, j - i);
 		i = j + 1;
 	}
 }
@@ -96,10 +118,11 @@ static void manifest_path(const char *text, const char *key, char *out,
 		size_t n;
 
 		l += strspn(l, " \t");
-		if (strncmp(l, key, kl) != 0)
+		if (strncmp(l, key, kl) != 0 ||
+		    (key[kl - 1] != ' ' && !strchr(" \t=", l[kl])) || !l[kl])
 			continue;
 		l += kl;
-		l += strspn(l, " \t\"");
+		l += strspn(l, " \t=\"");
 		n = strcspn(l, " \t\r\n\"/");
 		while (l[n] == '/' && l[n + 1] &&
 		       !strchr(" \t\r\n\"", l[n + 1]))
@@ -109,6 +132,92 @@ static void manifest_path(const char *text, const char *key, char *out,
 			out[n] = '\0';
 		}
 		return;
+	}
+}
+
+/* Whether s[0, n) is a path relative to the manifest's directory:
+ * "./x", "../x", "." or "..". */
+static bool local_path(const char *s, size_t n)
+{
+	return (n >= 1 && s[0] == '.' && (n == 1 || s[1] == '/')) ||
+	       (n >= 2 && s[0] == '.' && s[1] == '.' &&
+		(n == 2 || s[2] == '/'));
+}
+
+/* Adds the redirect of one entry, t[0, n): `from [version] arrow to
+ * [version]`, when to is a local directory inside the root. */
+static void add_redirect(Where *w, const char *t, size_t n)
+{
+	const char *arrow = w->mr.redirect_arrow, *word[5];
+	size_t al = strlen(arrow), len[5], nw = 0, i = 0, k;
+	Redirect *r;
+
+	while (i < n && nw < 5) {
+		i += strspn(t + i, " \t\r");
+		if (i >= n || (i + 1 < n && t[i] == '/' && t[i + 1] == '/'))
+			break;
+		word[nw] = t + i;
+		len[nw] = strcspn(t + i, " \t\r\n");
+		if (i + len[nw] > n)
+			len[nw] = n - i;
+		i += len[nw++];
+	}
+	for (k = 1;
+	     k < nw && !(len[k] == al && memcmp(word[k], arrow, al) == 0); k++)
+		;
+	if (k + 1 >= nw || !local_path(word[k + 1], len[k + 1]) ||
+	    len[0] >= sizeof(r->from) || w->nredir == REDIRECTS_MAX)
+		return;
+	if (!w->redir)
+		w->redir = xcalloc(REDIRECTS_MAX, sizeof(*w->redir));
+	r = &w->redir[w->nredir];
+	memcpy(r->dir, w->mdir, sizeof(r->dir));
+	for (const char *p = word[k + 1], *end = p + len[k + 1]; p < end;) {
+		size_t c = strcspn(p, "/");
+
+		if (p + c > end)
+			c = (size_t)(end - p);
+		if (c == 2 && p[0] == '.' && p[1] == '.' && !r->dir[0])
+			return; /* outside the root */
+		rank__stem_push(r->dir, sizeof(r->dir), p, c);
+		p += c + 1;
+	}
+	memcpy(r->from, word[0], len[0]);
+	r->from[len[0]] = '\0';
+	w->nredir++;
+}
+
+/* The manifest's redirects: lines `key entry`, and blocks `key (`
+ * of entries a line up to `)`. */
+static void read_redirects(Where *w, const char *text)
+{
+	const char *key = w->mr.redirect;
+	size_t kl = strlen(key);
+	bool block = false;
+
+	if (!kl || !*w->mr.redirect_arrow)
+		return;
+	for (const char *l = text; *l; l += strcspn(l, "\n"), l += !!*l) {
+		const char *p = l + strspn(l, " \t");
+		size_t n;
+
+		if (block && *p == ')') {
+			block = false;
+			continue;
+		}
+		if (!block) {
+			if (strncmp(p, key, kl) != 0 ||
+			    !strchr(" \t(", p[kl]) || !p[kl])
+				continue;
+			p += kl;
+			p += strspn(p, " \t");
+			if (*p == '(') {
+				block = true;
+				continue;
+			}
+		}
+		n = strcspn(p, "\n");
+		add_redirect(w, p, n);
 	}
 }
 
@@ -141,14 +250,194 @@ static bool find_manifest(Where *w)
 			memcpy(w->mdir, dir, sizeof(dir));
 			manifest_path(text, w->mr.manifest_key, w->mpath,
 				      sizeof(w->mpath));
+			read_redirects(w, text);
 			xfree(text);
 			w->manifest = 1;
 			return true;
 		}
 		if (!*dir)
 			return false;
-		stem_push(dir, sizeof(dir), "..", 2);
+		rank__stem_push(dir, sizeof(dir), "..", 2);
 	}
+}
+
+/* Whether s[0, n) is the word k. */
+static bool is_word(const char *s, size_t n, const char *k)
+{
+	return strlen(k) == n && memcmp(s, k, n) == 0;
+}
+
+/* ---------------------------------------------------------------------- *
+ * Module trees by name: the crates of a Rust workspace, each named in its
+ * own manifest, read when an import names one
+ * ---------------------------------------------------------------------- */
+
+/* Adds the tree whose manifest is in dir (relative to the root), by the
+ * name its manifest gives, as code writes it. */
+static void add_tree(Where *w, const char *root, const char *dir)
+{
+	const char *map = w->mr.name_map;
+	Buf path = {0};
+	char *text, name[IDENT_MAX];
+	size_t len;
+	Tree *t;
+
+	if (w->ntrees == TREES_MAX || strlen(dir) >= sizeof(t->dir))
+		return;
+	buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+		   w->mr.manifest);
+	if (castls_read_file_in(root, path.data, 1 << 16, &text, &len, NULL)) {
+		buf_free(&path);
+		return;
+	}
+	buf_free(&path);
+	manifest_path(text, w->mr.manifest_key, name, sizeof(name));
+	xfree(text);
+	for (char *c = name; *c; c++)
+		for (const char *m = map; m[0] && m[1]; m += 2)
+			if (*c == m[0])
+				*c = m[1];
+	for (int i = 0; i < w->ntrees; i++)
+		if (strcmp(w->trees[i].name, name) == 0)
+			return; /* the first (nearest) wins */
+	if (!*name)
+		return;
+	if (!w->trees)
+		w->trees = xcalloc(TREES_MAX, sizeof(*w->trees));
+	t = &w->trees[w->ntrees++];
+	memcpy(t->name, name, sizeof(name));
+	memcpy(t->dir, dir, strlen(dir) + 1);
+}
+
+/* Adds the tree of each member directory s[0, n) of the workspace in
+ * dir: a path below it, whose last component may be `*` (every
+ * subdirectory). A member outside the workspace's directory is left
+ * out. */
+static void add_member(Where *w, const char *root, const char *dir,
+		       const char *s, size_t n)
+{
+	char m[192];
+	bool glob = n >= 2 && s[n - 1] == '*' && s[n - 2] == '/';
+	DIR *d;
+	struct dirent *e;
+	Buf abs = {0};
+
+	memcpy(m, dir, strlen(dir) + 1);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.' && i + 1 < n && s[i + 1] == '.')
+			return;
+	stem_push_all(m, sizeof(m), s, glob ? n - 2 : n, '/');
+	if (!glob) {
+		add_tree(w, root, m);
+		return;
+	}
+	buf_printf(&abs, "%s/%s", root, m);
+	d = opendir(abs.data);
+	buf_free(&abs);
+	for (int seen = 0; d && (e = readdir(d)) && seen < 4 * TREES_MAX;
+	     seen++) {
+		char sub[192];
+
+		if (e->d_name[0] == '.')
+			continue;
+		memcpy(sub, m, sizeof(m));
+		rank__stem_push(sub, sizeof(sub), e->d_name, strlen(e->d_name));
+		add_tree(w, root, sub);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The members of the workspace whose manifest text is in dir: the
+ * quoted strings of the list `members_key = [...]`. */
+static void workspace_members(Where *w, const char *root, const char *dir,
+			      const char *text)
+{
+	const char *key = w->mr.members_key, *p = text;
+	size_t kl = strlen(key);
+
+	for (; *p; p += strcspn(p, "\n"), p += !!*p) {
+		p += strspn(p, " \t");
+		if (kl && strncmp(p, key, kl) == 0 &&
+		    p[kl + strspn(p + kl, " \t")] == '=')
+			break;
+	}
+	if (!*p || !(p = strchr(p, '[')))
+		return;
+	for (p++; *p && *p != ']';) {
+		size_t n;
+
+		if (*p != '"') {
+			if (*p == '#') /* a comment to the line's end */
+				p += strcspn(p, "\n");
+			else
+				p++;
+			continue;
+		}
+		n = strcspn(p + 1, "\"\n");
+		if (p[1 + n] != '"')
+			return;
+		add_member(w, root, dir, p + 1, n);
+		p += n + 2;
+	}
+}
+
+/* The trees of the workspace around the file: the nearest manifest's
+ * own, then, from the first manifest above that holds the workspace
+ * line, its members and its own. */
+static void find_trees(Where *w)
+{
+	const RankCursor *q = w->q;
+	const char *root;
+	char dir[192];
+	bool nearest = true;
+
+	if (w->trees_read)
+		return;
+	w->trees_read = true;
+	if (!*w->mr.manifest || !*w->mr.manifest_key || q->root < 0 ||
+	    (uint32_t)q->root >= q->nroots || !q->roots[q->root].path)
+		return;
+	root = q->roots[q->root].path;
+	stem_dir(w, dir, sizeof(dir));
+	for (;;) {
+		Buf path = {0};
+		char *text;
+		size_t len;
+		int rc;
+
+		buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+			   w->mr.manifest);
+		rc = castls_read_file_in(root, path.data, 1 << 16, &text, &len,
+					 NULL);
+		buf_free(&path);
+		if (rc == 0) {
+			bool ws = *w->mr.workspace &&
+				  strstr(text, w->mr.workspace) != NULL;
+
+			if (nearest || ws)
+				add_tree(w, root, dir);
+			nearest = false;
+			if (ws)
+				workspace_members(w, root, dir, text);
+			xfree(text);
+			if (ws)
+				return;
+		}
+		if (!*dir)
+			return;
+		rank__stem_push(dir, sizeof(dir), "..", 2);
+	}
+}
+
+/* The workspace tree that code names m[0, n), or NULL. */
+static const Tree *tree_named(Where *w, const char *m, size_t n)
+{
+	find_trees(w);
+	for (int i = 0; i < w->ntrees; i++)
+		if (is_word(m, n, w->trees[i].name))
+			return &w->trees[i];
+	return NULL;
 }
 
 /* The directory of the file's own module: its directory when its name
@@ -164,23 +453,19 @@ static void own_module_dir(const Where *w, char *stem, size_t cap)
 	if (!word_in_list(w->mr.dir_modules, base)) {
 		size_t n = strcspn(base, ".");
 
-		stem_push(stem, cap, base, n);
+		rank__stem_push(stem, cap, base, n);
 	}
 }
 
-/* Whether s[0, n) is the word k. */
-static bool is_word(const char *s, size_t n, const char *k)
-{
-	return strlen(k) == n && memcmp(s, k, n) == 0;
-}
-
 /* Rust: `crate::a::b` from the crate's source directory, `self::`
- * from the file's module, `super::` from its parent, and another
- * crate's `c::a::b` as a/b under some source directory. */
+ * from the file's module, `super::` from its parent, a workspace
+ * crate's `c::a::b` from its source directory, and another crate's as
+ * a/b under some source directory. */
 static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 			  Import *im)
 {
 	const char *sep = w->mr.sep;
+	const Tree *tree;
 	size_t sl = strlen(sep), k = 0, i;
 
 	while (k < n && strncmp(m + k, sep, sl) != 0)
@@ -192,11 +477,15 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 	} else if (is_word(m, k, "crate")) {
 		if (find_manifest(w))
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
-		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
-			  strlen(w->mr.source_dir));
-	} else { /* another crate (or one of the workspace's) */
-		stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
-			  strlen(w->mr.source_dir));
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
+	} else if ((tree = tree_named(w, m, k))) { /* the workspace's */
+		memcpy(im->stem, tree->dir, sizeof(tree->dir));
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
+	} else { /* another crate: its path under any crate */
+		rank__stem_push(im->stem, sizeof(im->stem), w->mr.source_dir,
+				strlen(w->mr.source_dir));
 		im->suffix = true;
 	}
 	/* The rest, component by component: `self` stays, `super` climbs
@@ -207,12 +496,83 @@ static void resolve_crate(Where *w, const char *m, size_t n, bool relative,
 		while (j < n && strncmp(m + j, sep, sl) != 0)
 			j++;
 		if (is_word(m + i, j - i, "super"))
-			stem_push(im->stem, sizeof(im->stem), "..", 2);
+			rank__stem_push(im->stem, sizeof(im->stem), "..", 2);
 		else if (!is_word(m + i, j - i, "self"))
-			stem_push(im->stem, sizeof(im->stem), m + i, j - i);
+			rank__stem_push(im->stem, sizeof(im->stem), m + i,
+					j - i);
 		i = j + (j < n ? sl : 0);
 	}
 	im->top = !im->stem[0] && !im->suffix;
+}
+
+/* A module path under one the manifest redirects to a local directory
+ * (the longest such), resolved into im. */
+static bool resolve_redirect(Where *w, const char *m, size_t n, Import *im)
+{
+	const Redirect *best = NULL;
+	size_t bl = 0;
+
+	if (!find_manifest(w))
+		return false;
+	for (int i = 0; i < w->nredir; i++) {
+		const Redirect *r = &w->redir[i];
+		size_t fl = strlen(r->from);
+
+		if (fl > bl && n >= fl && memcmp(m, r->from, fl) == 0 &&
+		    (n == fl || m[fl] == '/'))
+			best = r, bl = fl;
+	}
+	if (!best)
+		return false;
+	memcpy(im->stem, best->dir, sizeof(best->dir));
+	stem_push_all(im->stem, sizeof(im->stem), m + bl, n - bl, '/');
+	im->top = !im->stem[0];
+	return true;
+}
+
+/* Whether rel, from the root of the buffer's file, is a regular file. */
+static bool file_exists(const Where *w, const char *rel)
+{
+	const RankCursor *q = w->q;
+	struct stat st;
+	Buf path = {0};
+	bool ok;
+
+	buf_printf(&path, "%s/%s", q->roots[q->root].path, rel);
+	ok = stat(path.data, &st) == 0 && S_ISREG(st.st_mode);
+	buf_free(&path);
+	return ok;
+}
+
+/* C: an include that is a file relative to the including one, else in
+ * an include directory of the compilation database (then its source
+ * file may be anywhere: im->pair), resolved into im. False when
+ * neither has it. */
+static bool resolve_include(Where *w, const char *m, size_t n, Import *im)
+{
+	const RankCursor *q = w->q;
+	char path[sizeof(im->stem)];
+
+	if (q->root < 0 || (uint32_t)q->root >= q->nroots ||
+	    !q->roots[q->root].path || !q->rel)
+		return false;
+	stem_dir(w, path, sizeof(path));
+	if (rank__stem_below(path, m, n, im->stem, sizeof(im->stem)) &&
+	    file_exists(w, im->stem)) {
+		strip_ext(im->stem, w->mr.exts);
+		return true;
+	}
+	rank__include_dirs(w);
+	for (int i = 0; i < w->nincdirs; i++)
+		if (rank__stem_below(w->incdirs[i], m, n, im->stem,
+				     sizeof(im->stem)) &&
+		    file_exists(w, im->stem)) {
+			strip_ext(im->stem, w->mr.exts);
+			im->pair = true;
+			return true;
+		}
+	im->stem[0] = '\0';
+	return false;
 }
 
 /* Resolves module text m[0, n) of an import into im. */
@@ -222,13 +582,14 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 	size_t i = 0, ml;
 
 	im->stem[0] = '\0';
-	im->suffix = im->top = false;
+	im->suffix = im->top = im->pair = im->sources = false;
 	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
 			stem_dir(w, im->stem, sizeof(im->stem));
 			for (i = 1; i < n && m[i] == '.'; i++)
-				stem_push(im->stem, sizeof(im->stem), "..", 2);
+				rank__stem_push(im->stem, sizeof(im->stem),
+						"..", 2);
 		} else {
 			im->suffix = true;
 		}
@@ -242,9 +603,11 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_PACKAGES:
-		ml = strlen(w->mpath);
-		if (find_manifest(w) && ml && n >= ml &&
-		    memcmp(m, w->mpath, ml) == 0 && (n == ml || m[ml] == '/')) {
+		if (resolve_redirect(w, m, n, im))
+			break;
+		ml = find_manifest(w) ? strlen(w->mpath) : 0;
+		if (ml && n >= ml && memcmp(m, w->mpath, ml) == 0 &&
+		    (n == ml || m[ml] == '/')) {
 			memcpy(im->stem, w->mdir, sizeof(w->mdir));
 			stem_push_all(im->stem, sizeof(im->stem), m + ml,
 				      n - ml, '/');
@@ -258,6 +621,8 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		resolve_crate(w, m, n, relative, im);
 		break;
 	case MODULES_INCLUDES:
+		if (resolve_include(w, m, n, im))
+			break;
 		if (n && m[0] == '.')
 			stem_dir(w, im->stem, sizeof(im->stem));
 		else
@@ -299,6 +664,19 @@ static bool stem_is(const Import *im, const char *dir, size_t dl)
 	       memcmp(dir + dl - sl, im->stem, sl) == 0;
 }
 
+/* Whether t[0, tl) is a word of the space-separated list. */
+static bool tail_in(const char *list, const char *t, size_t tl)
+{
+	for (const char *e = list; *e; e += *e == ' ') {
+		size_t el = strcspn(e, " ");
+
+		if (el == tl && memcmp(e, t, tl) == 0)
+			return true;
+		e += el;
+	}
+	return false;
+}
+
 bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path)
 {
@@ -310,6 +688,10 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 	for (const char *t = tails; *t; t += *t == ' ') {
 		size_t tl = strcspn(t, " ");
 
+		if (im->sources && tail_in(w->mr.exts, t, tl)) {
+			t += tl;
+			continue;
+		}
 		/* "/": any file directly in the directory. */
 		if (tl == 1 && *t == '/') {
 			if (stem_is(im, path,
@@ -362,6 +744,19 @@ static void add_mod(Where *w, const Import *im)
 	if (!w->mods)
 		w->mods = xmalloc(FRAGS_MAX * sizeof(*w->mods));
 	w->mods[w->nmods++] = *im;
+}
+
+/* The source files of a header found in an include directory: any
+ * whose path ends as the include's does, less its extension. */
+static void add_sources(Where *w, const ImportRef *r)
+{
+	Import im = {0};
+
+	stem_push_all(im.stem, sizeof(im.stem), w->q->text + r->module.start,
+		      r->module.end - r->module.start, '/');
+	strip_ext(im.stem, w->mr.exts);
+	im.suffix = im.sources = true;
+	add_mod(w, &im);
 }
 
 /* The modules a file sees without naming them: its directory's files
@@ -492,9 +887,9 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 			continue;
 		resolve_ref(w, r, &from);
 		if (r->kind == IMPORT_NAME) /* a module of a package? */
-			stem_push(from.stem, sizeof(from.stem),
-				  t + r->name.start,
-				  r->name.end - r->name.start);
+			rank__stem_push(from.stem, sizeof(from.stem),
+					t + r->name.start,
+					r->name.end - r->name.start);
 		else if (r->kind == IMPORT_MODULE &&
 			 r->local.end <= r->module.end)
 			pre = r->module; /* `import a.b`: used as a.b.name */
@@ -524,6 +919,8 @@ void rank__imports(Where *w)
 		resolve_ref(w, r, &mod);
 		if (w->mr.style >= MODULES_PACKAGES) {
 			add_mod(w, &mod);
+			if (mod.pair)
+				add_sources(w, r);
 		} else if (r->stmt.start != last_stmt ||
 			   r->kind == IMPORT_MODULE) {
 			add_frag(w, q->text + r->module.start,

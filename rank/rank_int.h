@@ -31,8 +31,11 @@
 #define MEMBERS_MAX 64 /* members read from each base */
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
 #define IMPORTS_MAX 48		     /* imported names looked up */
-#define IMPORT_DEFS 16 /* definitions of each, to find its module's */
-#define FRAGS_MAX 128  /* imported modules, as path fragments */
+#define IMPORT_DEFS 16	    /* definitions of each, to find its module's */
+#define FRAGS_MAX 128	    /* imported modules, as path fragments */
+#define REDIRECTS_MAX 32    /* go.mod's replaces read */
+#define INCLUDE_DIRS_MAX 32 /* from a compilation database */
+#define TREES_MAX 64	    /* module trees of a workspace read by name */
 #define BM25_HITS 40
 #define PER_FILE 3	/* items from one other file */
 #define PER_SAME_FILE 5 /* and from the current file */
@@ -120,7 +123,23 @@ typedef struct {
 	uint32_t uses;		       /* of local, outside import statements */
 	bool member;		       /* used as a member of an imported module
 					* (`M.name`): only the module's own counts */
+	bool pair;    /* a header found exactly, whose source file may be
+		       * anywhere */
+	bool sources; /* only source files match (not headers) */
 } Import;
+
+/* A module path the manifest maps to a directory of the root (Go's
+ * `replace a/b => ../b`). */
+typedef struct {
+	char from[128];
+	char dir[192]; /* relative to the root; "" the root itself */
+} Redirect;
+
+/* A module tree of the workspace by its name (a Rust crate). */
+typedef struct {
+	char name[IDENT_MAX]; /* as code writes it */
+	char dir[192];	      /* of its manifest, relative to the root */
+} Tree;
 
 /* A method called on a receiver of a known type: `x.name` for x a
  * `cls`. */
@@ -209,6 +228,14 @@ typedef struct {
 	int manifest;	 /* 0: not looked for; 1: found; -1: none */
 	char mdir[192];	 /* the directory holding it, from the root */
 	char mpath[192]; /* the module path it names */
+	Redirect *redir; /* its redirects to local directories */
+	int nredir;
+	char (*incdirs)[192]; /* include directories, from the root */
+	int nincdirs;
+	bool incdirs_read;
+	Tree *trees; /* the workspace's module trees, by name */
+	int ntrees;
+	bool trees_read;
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;
@@ -240,6 +267,26 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 			      const char *path);
 /* Whether path holds one of the modules the buffer imports. */
 bool rank__path_imported(const Where *w, const char *path);
+/* Appends path component s[0, n) to stem (cap bytes), resolving "." and
+ * ".." (which stops at ""). */
+void rank__stem_push(char *stem, size_t cap, const char *s, size_t n);
+/* Path p[0, n) from directory dir, "." and ".." resolved, into out (cap
+ * bytes): false when it climbs above the root. */
+bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
+		      size_t cap);
+
+/* ---------------------------------------------------------------------- *
+ * includes.c
+ * ---------------------------------------------------------------------- */
+
+/* The include directories the compilation database names, inside the
+ * root, into w->incdirs; once a request. */
+void rank__include_dirs(Where *w);
+/* The include directories of database text[0, len) (not NUL-terminated),
+ * found in directory dbdir of root (relative; for entries whose
+ * directory is relative), added to w->incdirs by w->mr's flags. */
+void rank__include_scan(Where *w, const char *root, const char *dbdir,
+			const char *text, size_t len);
 
 /* ---------------------------------------------------------------------- *
  * receivers.c

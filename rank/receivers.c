@@ -9,22 +9,53 @@
 
 #include <string.h>
 
-/* The class a type names: its last identifier that reads as a class
- * name (a capital, then more; no stopword, no one-letter type parameter):
- * Foo of `Optional[Foo]`, `pkg.Foo`, `Foo | None`, `Foo<T>`. */
-static bool type_name(Lang lang, const char *text, ByteRange r, char *out)
+static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+/* The length of the constructor prefix of the word w[0, n) among the
+ * space-separated prefixes: one followed by a capital (`NewFoo`,
+ * `newFoo`), else 0. */
+static size_t ctor_prefix(const char *prefixes, const char *w, size_t n)
 {
+	for (const char *p = prefixes; *p; p += *p == ' ') {
+		size_t pl = strcspn(p, " ");
+
+		if (n > pl + 1 && memcmp(w, p, pl) == 0 && is_upper(w[pl]))
+			return pl;
+		p += pl;
+	}
+	return 0;
+}
+
+/* The class a type names: its last identifier that reads as a class
+ * name (a capital, then more, or any case where the language allows;
+ * no stopword, no one-letter type parameter): Foo of `Optional[Foo]`,
+ * `pkg.Foo`, `Foo | None`, `Foo<T>`. For a callee (call), a
+ * constructor function's name less the language's prefix: Foo of Go's
+ * `pkg.NewFoo`, foo of `newFoo` (a small prefix makes a small name).
+ * lower: where the language allows, a name may start small. */
+static bool type_name(Lang lang, const char *text, ByteRange r, bool call,
+		      bool lower, char *out)
+{
+	const char *pre = call ? lang_ctor_prefix(lang) : "";
 	bool found = false;
 
 	for (uint32_t i = r.start, a;
-	     rank__next_word(text, r.start, r.end, &i, &a);)
-		if (i - a >= 2 && i - a < IDENT_MAX && text[a] >= 'A' &&
-		    text[a] <= 'Z' &&
+	     rank__next_word(text, r.start, r.end, &i, &a);) {
+		size_t pl = ctor_prefix(pre, text + a, i - a);
+		bool small = pl && is_lower(text[a]);
+
+		a += (uint32_t)pl;
+		if (i - a >= 2 && i - a < IDENT_MAX &&
+		    (is_upper(text[a]) || (lower && is_lower(text[a]))) &&
 		    !lang_is_stopword(lang, text + a, i - a)) {
 			memcpy(out, text + a, i - a);
 			out[i - a] = '\0';
+			if (small)
+				out[0] = (char)(out[0] - 'A' + 'a');
 			found = true;
 		}
+	}
 	return found;
 }
 
@@ -80,6 +111,24 @@ static void calls_on(Where *w, const char *recv, const char *cls,
 	}
 }
 
+/* calls_on through each of the language's member operators: `x.m`,
+ * and `x->m` where a name may hold a pointer. */
+static void calls_through(Where *w, const char *recv, const char *cls)
+{
+	for (const char *op = lang_member_ops(w->q->lang); *op;
+	     op += *op == ' ') {
+		char sep[4];
+		size_t n = strcspn(op, " ");
+
+		if (n < sizeof(sep)) {
+			memcpy(sep, op, n);
+			sep[n] = '\0';
+			calls_on(w, recv, cls, sep);
+		}
+		op += n;
+	}
+}
+
 /* `Foo.bar` and `Foo::bar` in the code before the cursor, Foo read as a
  * class name (type_name's rule): a static member, a nested type, an
  * enum's constant, a constructor of Foo's own. */
@@ -99,7 +148,8 @@ static void static_members(Where *w)
 		int k;
 
 		if ((!dot && !sep) ||
-		    !type_name(w->q->lang, t, (ByteRange){a, i}, cls) ||
+		    !type_name(w->q->lang, t, (ByteRange){a, i}, false, false,
+			       cls) ||
 		    strlen(cls) != i - a ||
 		    (a > w->q_lo && (t[a - 1] == '.' || t[a - 1] == ':')))
 			continue;
@@ -135,7 +185,8 @@ void rank__receivers(Where *w)
 		bool seen = false;
 
 		if (!receiver_of(w, &tn[i], recv, sizeof(recv)) ||
-		    !type_name(q->lang, q->text, tn[i].type, cls))
+		    !type_name(q->lang, q->text, tn[i].type, tn[i].call,
+			       lang_lower_types(q->lang), cls))
 			continue;
 		for (uint32_t k = i + 1; k < n && !seen; k++) {
 			char later[2 * IDENT_MAX];
@@ -144,7 +195,7 @@ void rank__receivers(Where *w)
 			       strcmp(later, recv) == 0;
 		}
 		if (!seen)
-			calls_on(w, recv, cls, ".");
+			calls_through(w, recv, cls);
 	}
 	xfree(tn);
 	static_members(w);

@@ -194,4 +194,7 @@ void rank__where_free(Where *w)
 	xfree(w->imp);
 	xfree(w->frags);
 	xfree(w->mods);
+	xfree(w->redir);
+	xfree(w->trees);
+	xfree(w->incdirs);
 }

@@ -342,11 +342,12 @@ static char *typed_of(Lang lang, const char *text)
 
 	n = chunker_typed_names(lang, t, 0, len, &tn);
 	for (uint32_t i = 0; i < n; i++)
-		buf_printf(&b, "%.*s:%.*s%s\n",
+		buf_printf(&b, "%.*s:%.*s%s%s\n",
 			   (int)(tn[i].name.end - tn[i].name.start),
 			   text + tn[i].name.start,
 			   (int)(tn[i].type.end - tn[i].type.start),
-			   text + tn[i].type.start, tn[i].member ? " member" : "");
+			   text + tn[i].type.start, tn[i].member ? " member" : "",
+			   tn[i].call ? " call" : "");
 	xfree(tn);
 	ts_tree_delete(t);
 	chunker_delete(ch);
@@ -366,19 +367,35 @@ TEST(typed_names_new_languages)
 		     "package p\n"
 		     "func (s *Store) Get(k Key) { var c Cache; c.Put(k) }\n",
 		     "s:*Store\nk:Key\nc:Cache\n");
+	/* A short declaration types its first name by the callee of its
+	 * first value, through `&`; a literal or `-n` types nothing. */
+	EXPECT_TYPED(LANG_GO,
+		     "package p\nfunc f() { x := NewStore(); y, err := "
+		     "pkg.NewCache(); z := &Group{}; var v = Rect{}; n := 1; "
+		     "m := -n }\n",
+		     "x:NewStore call\ny:pkg.NewCache call\nz:Group call\n"
+		     "v:Rect call\n");
 	EXPECT_TYPED(LANG_RUST,
 		     "struct S { reg: Registry }\n"
 		     "fn f(c: &Circle) { let r: Rect = g(); let s = "
 		     "Shape::new(); let t = 3; }\n",
-		     "reg:Registry member\nc:&Circle\nr:Rect\ns:Shape::new\n");
+		     "reg:Registry member\nc:&Circle\nr:Rect\n"
+		     "s:Shape::new call\n");
 	EXPECT_TYPED(LANG_JAVA,
 		     "class A { private Cache cache = new Cache();\n"
 		     "  void f(Item it) { Store s = new Store(); int n = 1; } }\n",
 		     "cache:Cache member\nit:Item\ns:Store\nn:int\n");
-	/* `*c` is no name: the ranking passes over it, as over Python's
-	 * `a, b = ...`. */
+	/* The name under a pointer declarator, and `auto` left to the
+	 * value: a new expression or a call. */
 	EXPECT_TYPED(LANG_CPP,
 		     "void f(Widget w, Rect *r) { Group g; Canvas *c = make(); "
 		     "int n = 0; }\n",
-		     "w:Widget\nr:Rect\ng:Group\n*c:Canvas\nn:int\n");
+		     "w:Widget\nr:Rect\ng:Group\nc:Canvas\nn:int\n");
+	EXPECT_TYPED(LANG_CPP,
+		     "void f() { auto a = new Shape(1); auto *b = new "
+		     "ns::Shape(); auto u = std::make_unique<Shape>(); "
+		     "std::unique_ptr<Shape> p; }\n",
+		     "a:Shape call\nb:ns::Shape call\n"
+		     "u:std::make_unique<Shape> call\n"
+		     "p:std::unique_ptr<Shape>\n");
 }

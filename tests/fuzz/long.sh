@@ -1,6 +1,6 @@
 #!/bin/sh
 # long.sh BUILD OUT RUNS SECONDS: runs each libFuzzer target of the
-# sanitized build in BUILD (FUZZ_TARGETS, default all four) until RUNS
+# sanitized build in BUILD (FUZZ_TARGETS, default all five) until RUNS
 # executions or SECONDS seconds, whichever comes first, one after
 # another (`make fuzz-long`). Corpora
 # grow in OUT/corpus/TARGET and are kept for the next run; logs go to
@@ -23,7 +23,8 @@ summary="$out/summary.txt"
 printf '%-14s %12s %9s %8s %s\n' target executions exec/s seconds \
 	findings | tee "$summary"
 
-for t in ${FUZZ_TARGETS:-fuzz_chunker fuzz_framing fuzz_dispatch fuzz_mcp}; do
+for t in ${FUZZ_TARGETS:-fuzz_chunker fuzz_framing fuzz_dispatch fuzz_mcp \
+	fuzz_includes}; do
 	# Where each target's binary, inputs and size limit are (see
 	# tests/fuzz/*.cmake).
 	case $t in
@@ -38,6 +39,8 @@ for t in ${FUZZ_TARGETS:-fuzz_chunker fuzz_framing fuzz_dispatch fuzz_mcp}; do
 	fuzz_mcp)
 		bin=$build/fuzz_mcp max_len=4096
 		seeds="$build/tests/fuzz-mcp-seeds" ;;
+	fuzz_includes)
+		bin=$build/tests/fuzz_includes max_len=4096 seeds="" ;;
 	esac
 	regress="$src/tests/fuzz/regressions/${t#fuzz_}"
 	[ -d "$regress" ] && seeds="$seeds $regress"

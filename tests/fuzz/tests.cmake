@@ -4,6 +4,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/framing.cmake OPTIONAL)
 include(${CMAKE_CURRENT_LIST_DIR}/dispatch.cmake OPTIONAL)
 include(${CMAKE_CURRENT_LIST_DIR}/mcp.cmake OPTIONAL)
+include(${CMAKE_CURRENT_LIST_DIR}/includes.cmake OPTIONAL)
 
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND CASTLS_SANITIZE)
   # The chunker's sources are compiled into the target rather than taken

@@ -20,20 +20,18 @@ enum {
 			    * member of an imported module (`pkg.Name`) */
 };
 
-/* In buffer rel at the cursor of marked, path's `right` ranks with the
- * signals `want` asks for, ahead of wrong_path's `wrong` if that ranks at
- * all. */
-static void expect_ahead(const File *files, const char *rel, const char *marked,
-			 const char *path, const char *right,
-			 const char *wrong_path, const char *wrong,
-			 unsigned want)
+/* In buffer rel of workspace w at the cursor of marked, path's `right`
+ * ranks with the signals `want` asks for, ahead of wrong_path's `wrong`
+ * if that ranks at all. */
+static void expect_ahead_in(Ws *w, const char *rel, const char *marked,
+			    const char *path, const char *right,
+			    const char *wrong_path, const char *wrong,
+			    unsigned want)
 {
-	Ws w;
 	RankResult r;
 	int i, j;
 
-	ws_open(&w, files);
-	rank_at(&w, rel, marked, 4000, &r);
+	rank_at(w, rel, marked, 4000, &r);
 	i = find(&r, path, right);
 	CHECK_(i >= 0, goto out, "%s: %s is not ranked", rel, right);
 	CHECK_(!(want & WANT_RECEIVER) || r.items[i].signals.receiver, (void)0,
@@ -55,6 +53,18 @@ static void expect_ahead(const File *files, const char *rel, const char *marked,
 	       wrong_path);
 out:
 	rank_result_free(&r);
+}
+
+/* expect_ahead_in, in a workspace of files. */
+static void expect_ahead(const File *files, const char *rel, const char *marked,
+			 const char *path, const char *right,
+			 const char *wrong_path, const char *wrong,
+			 unsigned want)
+{
+	Ws w;
+
+	ws_open(&w, files);
+	expect_ahead_in(&w, rel, marked, path, right, wrong_path, wrong, want);
 	ws_close(&w);
 }
 
@@ -327,4 +337,310 @@ TEST(imports_c)
 	    "\n}\n",
 	    "include/net/conn.h", "conn_open", "lib/mock/mock.c", "conn_open",
 	    WANT_IMPORT);
+}
+
+/* Go: a name takes its type from `NewT(...)` (Go's constructor
+ * convention, also as `x, err :=` and through a package), `&T{}`, `T{}`
+ * and `var x T`. */
+TEST(receivers_go_locals)
+{
+	static const File files[] = {
+	    {"store/store.go", "package store\n\n"
+			       "type Store struct{ m map[string]int }\n\n"
+			       "func NewStore() *Store { return &Store{} }\n"},
+	    {"store/methods.go",
+	     "package store\n\n"
+	     "// Put stores v under k.\n"
+	     "func (s *Store) Put(k string, v int) { s.m[k] = v }\n"},
+	    {"cache/cache.go", "package cache\n\ntype Cache struct{}\n\n"
+			       "func (c *Cache) Put(k string, v int) {}\n"},
+	    {NULL, NULL},
+	};
+	static const char *const bodies[] = {
+	    "\tx := NewStore()\n",
+	    "\tx, err := store.NewStore()\n\t_ = err\n",
+	    "\tx := &Store{m: Cache{}}\n",
+	    "\tx := Store{}\n",
+	    "\tvar x Store\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(*bodies); i++) {
+		Buf b = {0};
+
+		buf_printf(&b,
+			   "package app\n\nfunc fill(n int) {\n%s"
+			   "\tx.Put(\"a\", n)\n\t" CURSOR "\n}\n",
+			   bodies[i]);
+		expect_receiver(files, "app/main.go", b.data,
+				"store/methods.go", "Store.Put",
+				"cache/cache.go", "Cache.Put");
+		buf_free(&b);
+	}
+}
+
+/* C++: `x->m` is a member of x's type as `x.m` is, x declared `T *x`,
+ * `auto x = new T(...)` or a smart pointer to T. */
+TEST(receivers_cpp_pointers)
+{
+	static const File files[] = {
+	    {"gfx/circle.hpp", "struct Circle {\n"
+			       "    void draw(int scale) const;\n};\n"},
+	    {"gfx/circle.cpp", "#include \"circle.hpp\"\n\n"
+			       "void Circle::draw(int scale) const\n{\n"
+			       "    (void)scale;\n}\n"},
+	    {"gfx/square.cpp", "struct Square {\n"
+			       "    void draw(int scale) const {}\n};\n"},
+	    {NULL, NULL},
+	};
+	static const char *const decls[] = {
+	    "    Circle *x = get();\n",
+	    "    const Circle *x;\n",
+	    "    auto x = new Circle(2);\n",
+	    "    auto *x = new gfx::Circle(2);\n",
+	    "    std::unique_ptr<Circle> x = std::make_unique<Circle>(2);\n",
+	    "    auto x = std::make_shared<Circle>(2);\n",
+	};
+
+	for (size_t i = 0; i < sizeof(decls) / sizeof(*decls); i++) {
+		Buf b = {0};
+
+		buf_printf(&b,
+			   "#include <memory>\n\nvoid paint(int n)\n{\n%s"
+			   "    x->draw(n);\n    " CURSOR "\n}\n",
+			   decls[i]);
+		expect_receiver(files, "app/main.cpp", b.data, "gfx/circle.cpp",
+				"Circle::draw", "gfx/square.cpp",
+				"Square::draw");
+		buf_free(&b);
+	}
+}
+
+/* Go: go.mod's `replace` to a local directory, one a line or in a block,
+ * sends the module's imports there; a replacement by another module
+ * path is no directory. */
+TEST(imports_go_replace)
+{
+	static const File files[] = {
+	    {"app/go.mod", "module example.com/app\n\n"
+			   "require example.com/lib v1.0.0\n\n"
+			   "replace example.com/lib => ../lib\n\n"
+			   "replace (\n"
+			   "\texample.com/util v1.2.0 => ../util // local\n"
+			   "\texample.com/net => example.com/fork v1.0.0\n"
+			   ")\n"},
+	    {"lib/go.mod", "module example.com/lib\n"},
+	    {"lib/open.go", "package lib\n\n"
+			    "func Open(dir string) error { return nil }\n"},
+	    {"lib/codec/codec.go",
+	     "package codec\n\nfunc Encode(v any) []byte { return nil }\n"},
+	    {"util/format.go",
+	     "package util\n\nfunc Format(v any) string { return \"\" }\n"},
+	    {"mock/mock.go", "package mock\n\n"
+			     "func Open(dir string) error { return nil }\n\n"
+			     "func Format(v any) string { return \"\" }\n\n"
+			     "func Encode(v any) []byte { return nil }\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/lib\"\n\n"
+		      "func main() {\n\t_ = lib.Open(\"a\")\n\t" CURSOR "\n}\n",
+		      "lib/open.go", "Open", "mock/mock.go", "Open");
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/lib/codec\"\n\n"
+		      "func main() {\n\t_ = codec.Encode(1)\n\t" CURSOR "\n}\n",
+		      "lib/codec/codec.go", "Encode", "mock/mock.go", "Encode");
+	expect_import(files, "app/main.go",
+		      "package main\n\nimport \"example.com/util\"\n\n"
+		      "func main() {\n\t_ = util.Format(1)\n\t" CURSOR "\n}\n",
+		      "util/format.go", "Format", "mock/mock.go", "Format");
+}
+
+/* Rust: a crate of the workspace is found by the name its Cargo.toml
+ * gives (`shop-net` written `shop_net`), among the members the
+ * workspace lists (by a glob too); a crate not of the workspace is
+ * still matched by its path under any crate. */
+TEST(imports_rust_workspace)
+{
+	static const File files[] = {
+	    {"Cargo.toml", "[workspace]\nmembers = [\n"
+			   "    \"crates/*\", # libraries\n"
+			   "    \"tools/cli\",\n]\n"},
+	    {"crates/net/Cargo.toml",
+	     "[package]\nname = \"shop-net\"\nversion = \"0.1.0\"\n"},
+	    {"crates/net/src/lib.rs", "pub mod conn;\n"},
+	    {"crates/net/src/conn.rs",
+	     "/// Dials addr.\npub fn dial(addr: &str) -> u32 { 1 }\n"},
+	    {"crates/mock/Cargo.toml", "[package]\nname=\"shop-mock\"\n"},
+	    {"crates/mock/src/lib.rs", "pub mod conn;\npub mod fake;\n"},
+	    {"crates/mock/src/conn.rs",
+	     "pub fn dial(addr: &str) -> u32 { 0 }\n"},
+	    {"crates/mock/src/fake.rs",
+	     "pub fn dial(addr: &str) -> u32 { 2 }\n"},
+	    {"tools/cli/Cargo.toml", "[package]\nname = \"cli\"\n"},
+	    {NULL, NULL},
+	};
+
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use shop_net::conn::dial;\n\nfn main() {\n"
+		      "    let c = dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/net/src/conn.rs", "dial",
+		      "crates/mock/src/conn.rs", "dial");
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use shop_mock::conn;\n\nfn main() {\n"
+		      "    let c = conn::dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/mock/src/conn.rs", "dial",
+		      "crates/net/src/conn.rs", "dial");
+	/* Not a crate of the workspace: by path. */
+	expect_import(files, "tools/cli/src/main.rs",
+		      "use vendored::conn::dial;\n\nfn main() {\n"
+		      "    let c = dial(\"x\");\n    " CURSOR "\n}\n",
+		      "crates/net/src/conn.rs", "dial",
+		      "crates/mock/src/fake.rs", "dial");
+}
+
+/* C: an include is first a file beside the including one, then one in
+ * the include directories of the compilation database (-I, -isystem,
+ * -iquote, joined or apart, relative to each entry's directory, from
+ * "command" or "arguments"); only then any path ending as it does. A
+ * header found in an include directory still brings its source file. */
+static const File c_project[] = {
+    {"build/compile_commands.json",
+     "[\n"
+     " {\"directory\": \".\", \"file\": \"../lib/net/conn.c\",\n"
+     "  \"command\": \"cc -DX=\\\"a b\\\" -I../include -c "
+     "../lib/net/conn.c\"},\n"
+     " {\"arguments\": [\"cc\", \"-iquote\", \"../third/include\", "
+     "\"-isystem/usr/include\", \"-c\", \"x.c\"],\n"
+     "  \"output\": {\"nested\": [1, {\"a\": \"]\"}]},\n"
+     "  \"directory\": \"./\", \"file\": \"x.c\"}\n"
+     "]\n"},
+    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+    {"lib/net/conn.c", "#include \"net/conn.h\"\n\n"
+		       "int conn_open(const char *host)\n{\n"
+		       "\treturn host != 0;\n}\n"},
+    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+    {"third/include/zlib.h", "int deflate(int level);\n"},
+    {"other/zlib.h", "int deflate(int how);\n"},
+    {"app/util.h", "int util_max(int a, int b);\n"},
+    {"lib/util.h", "int util_max(int x, int y);\n"},
+    {NULL, NULL},
+};
+
+#define C_MAIN(includes, call)                                                 \
+	"#include <stdio.h>\n" includes "\nint main(void)\n{\n\tint v = " call \
+	";\n\t" CURSOR "\n}\n"
+
+TEST(imports_c_include_dirs)
+{
+	const char *net =
+	    C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")");
+
+	expect_ahead(c_project, "app/main.c", net, "include/net/conn.h",
+		     "conn_open", "compat/old/net/conn.h", "conn_open",
+		     WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c", net, "lib/net/conn.c",
+		     "conn_open", "compat/old/net/conn.h", "conn_open",
+		     WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c",
+		     C_MAIN("#include <zlib.h>\n", "deflate(9)"),
+		     "third/include/zlib.h", "deflate", "other/zlib.h",
+		     "deflate", WANT_IMPORT);
+	expect_ahead(c_project, "app/main.c",
+		     C_MAIN("#include \"util.h\"\n", "util_max(1, 2)"),
+		     "app/util.h", "util_max", "lib/util.h", "util_max",
+		     WANT_IMPORT);
+}
+
+/* The usual database: absolute directories, at the root. */
+TEST(imports_c_include_dirs_absolute)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+	    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	Buf db = {0};
+
+	ws_open(&w, files);
+	buf_printf(&db,
+		   "[{\"directory\": \"%s/out\", \"command\": \"cc "
+		   "-I %s/include -I/usr/include -c a.c\", \"file\": "
+		   "\"a.c\"}]\n",
+		   w.root, w.root);
+	ixt_write(w.root, "compile_commands.json", db.data);
+	expect_ahead_in(&w, "app/main.c",
+			C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")"),
+			"include/net/conn.h", "conn_open",
+			"compat/old/net/conn.h", "conn_open", WANT_IMPORT);
+	buf_free(&db);
+	ws_close(&w);
+}
+
+/* Go: an unexported type is named with a small letter, as the receiver
+ * of its own methods or made by `newT()`. */
+TEST(receivers_go_unexported)
+{
+	static const File files[] = {
+	    {"yaml/parser.go", "package yaml\n\n"
+			       "type parser struct{ pos int }\n\n"
+			       "func newParser() *parser { return nil }\n\n"
+			       "func (p *parser) expect(k int) { p.pos++ }\n"},
+	    {"yaml/lexer.go", "package yaml\n\ntype lexer struct{}\n\n"
+			      "func (l *lexer) expect(k int) {}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_receiver(files, "yaml/decode.go",
+			"package yaml\n\nfunc (p *parser) parse() {\n"
+			"\tp.expect(1)\n\t" CURSOR "\n}\n",
+			"yaml/parser.go", "parser.expect", "yaml/lexer.go",
+			"lexer.expect");
+	expect_receiver(files, "yaml/decode.go",
+			"package yaml\n\nfunc decode() {\n"
+			"\tp := newParser()\n\tp.expect(1)\n\t" CURSOR "\n}\n",
+			"yaml/parser.go", "parser.expect", "yaml/lexer.go",
+			"lexer.expect");
+}
+
+/* A compilation database cut short anywhere, or nested deeply, is read
+ * as far as it goes: the include still resolves (by its directory or by
+ * path) and nothing is read out of bounds (ASan). */
+TEST(imports_c_include_db_malformed)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+	    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+	    {NULL, NULL},
+	};
+	const char *db = "[{\"directory\": \"a\\\\b\\u0041\\u00e9\", "
+			 "\"command\": \"cc '-I../include' \\\"-Ix\\\" -I\", "
+			 "\"arguments\": [\"-iquote\"], \"x\": [{\"y\": "
+			 "\"]}\\\"\"}, -1.5e3, true, null]}, {}, 7]";
+	const char *main_c =
+	    C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")");
+	size_t len = strlen(db);
+	Buf deep = {0};
+	Ws w;
+
+	ws_open(&w, files);
+	for (size_t n = 0; n <= len; n++) {
+		Buf cut = {0};
+
+		buf_append(&cut, db, n);
+		ixt_write(w.root, "compile_commands.json", cut.data);
+		expect_ahead_in(&w, "app/main.c", main_c, "include/net/conn.h",
+				"conn_open", "compat/old/net/conn.h",
+				"conn_open", 0);
+		buf_free(&cut);
+	}
+	buf_puts(&deep, "[{\"x\": ");
+	for (int i = 0; i < 100000; i++)
+		buf_puts(&deep, "[");
+	ixt_write(w.root, "compile_commands.json", deep.data);
+	expect_ahead_in(&w, "app/main.c", main_c, "include/net/conn.h",
+			"conn_open", "compat/old/net/conn.h", "conn_open", 0);
+	buf_free(&deep);
+	ws_close(&w);
 }
