@@ -280,7 +280,7 @@ bool rank__stem_below(const char *dir, const char *p, size_t n, char *out,
  * ---------------------------------------------------------------------- */
 
 /* The include directories the compilation database names, inside the
- * root, into w->incdirs; once a request. */
+ * root, into w->incdirs; read once for each version of the database. */
 void rank__include_dirs(Where *w);
 /* The include directories of database text[0, len) (not NUL-terminated),
  * found in directory dbdir of root (relative; for entries whose

@@ -578,6 +578,43 @@ TEST(imports_c_include_dirs_absolute)
 	ws_close(&w);
 }
 
+/* The directories of a database are read once for each version of it:
+ * rewritten to name the other directory, the next request follows it. */
+TEST(imports_c_include_dirs_follow_the_database)
+{
+	static const File files[] = {
+	    {"include/net/conn.h", "int conn_open(const char *host);\n"},
+	    {"compat/old/net/conn.h", "int conn_open(const char *name);\n"},
+	    {NULL, NULL},
+	};
+	const char *net =
+	    C_MAIN("#include \"net/conn.h\"\n", "conn_open(\"h\")");
+	Ws w;
+	Buf db = {0};
+
+	ws_open(&w, files);
+	buf_printf(&db,
+		   "[{\"directory\": \"%s\", \"command\": \"cc -Iinclude "
+		   "-c a.c\", \"file\": \"a.c\"}]\n",
+		   w.root);
+	ixt_write(w.root, "compile_commands.json", db.data);
+	for (int i = 0; i < 2; i++) /* the second from what was kept */
+		expect_ahead_in(&w, "app/main.c", net, "include/net/conn.h",
+				"conn_open", "compat/old/net/conn.h",
+				"conn_open", WANT_IMPORT);
+	buf_free(&db);
+	buf_printf(&db,
+		   "[{\"directory\": \"%s\", \"command\": \"cc "
+		   "-Icompat/old -c a.c\", \"file\": \"a.c\"}]\n",
+		   w.root);
+	ixt_write(w.root, "compile_commands.json", db.data);
+	expect_ahead_in(&w, "app/main.c", net, "compat/old/net/conn.h",
+			"conn_open", "include/net/conn.h", "conn_open",
+			WANT_IMPORT);
+	buf_free(&db);
+	ws_close(&w);
+}
+
 /* Go: an unexported type is named with a small letter, as the receiver
  * of its own methods or made by `newT()`. */
 TEST(receivers_go_unexported)
