@@ -221,6 +221,21 @@ static void read_redirects(Where *w, const char *text)
 	}
 }
 
+/* Reads the language's manifest in dir (relative to root, "" for the
+ * root itself), up to 64 KiB; 0, or an error when there is none. */
+static int read_manifest(const Where *w, const char *root, const char *dir,
+			 char **text, size_t *len)
+{
+	Buf path = {0};
+	int rc;
+
+	buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
+		   w->mr.manifest);
+	rc = castls_read_file_in(root, path.data, 1 << 16, text, len, NULL);
+	buf_free(&path);
+	return rc;
+}
+
 static bool find_manifest(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -236,16 +251,10 @@ static bool find_manifest(Where *w)
 	root = q->roots[q->root].path;
 	stem_dir(w, dir, sizeof(dir));
 	for (;;) {
-		Buf path = {0};
 		char *text;
 		size_t len;
-		int rc;
+		int rc = read_manifest(w, root, dir, &text, &len);
 
-		buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
-			   w->mr.manifest);
-		rc = castls_read_file_in(root, path.data, 1 << 16, &text, &len,
-					 NULL);
-		buf_free(&path);
 		if (rc == 0) {
 			memcpy(w->mdir, dir, sizeof(dir));
 			manifest_path(text, w->mr.manifest_key, w->mpath,
@@ -401,16 +410,10 @@ static void find_trees(Where *w)
 	root = q->roots[q->root].path;
 	stem_dir(w, dir, sizeof(dir));
 	for (;;) {
-		Buf path = {0};
 		char *text;
 		size_t len;
-		int rc;
+		int rc = read_manifest(w, root, dir, &text, &len);
 
-		buf_printf(&path, "%s/%s%s%s", root, dir, *dir ? "/" : "",
-			   w->mr.manifest);
-		rc = castls_read_file_in(root, path.data, 1 << 16, &text, &len,
-					 NULL);
-		buf_free(&path);
 		if (rc == 0) {
 			bool ws = *w->mr.workspace &&
 				  strstr(text, w->mr.workspace) != NULL;
