@@ -332,14 +332,6 @@ typedef struct {
 uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 			 uint32_t len, ImportRef **out);
 
-/* A name bound by assignment at the top level or in a top-level class
- * body (`MAX = 3`, `const table = {...}`): definitions without a span. */
-typedef struct {
-	ByteRange node;	 /* the assignment or declarator */
-	LineRange lines; /* of node */
-	ByteRange name;
-} Binding;
-
 /* What chunker_noncode finds. */
 enum {
 	NONCODE_COMMENTS = 1, /* comments, whole */
@@ -373,11 +365,6 @@ const char *lang_self_word(Lang lang);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);
-
-/* The bindings of tree, a parse of a text of len bytes, in order, into
- * *out (the caller's to xfree). Borrows tree. Returns the count. */
-uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
-			  Binding **out);
 
 /* Appends the span path of chunk i ("Outer > method") to b. */
 void chunking_span_path(const Chunking *c, int32_t span, const char *sep,

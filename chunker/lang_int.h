@@ -92,9 +92,10 @@ typedef struct {
 
 /*
  * Names bound by plain assignment at the top level of a file or a class
- * body: constants, aliases, `Name = namedtuple(...)`. Definitions the
- * span table already records (functions assigned to a const) are left out
- * by the type of their value.
+ * body: constants, aliases, `Name = namedtuple(...)`. Each is a span of
+ * kind variable (field in a class body). Definitions the span table
+ * already records (functions assigned to a const) are left out by the
+ * type of their value.
  */
 typedef struct {
 	const char *types;	/* nodes that bind a name; NULL: none */

@@ -14,8 +14,10 @@
 
 /* Bump when what is stored, or which files are, changes: an index of
  * another version is rebuilt. 3: minified files are skipped. 4: Go, Rust,
- * Java, C and C++ files are stored, generated ones skipped. */
-#define INDEX_SCHEMA_VERSION 4
+ * Java, C and C++ files are stored, generated ones skipped. 5: taken by
+ * another change on main. 6: bindings (`MAX = 3`, `export const a = 1`
+ * at the top level or in a class body) are spans. */
+#define INDEX_SCHEMA_VERSION 6
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

@@ -1,8 +1,8 @@
 /*
  * gather.c: the candidates for a cursor.
  *
- * - Definitions of the buffer itself, from its live spans and bindings
- *   (the index may lag the last keystrokes).
+ * - Definitions of the buffer itself, from its live spans (the index may
+ *   lag the last keystrokes).
  * - Definitions in the index named by identifiers near the cursor (a name
  *   the buffer defines at top level shadows them), by the names the
  *   buffer imports, and the members of the bases of the class around the
@@ -169,59 +169,6 @@ static void gather_live(Where *w)
 			c->other_class = !c->member;
 		}
 	}
-}
-
-/* The innermost live span holding byte at, or -1. */
-static int32_t live_span_at(const Where *w, uint32_t at)
-{
-	int32_t in = -1;
-
-	for (uint32_t i = 0; i < w->live.nspans; i++)
-		if (w->live.spans[i].bytes.start <= at &&
-		    w->live.spans[i].bytes.end > at)
-			in = (int32_t)i;
-	return in;
-}
-
-/* The buffer's bindings (`NAME = ...` at the top level or in a class
- * body) as definitions. */
-static void gather_bindings(Where *w)
-{
-	const RankCursor *q = w->q;
-	Binding *b;
-	uint32_t n = chunker_bindings(q->lang, w->tree, q->len, &b);
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t len = b[i].name.end - b[i].name.start;
-		int32_t up = live_span_at(w, b[i].node.start);
-		char id[IDENT_MAX];
-		Cand *c;
-
-		if (len >= sizeof(id) || (b[i].node.start <= q->cursor &&
-					  b[i].node.end >= q->cursor))
-			continue;
-		memcpy(id, q->text + b[i].name.start, len);
-		id[len] = '\0';
-		c = live_cand(w, (int64_t)w->live.nspans + b[i].node.start,
-			      CHUNK_STATEMENTS, b[i].node, b[i].lines);
-		if (!c)
-			continue;
-		c->live_parent = up;
-		if (up >= 0) {
-			const Span *sp = &w->live.spans[up];
-			Buf sym = {0};
-
-			c->member = up == w->cls || is_base(w, sp->name);
-			c->other_class = !c->member;
-			buf_printf(&sym, "%s.%s", sp->qualname, id);
-			c->symbol = buf_take(&sym);
-		} else {
-			c->symbol = xstrdup(id);
-		}
-		set_mention(c, id, rank__mention(w->ids, w->nids, id));
-		c->uses = uses_besides_one(w, id);
-	}
-	xfree(b);
 }
 
 /* Adds index span sp as a definition candidate, unless it is in the
@@ -543,7 +490,6 @@ void rank__gather(Where *w)
 	rank__imports(w);
 	rank__receivers(w);
 	gather_live(w);
-	gather_bindings(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
 		Index *ix = q->roots[r].ix;
 		uint64_t before;
