@@ -143,10 +143,14 @@ static const char *const statements[ST_COUNT] = {
     /* Batched lookups: ?1 is a JSON array of names or ids. The rank of
      * a row within its name or parent is taken over the narrow columns;
      * only the rows kept are read whole. */
+    /* Code before data of the same name: a file's variables (Python's
+     * and TypeScript's bindings are many) must not take the places of
+     * the functions and classes. */
     [ST_SPANS_NAMED_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
 	" row_number() OVER (PARTITION BY s2.name"
-	" ORDER BY length(s2.qualname), f2.path, s2.start_byte) AS rk"
+	" ORDER BY s2.kind IN ('variable', 'constant', 'field'),"
+	" length(s2.qualname), f2.path, s2.start_byte) AS rk"
 	" FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
 	" WHERE s2.name IN (SELECT value FROM json_each(?1))) t"
 	" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"

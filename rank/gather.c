@@ -303,6 +303,36 @@ static void gather_lexical(Where *w, int r, Index *ix)
 	index_hits_free(h, n);
 }
 
+/* A span that holds data (a variable, constant or field), not code. */
+static bool is_data(SpanKind k)
+{
+	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
+}
+
+/* Whether the class being written defines name itself: a base's field of
+ * that name is overridden. */
+static bool in_class(const Where *w, const char *name)
+{
+	for (uint32_t i = 0; w->cls >= 0 && i < w->live.nspans; i++)
+		if (w->live.spans[i].parent == w->cls &&
+		    strcmp(w->live.spans[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether index span sp is what a bare name near the cursor may mean.
+ * Data (a variable, constant or field) needs more than its name: code
+ * names its own locals `model` and `config` as scripts name their
+ * globals, and a class's fields are reached through an object (receivers,
+ * bases, `Cls.x`). A variable counts at the top level of a file this one
+ * imports. */
+static bool named_here(const Where *w, const IndexSpan *sp)
+{
+	if (!is_data(sp->kind))
+		return true;
+	return sp->parent_id == 0 && rank__path_imported(w, sp->path);
+}
+
 /* Definitions of the identifiers near the cursor. */
 static void gather_named(Where *w, int r, Index *ix)
 {
@@ -316,15 +346,22 @@ static void gather_named(Where *w, int r, Index *ix)
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
-		k = named(sp, n, w->ids[i].name, &at);
-		for (uint32_t j = at; j < at + k; j++) {
-			Cand *c = add_span(w, r, &sp[j]);
+		uint32_t kept = 0;
 
+		k = named(sp, n, w->ids[i].name, &at);
+		for (uint32_t j = at; j < at + k; j++)
+			kept += named_here(w, &sp[j]);
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c;
+
+			if (!named_here(w, &sp[j]))
+				continue;
+			c = add_span(w, r, &sp[j]);
 			/* A name defined in several places says less about
 			 * each. */
 			if (c)
 				set_mention(c, w->ids[i].name,
-					    w->ids[i].weight / k);
+					    w->ids[i].weight / kept);
 		}
 	}
 	index_spans_free(sp, n);
@@ -346,29 +383,40 @@ static void gather_imported(Where *w, int r, Index *ix)
 		return;
 	for (int i = 0; i < w->nimp; i++) {
 		const Import *im = &w->imp[i];
-		uint32_t resolved = 0, share;
+		uint32_t resolved = 0, top = 0, share;
 
 		k = named(sp, n, im->name, &at);
+		/* What a module exports is at its top level; a member of
+		 * the same name (a class's `toJSON` beside the module's) is
+		 * the import's only where nothing at the top level is
+		 * (Java's `import static a.C.m`). */
 		for (uint32_t j = at; j < at + k; j++)
-			resolved += rank__import_resolves_to(w, im, sp[j].path);
+			if (rank__import_resolves_to(w, im, sp[j].path))
+				resolved++, top += sp[j].parent_id == 0;
 		if (im->member && !resolved)
 			continue; /* not a module's member after all */
+		if (top)
+			resolved = top;
 		share = resolved	     ? resolved
 			: k < DEFS_PER_IDENT ? k
 					     : DEFS_PER_IDENT;
 		for (uint32_t j = at; j < at + k; j++) {
-			bool mine = rank__import_resolves_to(w, im, sp[j].path);
+			bool mine =
+			    rank__import_resolves_to(w, im, sp[j].path) &&
+			    (!top || sp[j].parent_id == 0);
+			double m;
 			Cand *c;
 
 			if (resolved ? !mine : j - at >= DEFS_PER_IDENT)
 				continue;
-			if ((c = add_span(w, r, &sp[j])))
-				set_mention(
-				    c, im->name,
-				    rank__mention(w->ids, w->nids, im->name) /
-					share);
-			else
-				c = find_span(&w->cs, r, sp[j].id);
+			m = rank__mention(w->ids, w->nids, im->name) / share;
+			/* Found by its name already, it may have had a share
+			 * of the name among other files' definitions: the
+			 * import says it is the one. */
+			if ((c = add_span(w, r, &sp[j])) ||
+			    ((c = find_span(&w->cs, r, sp[j].id)) &&
+			     m > c->mention))
+				set_mention(c, im->name, m);
 			if (c) {
 				c->import_name = true;
 				c->import_unused |= im->uses == 0;
@@ -440,6 +488,8 @@ static void gather_bases(Where *w, int r, Index *ix)
 				Cand *c;
 
 				if (kids[j].parent_id != cls[i].id ||
+				    (is_data(kids[j].kind) &&
+				     in_class(w, kids[j].name)) ||
 				    !(c = add_span(w, r, &kids[j])))
 					continue;
 				c->member = true;

@@ -612,6 +612,122 @@ TEST(python_module_members)
 	ws_close(&w);
 }
 
+/* The item of path that defines name: its symbol, or one of the small
+ * siblings shown with it (`defines` lists them); -1 when none. */
+static int find_def(const RankResult *r, const char *path, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < r->nitems; i++) {
+		const RankItem *it = &r->items[i];
+		const char *d = it->signals.defines;
+
+		if (it->in_buffer || strcmp(it->path, path) != 0)
+			continue;
+		if (strcmp(it->symbol, name) == 0)
+			return (int)i;
+		for (; d && (d = strstr(d, name)); d += n)
+			if ((d == it->signals.defines || d[-1] == ' ') &&
+			    (d[n] == ',' || d[n] == '\0'))
+				return (int)i;
+	}
+	if (getenv("RANK_EXPLAIN"))
+		explain(r);
+	return -1;
+}
+
+/* Names bound by assignment at the top level of a module are definitions
+ * of their own, a line each: `nodes.MODEL_BLOCK`, `from .consts import
+ * MAX_SIZE`, `Point = namedtuple(...)`, ahead of the same name in a file
+ * not imported. */
+TEST(bindings_are_definitions)
+{
+	static const File files[] = {
+	    {"pkg/__init__.py", ""},
+	    {"pkg/nodes.py", "import re\n\n"
+			     "MODEL_BLOCK = 4\n\n\n"
+			     "MODEL_LINE = 5\n\n\n"
+			     "def render(x):\n    return x\n"},
+	    {"pkg/consts.py", "from collections import namedtuple\n\n"
+			      "MAX_SIZE = 1 << 20\n\n\n"
+			      "Point = namedtuple(\"Point\", \"x y\")\n\n\n"
+			      "def scale(p):\n"
+			      "    return Point(p.x * 2, p.y * 2)\n"},
+	    {"other/consts.py", "MAX_SIZE = 7\n"},
+	    {NULL, NULL},
+	};
+	static const char *const want[][2] = {
+	    {"pkg/nodes.py", "MODEL_BLOCK"},
+	    {"pkg/consts.py", "MAX_SIZE"},
+	    {"pkg/consts.py", "Point"},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "pkg/app.py",
+		"from pkg import nodes\n"
+		"from .consts import MAX_SIZE, Point\n\n\n"
+		"def show(x):\n"
+		"    p = Point(x, nodes.MODEL_BLOCK)\n"
+		"    return min(x, MAX_SIZE) + " CURSOR "\n",
+		2000, &r);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		i = find_def(&r, want[k][0], want[k][1]);
+		CHECK_(i >= 0, (void)0, "no item %s %s", want[k][0],
+		       want[k][1]);
+		if (i < 0)
+			continue;
+		EXPECT_STR_EQ(r.items[i].symbol, want[k][1]);
+		EXPECT_TRUE(r.items[i].signals.import);
+		EXPECT_TRUE(r.items[i].signals.definition > 0);
+		EXPECT_INT_EQ(r.items[i].lines.start, r.items[i].lines.end);
+	}
+	/* The binding of the file the import names, not another's. */
+	i = find(&r, "other/consts.py", NULL);
+	EXPECT_TRUE(i < 0 || i > find_def(&r, "pkg/consts.py", "MAX_SIZE"));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* TypeScript: an exported const that is no function is a definition, as
+ * its `type` alias already was; `let` too. */
+TEST(bindings_are_definitions_typescript)
+{
+	static const File files[] = {
+	    {"src/limits.ts",
+	     "import { Clock } from \"./clock.js\";\n\n"
+	     "// Bytes a request may carry.\n"
+	     "export const MAX_BODY = 1 << 20;\n"
+	     "export let retries = 3;\n"
+	     "export const enabled = new Clock().now() > 0;\n"},
+	    {"src/other.ts", "export const MAX_BODY = 5;\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/server.ts",
+		"import { MAX_BODY, retries } from \"./limits.js\";\n\n"
+		"export function check(n: number): boolean {\n"
+		"  return n < MAX_BODY && retries > 0 && " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	i = find_def(&r, "src/limits.ts", "MAX_BODY");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_STR_EQ(r.items[i].symbol, "MAX_BODY");
+	EXPECT_TRUE(r.items[i].signals.import);
+	EXPECT_TRUE(r.items[i].signals.definition > 0);
+	EXPECT_TRUE(find_def(&r, "src/limits.ts", "retries") >= 0);
+	i = find(&r, "src/other.ts", "MAX_BODY");
+	EXPECT_TRUE(i < 0 || i > find_def(&r, "src/limits.ts", "MAX_BODY"));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* ---------------------------------------------------------------------- *
  * Receivers and duplicates
  * ---------------------------------------------------------------------- */
