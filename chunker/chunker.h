@@ -289,6 +289,12 @@ typedef struct {
 				   * that holds the root module ("src") */
 	bool shared_scope;	  /* the files of one directory see each
 				   * other's definitions (Go, Java) */
+	const char *path_maps;	  /* files whose compilerOptions map package
+				   * specifiers to paths, the nearest above
+				   * a file first ("tsconfig.json") */
+	const char *packages;	  /* the manifest of a workspace package, by
+				   * whose name it is imported
+				   * ("package.json") */
 } ModuleRules;
 
 void lang_modules(Lang lang, ModuleRules *out);

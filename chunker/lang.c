@@ -540,6 +540,8 @@ static const TypingRule no_typings[] = {
 #define PY_FILES ".py /__init__.py .pyi"
 /* ESM imports name the file the compiler writes: "./a.js" for a.ts. */
 #define JS_EXTS ".js .jsx .mjs .cjs"
+/* Compiler configurations with `paths` and `baseUrl`. */
+#define JS_PATH_MAPS "tsconfig.json jsconfig.json"
 #define JS_FILES                                                  \
 	".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
 	"/index.js"
@@ -659,6 +661,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .modules = MODULES_PATHS,
 			 .module_files = JS_FILES,
 			 .module_exts = JS_EXTS,
+			 .path_maps = JS_PATH_MAPS,
+			 .packages = "package.json",
 			 .stopwords = JS_STOPWORDS,
 			 .typings = js_typings,
 			 .calls = JS_CALLS,
@@ -683,6 +687,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .modules = MODULES_PATHS,
 		  .module_files = JS_FILES,
 		  .module_exts = JS_EXTS,
+		  .path_maps = JS_PATH_MAPS,
+		  .packages = "package.json",
 		  .stopwords = JS_STOPWORDS,
 		  .typings = js_typings,
 		  .calls = JS_CALLS,
@@ -707,6 +713,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .modules = MODULES_PATHS,
 			 .module_files = JS_FILES,
 			 .module_exts = JS_EXTS,
+			 .path_maps = JS_PATH_MAPS,
+			 .packages = "package.json",
 			 .stopwords = JS_STOPWORDS,
 			 .typings = js_typings,
 			 .calls = JS_CALLS,
@@ -960,6 +968,8 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->manifest_key = or_empty(spec->manifest_key);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
+	out->path_maps = or_empty(spec->path_maps);
+	out->packages = or_empty(spec->packages);
 }
 
 bool lang_can_use(Lang user, Lang def)

@@ -155,6 +155,8 @@ typedef struct {
 	const char *manifest_key;
 	const char *source_dir;
 	bool shared_scope;
+	const char *path_maps;
+	const char *packages;
 	const char *stopwords;	   /* keywords and builtins: never worth
 				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */

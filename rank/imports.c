@@ -62,8 +62,7 @@ static void stem_dir(const Where *w, char *stem, size_t cap)
 	stem[n] = '\0';
 }
 
-/* Drops from stem an extension of the list exts (space-separated). */
-static void strip_ext(char *stem, const char *exts)
+void rank__strip_ext(char *stem, const char *exts)
 {
 	size_t sl = strlen(stem);
 
@@ -222,7 +221,7 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 	size_t i = 0, ml;
 
 	im->stem[0] = '\0';
-	im->suffix = im->top = false;
+	im->suffix = im->top = im->mapped = false;
 	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
@@ -235,11 +234,13 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		stem_push_all(im->stem, sizeof(im->stem), m + i, n - i, '.');
 		break;
 	case MODULES_PATHS:
-		if (n == 0 || m[0] != '.') /* a package: not resolved here */
+		if (n == 0 || m[0] != '.') { /* a package, or a mapped path */
+			im->mapped = rank__map_module(w, m, n, im);
 			break;
+		}
 		stem_dir(w, im->stem, sizeof(im->stem));
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
-		strip_ext(im->stem, w->mr.exts);
+		rank__strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_PACKAGES:
 		ml = strlen(w->mpath);
@@ -263,7 +264,7 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		else
 			im->suffix = true;
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
-		strip_ext(im->stem, w->mr.exts);
+		rank__strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_NONE:
 		break;
@@ -381,7 +382,7 @@ static void add_own_mods(Where *w)
 	if (w->mr.style == MODULES_INCLUDES &&
 	    strlen(w->q->rel) < sizeof(im.stem)) {
 		memcpy(im.stem, w->q->rel, strlen(w->q->rel) + 1);
-		strip_ext(im.stem, w->mr.files);
+		rank__strip_ext(im.stem, w->mr.files);
 		im.top = false;
 		add_mod(w, &im);
 	}
@@ -522,7 +523,7 @@ void rank__imports(Where *w)
 		Import mod = {0}; /* a name's module, or the module itself */
 
 		resolve_ref(w, r, &mod);
-		if (w->mr.style >= MODULES_PACKAGES) {
+		if (w->mr.style >= MODULES_PACKAGES || mod.mapped) {
 			add_mod(w, &mod);
 		} else if (r->stmt.start != last_stmt ||
 			   r->kind == IMPORT_MODULE) {

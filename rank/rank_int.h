@@ -120,7 +120,25 @@ typedef struct {
 	uint32_t uses;		       /* of local, outside import statements */
 	bool member;		       /* used as a member of an imported module
 					* (`M.name`): only the module's own counts */
+	bool mapped; /* a package specifier a path map resolved */
 } Import;
+
+/* A module specifier pattern (at most one `*`) and the stem from the
+ * root it stands for (where the `*` goes, if any): a tsconfig.json
+ * `paths` entry (`@app/` and a star for `src/` and a star), a workspace
+ * package's name and its entry. */
+#define PATH_MAPS_MAX 128
+typedef struct {
+	char from[96];
+	char to[192];
+} PathMap;
+
+typedef struct {
+	PathMap map[PATH_MAPS_MAX];
+	uint32_t n;
+	char base[192]; /* tsconfig.json's baseUrl, from the root */
+	bool has_base;
+} PathMaps;
 
 /* A method called on a receiver of a known type: `x.name` for x a
  * `cls`. */
@@ -209,6 +227,7 @@ typedef struct {
 	int manifest;	 /* 0: not looked for; 1: found; -1: none */
 	char mdir[192];	 /* the directory holding it, from the root */
 	char mpath[192]; /* the module path it names */
+	PathMaps *maps;	 /* read at the first package specifier */
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;
@@ -234,6 +253,13 @@ bool rank__around(const Where *w, const Span *sp);
 /* Reads the buffer's imports into w->imp (with their uses) and its
  * modules into w->frags. */
 void rank__imports(Where *w);
+/* Drops from stem the first extension of the list exts (space-separated)
+ * it ends with. */
+void rank__strip_ext(char *stem, const char *exts);
+/* Resolves package specifier m[0, n) through the workspace's path maps
+ * (read into w->maps on the first call) into im->stem; false when no map
+ * names it. */
+bool rank__map_module(Where *w, const char *m, size_t n, Import *im);
 /* Whether path is what im's module names (stem.py, stem/__init__.py,
  * stem.ts, stem/index.ts, ... as the language says). */
 bool rank__import_resolves_to(const Where *w, const Import *im,

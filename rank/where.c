@@ -194,4 +194,5 @@ void rank__where_free(Where *w)
 	xfree(w->imp);
 	xfree(w->frags);
 	xfree(w->mods);
+	xfree(w->maps);
 }

@@ -728,6 +728,106 @@ TEST(bindings_are_definitions_typescript)
 	ws_close(&w);
 }
 
+/* Package specifiers the workspace maps: tsconfig.json's `paths` (its
+ * JSON has comments and trailing commas, as tsc allows) and `baseUrl`,
+ * and a workspace package by its package.json name, through `exports`.
+ * Each resolves to its file, which carries the import signal, ahead of a
+ * same-named definition elsewhere. */
+TEST(tsconfig_paths_and_workspace_packages)
+{
+	static const File files[] = {
+	    {"tsconfig.json",
+	     "{\n"
+	     "  // paths are relative to baseUrl\n"
+	     "  \"compilerOptions\": {\n"
+	     "    \"strict\": true, /* checked */\n"
+	     "    \"baseUrl\": \".\",\n"
+	     "    \"paths\": {\"@app/*\": [\"src/*\"], \"#cfg\": "
+	     "[\"src/config/load.ts\"],},\n"
+	     "  },\n"
+	     "}\n"},
+	    {"package.json", "{\"name\": \"root\", \"private\": true,\n"
+			     " \"workspaces\": [\"packages/*\"]}\n"},
+	    {"packages/core/package.json",
+	     "{\"name\": \"@acme/core\", \"main\": \"./dist/index.js\",\n"
+	     " \"exports\": {\".\": {\"types\": \"./src/index.ts\",\n"
+	     "                    \"default\": \"./dist/index.js\"},\n"
+	     "             \"./extra\": \"./src/extra.ts\"}}\n"},
+	    {"packages/core/src/index.ts",
+	     "export function makeCore(n: number): number {\n"
+	     "  return n + 1;\n"
+	     "}\n"},
+	    {"packages/core/src/extra.ts",
+	     "export function extraCore(n: number): number {\n"
+	     "  return n * 2;\n"
+	     "}\n"},
+	    {"src/util.ts", "export function slugify(s: string): string {\n"
+			    "  return s.toLowerCase();\n"
+			    "}\n"},
+	    {"src/widgets/index.ts",
+	     "export function button(label: string): string {\n"
+	     "  return label;\n"
+	     "}\n"},
+	    {"src/config/load.ts", "export function loadConfig(): object {\n"
+				   "  return {};\n"
+				   "}\n"},
+	    {"src/lib/helpers.ts", "export function trim(s: string): string {\n"
+				   "  return s.trim();\n"
+				   "}\n"},
+	    {"lib/util.ts", "export function slugify(s: string): string {\n"
+			    "  return s;\n"
+			    "}\n"
+			    "export function makeCore(n: number): number {\n"
+			    "  return n;\n"
+			    "}\n"},
+	    {NULL, NULL},
+	};
+	static const char *const want[][2] = {
+	    {"src/util.ts", "slugify"},
+	    {"src/widgets/index.ts", "button"},
+	    {"src/config/load.ts", "loadConfig"},
+	    {"src/lib/helpers.ts", "trim"},
+	    {"packages/core/src/index.ts", "makeCore"},
+	    {"packages/core/src/extra.ts", "extraCore"},
+	};
+	Ws w;
+	RankResult r;
+	int i, other;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/pages/home.ts",
+		"import { slugify } from \"@app/util\";\n"
+		"import { button } from \"@app/widgets\";\n"
+		"import { loadConfig } from \"#cfg\";\n"
+		"import { trim } from \"src/lib/helpers\";\n"
+		"import { makeCore } from \"@acme/core\";\n"
+		"import { extraCore } from \"@acme/core/extra\";\n\n"
+		"export function home(t: string): string {\n"
+		"  const c = loadConfig();\n"
+		"  const n = makeCore(extraCore(1));\n"
+		"  return button(slugify(trim(t))) + " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		i = find(&r, want[k][0], want[k][1]);
+		CHECK_(i >= 0, (void)0, "no item %s %s", want[k][0],
+		       want[k][1]);
+		if (i < 0)
+			continue;
+		CHECK_(r.items[i].signals.import, (void)0,
+		       "%s %s: no import signal", want[k][0], want[k][1]);
+	}
+	other = find(&r, "lib/util.ts", "slugify");
+	EXPECT_TRUE(other < 0 || (!r.items[other].signals.import &&
+				  other > find(&r, "src/util.ts", "slugify")));
+	other = find(&r, "lib/util.ts", "makeCore");
+	EXPECT_TRUE(other < 0 ||
+		    (!r.items[other].signals.import &&
+		     other > find(&r, "packages/core/src/index.ts", NULL)));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* ---------------------------------------------------------------------- *
  * Receivers and duplicates
  * ---------------------------------------------------------------------- */
