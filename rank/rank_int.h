@@ -7,7 +7,9 @@
  *   words.c   the identifiers near the cursor and how often the buffer
  *             uses each word
  *   imports.c what the buffer imports, and which files those modules are
- *   gather.c  candidates: the buffer's definitions and bindings, index
+ *   pathmap.c the files of package specifiers: tsconfig.json's paths and
+ *             the workspace's packages
+ *   gather.c  candidates: the buffer's definitions (bindings too), index
  *             definitions of the names in use, imported and inherited,
  *             and lexical chunk hits
  *   score.c   the weights (one table) and the ranking
