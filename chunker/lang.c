@@ -16,6 +16,11 @@
 static const DefRule python_defs[] = {
     {"class_definition", SPAN_CLASS, "name", "body", NULL},
     {"function_definition", SPAN_FUNCTION, "name", "body", NULL},
+    /* Python 3.12's `type Vec = list[float]`, `type Pair[T] = ...` */
+    {.type = "type_alias_statement",
+     .kind = SPAN_TYPE,
+     .name_field = "left",
+     .name_types = "identifier"},
     {NULL, 0, NULL, NULL, NULL},
 };
 

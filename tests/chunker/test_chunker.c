@@ -344,7 +344,8 @@ TEST(bindings_are_spans)
 	    "    name: str\n"
 	    "    count: int = 0\n"
 	    "if os.name:\n"
-	    "    HIDDEN = 1\n";
+	    "    HIDDEN = 1\n"
+	    "type Pair[T] = tuple[T, T]\n";
 	static const char ts[] =
 	    "// The limit.\n"
 	    "export const LIMIT = 5;\n"
@@ -358,6 +359,7 @@ TEST(bindings_are_spans)
 	} want_py[] = {
 	    {"MAX_SIZE", SPAN_VARIABLE, 1}, {"Point", SPAN_VARIABLE, 2},
 	    {"C.name", SPAN_FIELD, 7},	    {"C.count", SPAN_FIELD, 8},
+	    {"Pair", SPAN_TYPE, 11},
 	},
 	  want_ts[] = {
 	      {"LIMIT", SPAN_VARIABLE, 1},
@@ -382,7 +384,7 @@ TEST(bindings_are_spans)
 	}
 	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
 		CHECK_(!find_span(&c, never[i]), (void)0, "span %s", never[i]);
-	EXPECT_INT_EQ(c.nspans, 6); /* the four, f and C */
+	EXPECT_INT_EQ(c.nspans, 7); /* the five, f and C */
 	chunking_close(&c);
 
 	ASSERT_INT_EQ(chunk_text(0, LANG_TYPESCRIPT, ts, strlen(ts), &c), 0);
