@@ -321,16 +321,16 @@ static bool in_class(const Where *w, const char *name)
 }
 
 /* Whether index span sp is what a bare name near the cursor may mean.
- * Data (a variable, constant or field) needs more than its name: code
- * names its own locals `model` and `config` as scripts name their
- * globals, and a class's fields are reached through an object (receivers,
- * bases, `Cls.x`). A variable counts at the top level of a file this one
- * imports. */
+ * Data needs more than its name: code names its own locals `model` and
+ * `config` as scripts name their globals, and a class's fields are
+ * reached through an object (receivers, bases, `Cls.x`). A variable or
+ * constant counts in a file this one imports (at its top level or in a
+ * namespace), a field never. */
 static bool named_here(const Where *w, const IndexSpan *sp)
 {
 	if (!is_data(sp->kind))
 		return true;
-	return sp->parent_id == 0 && rank__path_imported(w, sp->path);
+	return sp->kind != SPAN_FIELD && rank__path_imported(w, sp->path);
 }
 
 /* Definitions of the identifiers near the cursor. */
