@@ -728,6 +728,75 @@ TEST(bindings_are_definitions_typescript)
 	ws_close(&w);
 }
 
+/* A script's module-level `model` and `config` are no definitions of
+ * the locals a function names so, nor is a class's field of that name:
+ * data found by a bare name counts only in a file the buffer imports. */
+TEST(bindings_need_an_import)
+{
+	static const File files[] = {
+	    {"scripts/train.py", "model = object()\nconfig = {}\n"},
+	    {"app/settings.py", "class Settings:\n    model = None\n"},
+	    {"app/limits.py", "config = {\"max\": 3}\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/run.py",
+		"from app import limits\n\n\n"
+		"def run(data, fit):\n"
+		"    model = fit(data)\n"
+		"    config = dict(limits.config)\n"
+		"    return model, config, " CURSOR "\n",
+		2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		CHECK_(r.items[i].in_buffer ||
+			   (strcmp(r.items[i].path, "scripts/train.py") != 0 &&
+			    strcmp(r.items[i].path, "app/settings.py") != 0),
+		       (void)0, "item %u: %s %s", i, r.items[i].path,
+		       r.items[i].symbol);
+	EXPECT_TRUE(find_def(&r, "app/limits.py", "config") >= 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* An imported name is its module's top-level definition, with the
+ * import's whole share of the name, not a class member of the same name
+ * in that module, nor shared with other files' definitions. */
+TEST(imported_name_is_the_modules_own)
+{
+	static const File files[] = {
+	    {"src/Inspectable.ts",
+	     "export const toJSON = (x: unknown): unknown => x;\n\n"
+	     "export abstract class Class {\n"
+	     "  abstract toJSON(): unknown;\n"
+	     "}\n"},
+	    {"src/a.ts", "export const toJSON = (a: unknown) => a;\n"},
+	    {"src/b.ts", "export const toJSON = (b: unknown) => b;\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int top, member;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/Map.ts",
+		"import { toJSON } from \"./Inspectable.js\";\n\n"
+		"export function show(m: unknown): unknown {\n"
+		"  return toJSON(m) ?? " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	top = find(&r, "src/Inspectable.ts", "toJSON");
+	member = find(&r, "src/Inspectable.ts", "Class.toJSON");
+	ASSERT_INT_EQ(top, 0);
+	EXPECT_TRUE(r.items[top].signals.definition >= 0.99);
+	/* Found by its name alone, if at all. */
+	EXPECT_TRUE(member < 0 || !r.items[member].signals.imported_name);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* Package specifiers the workspace maps: tsconfig.json's `paths` (its
  * JSON has comments and trailing commas, as tsc allows) and `baseUrl`,
  * and a workspace package by its package.json name, through `exports`.
