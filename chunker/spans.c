@@ -484,6 +484,7 @@ typedef struct {
 	int32_t span; /* span opened at this node, or -1 */
 	TSNode body;  /* that span's body; null: none */
 	bool flat;    /* that span does not name what it holds */
+	bool binds;   /* a holder of bindings that are definitions */
 } Frame;
 
 /* Appends the text of n to b, or, when n has a name of its own to go
@@ -648,41 +649,58 @@ static TSNode binding_name(const SpanRules *r, TSNode x)
 	return name;
 }
 
-/* Records a span for each binding under the statement at depth d. One
- * binding alone spans the whole statement (`export const A = 1;`, with
- * its comments) and names what is defined inside it; each of several
- * spans its own declarator. */
+/* The span holding binding x (a whole statement, or x alone), its name
+ * in name, as a member of the span around the stack at depth d. */
+static int32_t add_binding(Chunking *out, uint32_t *cap, const SpanRules *r,
+			   const Frame *stack, int d, TSNode x, TSNode name,
+			   const char *text, bool with_doc)
+{
+	int32_t parent = -1;
+	SpanKind kind = SPAN_VARIABLE, up;
+	const char *doc = NULL;
+	size_t doc_len = 0;
+
+	for (int i = d - 1; i >= 0 && parent < 0; i--)
+		parent = stack[i].span;
+	up = parent >= 0 ? out->spans[parent].kind : SPAN_VARIABLE;
+	if (up == SPAN_CLASS || up == SPAN_INTERFACE)
+		kind = SPAN_FIELD;
+	if (with_doc)
+		leading_comment(x, stack[d].prev, r, text, &doc, &doc_len);
+	return spans_add(
+	    out, cap, kind, parent,
+	    (ByteRange){ts_node_start_byte(x), ts_node_end_byte(x)},
+	    ts_node_end_byte(x), text, text + ts_node_start_byte(name),
+	    ts_node_end_byte(name) - ts_node_start_byte(name), r->spec->qsep,
+	    doc, doc_len);
+}
+
+/* At node n, at depth d, where bindings define names (in scope: the
+ * statement right in the file or a class body). A statement holding one
+ * binding and nothing else is its span, with its leading comment, and
+ * names what is defined inside it (an object literal's methods). Else
+ * the walk goes on through the holders, and each binding node it meets,
+ * in order among the definitions beside it (`const f = () => 1, X =
+ * 2`), spans itself. */
 static void add_bindings(Chunking *out, uint32_t *cap, const SpanRules *r,
-			 Frame *stack, int d, const char *text,
+			 Frame *stack, int d, bool in_scope, const char *text,
 			 uint32_t *nbound)
 {
-	TSNode found[BINDINGS_HELD_MAX], n = stack[d].node;
-	uint32_t k = find_bindings(r, n, found, 0, 0), i, named = 0;
-	int32_t parent = d >= 2 ? stack[d - 2].span : -1;
-	SpanKind kind = parent >= 0 ? SPAN_FIELD : SPAN_VARIABLE;
+	TSNode n = stack[d].node, found[BINDINGS_HELD_MAX], name;
 
-	for (i = 0; i < k; i++)
-		named += !ts_node_is_null(binding_name(r, found[i]));
-	for (i = 0; i < k && *nbound < BINDINGS_MAX; i++) {
-		TSNode name = binding_name(r, found[i]);
-		TSNode x = named == 1 ? n : found[i];
-		const char *doc = NULL;
-		size_t doc_len = 0;
-		int32_t s;
-
-		if (ts_node_is_null(name))
-			continue;
-		if (named == 1)
-			leading_comment(n, stack[d].prev, r, text, &doc,
-					&doc_len);
-		s = spans_add(
-		    out, cap, kind, parent,
-		    (ByteRange){ts_node_start_byte(x), ts_node_end_byte(x)},
-		    ts_node_end_byte(x), text, text + ts_node_start_byte(name),
-		    ts_node_end_byte(name) - ts_node_start_byte(name),
-		    r->spec->qsep, doc, doc_len);
-		if (named == 1)
-			stack[d].span = s;
+	if (in_scope && find_bindings(r, n, found, 0, 0) == 1 &&
+	    !ts_node_is_null(name = binding_name(r, found[0]))) {
+		stack[d].span =
+		    add_binding(out, cap, r, stack, d, n, name, text, true);
+		++*nbound;
+		return;
+	}
+	if (!has_role(r, n, ROLE_BIND)) {
+		stack[d].binds = true;
+		return;
+	}
+	if (!ts_node_is_null(name = binding_name(r, n))) {
+		add_binding(out, cap, r, stack, d, n, name, text, false);
 		++*nbound;
 	}
 }
@@ -700,6 +718,7 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		const DefRule *rule;
 		Found found;
+		bool scope;
 
 		if (depth == scap) {
 			scap = scap ? scap * 2 : 64;
@@ -725,8 +744,10 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			add_def(out, cap, r, rule, &found, stack, depth, text);
 		else if (has_role(r, n, ROLE_BIND | ROLE_BIND_HOLDER) &&
 			 nbound < BINDINGS_MAX &&
-			 binding_scope(out, stack, depth))
-			add_bindings(out, cap, r, stack, depth, text, &nbound);
+			 ((scope = binding_scope(out, stack, depth)) ||
+			  (depth > 0 && stack[depth - 1].binds)))
+			add_bindings(out, cap, r, stack, depth, scope, text,
+				     &nbound);
 		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			prev = (TSNode){0};

@@ -351,7 +351,8 @@ TEST(bindings_are_spans)
 	    "export const LIMIT = 5;\n"
 	    "const one = 1, two = 2;\n"
 	    "export const f = () => 1;\n"
-	    "function g() { const inner = 1; return inner; }\n";
+	    "function g() { const inner = 1; return inner; }\n"
+	    "const h = () => 1, Z = 3;\n";
 	static const struct {
 		const char *name;
 		SpanKind kind;
@@ -366,6 +367,8 @@ TEST(bindings_are_spans)
 	      {"one", SPAN_VARIABLE, 2},
 	      {"two", SPAN_VARIABLE, 2},
 	      {"f", SPAN_FUNCTION, 3},
+	      {"h", SPAN_FUNCTION, 5},
+	      {"Z", SPAN_VARIABLE, 5},
 	  };
 	static const char *const never[] = {"a", "b", "local", "f.local",
 					    "HIDDEN", "inner", "g.inner"};
@@ -404,7 +407,11 @@ TEST(bindings_are_spans)
 		EXPECT_STR_EQ(find_span(&c, "LIMIT")->header,
 			      "export const LIMIT = 5;");
 	}
-	EXPECT_INT_EQ(c.nspans, 5); /* the four and g */
+	EXPECT_INT_EQ(c.nspans, 7); /* the six and g */
+	/* Z after h, its statement's function: spans stay in order. */
+	for (uint32_t i = 1; i < c.nspans; i++)
+		EXPECT_TRUE(c.spans[i].bytes.start >=
+			    c.spans[i - 1].bytes.start);
 	chunking_close(&c);
 }
 
