@@ -309,6 +309,12 @@ typedef struct {
 				     * include directory, joined or apart */
 	bool shared_scope;	    /* the files of one directory see each
 				     * other's definitions (Go, Java) */
+	const char *path_maps;	    /* files whose compilerOptions map package
+				     * specifiers to paths, the nearest above
+				     * a file first ("tsconfig.json") */
+	const char *packages;	    /* the manifest of a workspace package, by
+				     * whose name it is imported
+				     * ("package.json") */
 } ModuleRules;
 
 void lang_modules(Lang lang, ModuleRules *out);
@@ -351,14 +357,6 @@ typedef struct {
  */
 uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 			 uint32_t len, ImportRef **out);
-
-/* A name bound by assignment at the top level or in a top-level class
- * body (`MAX = 3`, `const table = {...}`): definitions without a span. */
-typedef struct {
-	ByteRange node;	 /* the assignment or declarator */
-	LineRange lines; /* of node */
-	ByteRange name;
-} Binding;
 
 /* What chunker_noncode finds. */
 enum {
@@ -405,11 +403,6 @@ const char *lang_member_ops(Lang lang);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);
-
-/* The bindings of tree, a parse of a text of len bytes, in order, into
- * *out (the caller's to xfree). Borrows tree. Returns the count. */
-uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
-			  Binding **out);
 
 /* Appends the span path of chunk i ("Outer > method") to b. */
 void chunking_span_path(const Chunking *c, int32_t span, const char *sep,

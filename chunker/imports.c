@@ -302,17 +302,7 @@ uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 	return w.n;
 }
 
-/* ---------------------------------------------------------------------- *
- * Bindings
- * ---------------------------------------------------------------------- */
-
-typedef struct {
-	const LangSpec *spec;
-	uint32_t len;
-	Binding *out;
-	uint32_t n, cap;
-} BindWalk;
-
+/* Whether n is a class with a body; *rule is its row. */
 static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
 {
 	for (const DefRule *d = spec->defs; d->type; d++)
@@ -322,69 +312,6 @@ static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
 			return true;
 		}
 	return false;
-}
-
-static void bind_add(BindWalk *w, TSNode node)
-{
-	const BindingRule *b = &w->spec->bindings;
-	TSNode name = ts_node_child_by_field_name(
-	    node, b->name_field, (uint32_t)strlen(b->name_field));
-	TSNode value = ts_node_child_by_field_name(
-	    node, b->value_field, (uint32_t)strlen(b->value_field));
-	Binding *r;
-
-	if (!is_type(name, b->name_types) || is_type(value, b->skip_values) ||
-	    ts_node_end_byte(node) > w->len)
-		return;
-	if (w->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 32;
-		w->out = xrealloc(w->out, w->cap * sizeof(*w->out));
-	}
-	r = &w->out[w->n++];
-	r->node = range_of(node);
-	r->lines.start = ts_node_start_point(node).row;
-	r->lines.end = ts_node_end_point(node).row;
-	r->name = range_of(name);
-}
-
-/* The bindings among the statements under block; a class at the top
- * level is looked into once. */
-static void bind_visit(BindWalk *w, TSNode block, int depth)
-{
-	const BindingRule *b = &w->spec->bindings;
-	uint32_t n =
-	    ts_node_is_null(block) ? 0 : ts_node_named_child_count(block);
-
-	for (uint32_t i = 0; i < n && i < STATEMENTS_MAX; i++) {
-		TSNode x = ts_node_named_child(block, i);
-		const DefRule *cls;
-
-		if (is_type(x, b->types))
-			bind_add(w, x);
-		else if (is_type(x, b->holders))
-			bind_visit(w, x, depth);
-		else if (depth == 0 && is_class(w->spec, x, &cls))
-			bind_visit(w,
-				   ts_node_child_by_field_name(
-				       x, cls->body_field,
-				       (uint32_t)strlen(cls->body_field)),
-				   depth + 1);
-	}
-}
-
-uint32_t chunker_bindings(Lang lang, const TSTree *tree, uint32_t len,
-			  Binding **out)
-{
-	BindWalk w = {0};
-
-	*out = NULL;
-	w.spec = lang_spec(lang);
-	w.len = len;
-	if (!tree || !w.spec->bindings.types)
-		return 0;
-	bind_visit(&w, ts_tree_root_node(tree), 0);
-	*out = w.out;
-	return w.n;
 }
 
 /* ---------------------------------------------------------------------- *

@@ -16,6 +16,11 @@
 static const DefRule python_defs[] = {
     {"class_definition", SPAN_CLASS, "name", "body", NULL},
     {"function_definition", SPAN_FUNCTION, "name", "body", NULL},
+    /* Python 3.12's `type Vec = list[float]`, `type Pair[T] = ...` */
+    {.type = "type_alias_statement",
+     .kind = SPAN_TYPE,
+     .name_field = "left",
+     .name_types = "identifier"},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -550,6 +555,8 @@ static const TypingRule no_typings[] = {
 #define PY_FILES ".py /__init__.py .pyi"
 /* ESM imports name the file the compiler writes: "./a.js" for a.ts. */
 #define JS_EXTS ".js .jsx .mjs .cjs"
+/* Compiler configurations with `paths` and `baseUrl`. */
+#define JS_PATH_MAPS "tsconfig.json jsconfig.json"
 #define JS_FILES                                                  \
 	".ts .tsx .d.ts .js .jsx .mjs .cjs /index.ts /index.tsx " \
 	"/index.js"
@@ -669,6 +676,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .modules = MODULES_PATHS,
 			 .module_files = JS_FILES,
 			 .module_exts = JS_EXTS,
+			 .path_maps = JS_PATH_MAPS,
+			 .packages = "package.json",
 			 .stopwords = JS_STOPWORDS,
 			 .typings = js_typings,
 			 .calls = JS_CALLS,
@@ -693,6 +702,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .modules = MODULES_PATHS,
 		  .module_files = JS_FILES,
 		  .module_exts = JS_EXTS,
+		  .path_maps = JS_PATH_MAPS,
+		  .packages = "package.json",
 		  .stopwords = JS_STOPWORDS,
 		  .typings = js_typings,
 		  .calls = JS_CALLS,
@@ -717,6 +728,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .modules = MODULES_PATHS,
 			 .module_files = JS_FILES,
 			 .module_exts = JS_EXTS,
+			 .path_maps = JS_PATH_MAPS,
+			 .packages = "package.json",
 			 .stopwords = JS_STOPWORDS,
 			 .typings = js_typings,
 			 .calls = JS_CALLS,
@@ -1013,6 +1026,8 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->include_flags = or_empty(spec->include_flags);
 	out->source_dir = or_empty(spec->source_dir);
 	out->shared_scope = spec->shared_scope;
+	out->path_maps = or_empty(spec->path_maps);
+	out->packages = or_empty(spec->packages);
 }
 
 bool lang_can_use(Lang user, Lang def)

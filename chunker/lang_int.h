@@ -92,9 +92,10 @@ typedef struct {
 
 /*
  * Names bound by plain assignment at the top level of a file or a class
- * body: constants, aliases, `Name = namedtuple(...)`. Definitions the
- * span table already records (functions assigned to a const) are left out
- * by the type of their value.
+ * body: constants, aliases, `Name = namedtuple(...)`. Each is a span of
+ * kind variable (field in a class body). Definitions the span table
+ * already records (functions assigned to a const) are left out by the
+ * type of their value.
  */
 typedef struct {
 	const char *types;	/* nodes that bind a name; NULL: none */
@@ -163,6 +164,8 @@ typedef struct {
 	const char *include_flags;
 	const char *source_dir;
 	bool shared_scope;
+	const char *path_maps;
+	const char *packages;
 	const char *stopwords;	   /* keywords and builtins: never worth
 				    * looking up as a definition */
 	const TypingRule *typings; /* ended by a row with type NULL */

@@ -12,6 +12,13 @@
 /* Headers of definitions without a body (type aliases, signatures) stop
  * after this many bytes, at a line end. */
 #define HEADER_MAX 400
+/* Binding spans of one file: a generated table of thousands of
+ * assignments keeps its first ones only. */
+#define BINDINGS_MAX 256
+/* Bindings one statement holds (`const a = 1, b = 2`), and holders gone
+ * through to reach them. */
+#define BINDINGS_HELD_MAX 16
+#define HOLDERS_DEPTH_MAX 3
 
 static const char *const span_kinds[SPAN_KIND_COUNT] = {
     "class",	 "function", "method",	 "interface", "enum",  "type",
@@ -325,6 +332,7 @@ static void row_ids(const TSLanguage *tl, const DefRule *d, struct RowIds *ids)
 void span_rules_init(SpanRules *r, Lang lang)
 {
 	const TSLanguage *tl = chunker_language(lang);
+	const BindingRule *b = &lang_spec(lang)->bindings;
 	uint32_t s, i;
 
 	r->spec = lang_spec(lang);
@@ -346,6 +354,12 @@ void span_rules_init(SpanRules *r, Lang lang)
 			    tl, d->body_field, (uint32_t)strlen(d->body_field));
 	}
 	r->value_field = tl ? ts_language_field_id_for_name(tl, "value", 5) : 0;
+	r->bind_name = tl && b->types ? field_named(tl, b->name_field,
+						    strlen(b->name_field))
+				      : 0;
+	r->bind_value = tl && b->types ? field_named(tl, b->value_field,
+						     strlen(b->value_field))
+				       : 0;
 	r->rule_of = xmalloc((r->nsymbols + 1) * sizeof(*r->rule_of));
 	r->role = xcalloc(r->nsymbols + 1, 1);
 	for (s = 0; s < r->nsymbols; s++) {
@@ -363,6 +377,10 @@ void span_rules_init(SpanRules *r, Lang lang)
 		if (name && r->spec->attributes &&
 		    word_in_list(r->spec->attributes, name))
 			r->role[s] |= ROLE_ATTR;
+		if (name && b->types && word_in_list(b->types, name))
+			r->role[s] |= ROLE_BIND;
+		if (name && b->holders && word_in_list(b->holders, name))
+			r->role[s] |= ROLE_BIND_HOLDER;
 		if (!name || ts_language_symbol_type(tl, (TSSymbol)s) !=
 				 TSSymbolTypeRegular)
 			continue;
@@ -464,7 +482,9 @@ typedef struct {
 	TSNode node;
 	TSNode prev;  /* node's previous sibling; null for a first child */
 	int32_t span; /* span opened at this node, or -1 */
+	TSNode body;  /* that span's body; null: none */
 	bool flat;    /* that span does not name what it holds */
+	bool binds;   /* a holder of bindings that are definitions */
 } Frame;
 
 /* Appends the text of n to b, or, when n has a name of its own to go
@@ -569,8 +589,120 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		      body_start, text, b > a ? text + a : "<anonymous>",
 		      b > a ? b - a : 11, r->spec->qsep, doc, doc_len);
 	stack[d].flat = rule->flat;
+	stack[d].body = f->body;
 	if (owned || namer != parent)
 		qualify(out, stack[d].span, namer, r, rule, f, text);
+}
+
+/* ---------------------------------------------------------------------- *
+ * Bindings: names given a value at the top level or in a class body
+ * ---------------------------------------------------------------------- */
+
+/* Whether the node at depth d of the stack sits where an assignment
+ * defines a name: at the top level, or right in a class's body. */
+static bool binding_scope(const Chunking *out, const Frame *stack, int d)
+{
+	const Frame *cls = d >= 2 ? &stack[d - 2] : NULL;
+	SpanKind k;
+
+	if (d == 1)
+		return true;
+	if (!cls || cls->span < 0 || !ts_node_eq(stack[d - 1].node, cls->body))
+		return false;
+	k = out->spans[cls->span].kind;
+	return k == SPAN_CLASS || k == SPAN_INTERFACE;
+}
+
+/* Collects into found the binding nodes at or under n, going down
+ * through the rule's holders only; returns the new count. */
+static uint32_t find_bindings(const SpanRules *r, TSNode n, TSNode *found,
+			      uint32_t k, int depth)
+{
+	uint32_t i, m;
+
+	if (has_role(r, n, ROLE_BIND)) {
+		if (k < BINDINGS_HELD_MAX)
+			found[k++] = n;
+		return k;
+	}
+	if (!has_role(r, n, ROLE_BIND_HOLDER) || depth == HOLDERS_DEPTH_MAX)
+		return k;
+	m = ts_node_named_child_count(n);
+	for (i = 0; i < m && k < BINDINGS_HELD_MAX; i++)
+		k = find_bindings(r, ts_node_named_child(n, i), found, k,
+				  depth + 1);
+	return k;
+}
+
+/* The name binding node x gives, or null: a plain name of the rule's
+ * types, with a value that no definition rule has taken already. */
+static TSNode binding_name(const SpanRules *r, TSNode x)
+{
+	const BindingRule *b = &r->spec->bindings;
+	TSNode name = field_id(x, r->bind_name);
+	TSNode value = field_id(x, r->bind_value);
+
+	if (ts_node_is_null(name) || !node_is(name, b->name_types) ||
+	    (!ts_node_is_null(value) && b->skip_values &&
+	     node_is(value, b->skip_values)))
+		return (TSNode){0};
+	return name;
+}
+
+/* The span holding binding x (a whole statement, or x alone), its name
+ * in name, as a member of the span around the stack at depth d. */
+static int32_t add_binding(Chunking *out, uint32_t *cap, const SpanRules *r,
+			   const Frame *stack, int d, TSNode x, TSNode name,
+			   const char *text, bool with_doc)
+{
+	int32_t parent = -1;
+	SpanKind kind = SPAN_VARIABLE, up;
+	const char *doc = NULL;
+	size_t doc_len = 0;
+
+	for (int i = d - 1; i >= 0 && parent < 0; i--)
+		parent = stack[i].span;
+	up = parent >= 0 ? out->spans[parent].kind : SPAN_VARIABLE;
+	if (up == SPAN_CLASS || up == SPAN_INTERFACE)
+		kind = SPAN_FIELD;
+	if (with_doc)
+		leading_comment(x, stack[d].prev, r, text, &doc, &doc_len);
+	return spans_add(
+	    out, cap, kind, parent,
+	    (ByteRange){ts_node_start_byte(x), ts_node_end_byte(x)},
+	    ts_node_end_byte(x), text, text + ts_node_start_byte(name),
+	    ts_node_end_byte(name) - ts_node_start_byte(name), r->spec->qsep,
+	    doc, doc_len);
+}
+
+/* At node n, at depth d, where bindings define names (in scope: the
+ * statement right in the file or a class body). A statement holding one
+ * binding and nothing else is its span, with its leading comment, and
+ * names what is defined inside it (an object literal's methods). Else
+ * the walk goes on through the holders, and each binding node it meets,
+ * in order among the definitions beside it (`const f = () => 1, X =
+ * 2`), spans itself. */
+static void add_bindings(Chunking *out, uint32_t *cap, const SpanRules *r,
+			 Frame *stack, int d, bool in_scope, const char *text,
+			 uint32_t *nbound)
+{
+	TSNode n = stack[d].node, found[BINDINGS_HELD_MAX], name;
+
+	if (in_scope && find_bindings(r, n, found, 0, 0) == 1 &&
+	    !ts_node_is_null(name = binding_name(r, found[0]))) {
+		stack[d].span =
+		    add_binding(out, cap, r, stack, d, n, name, text, true);
+		++*nbound;
+		return;
+	}
+	if (!has_role(r, n, ROLE_BIND)) {
+		stack[d].binds = true;
+		return;
+	}
+	if (!ts_node_is_null(name = binding_name(r, n))) {
+		add_binding(out, cap, r, stack, d, n, name, text, false);
+		++*nbound;
+	}
 }
 
 void spans_collect(const SpanRules *r, TSNode root, const char *text,
@@ -580,17 +712,19 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 	TSNode prev = {0}; /* the current node's previous sibling */
 	Frame *stack = NULL;
 	int depth = 0, scap = 0;
+	uint32_t nbound = 0; /* binding spans added */
 
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		const DefRule *rule;
 		Found found;
+		bool scope;
 
 		if (depth == scap) {
 			scap = scap ? scap * 2 : 64;
 			stack = xrealloc(stack, (size_t)scap * sizeof(*stack));
 		}
-		stack[depth] = (Frame){n, prev, -1, false};
+		stack[depth] = (Frame){.node = n, .prev = prev, .span = -1};
 		TSSymbol sym = ts_node_symbol(n);
 		bool opaque = sym < r->nsymbols && (r->role[sym] & ROLE_OPAQUE);
 
@@ -608,6 +742,12 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 
 		if (ts_node_is_named(n) && (rule = match_rule(r, n, &found)))
 			add_def(out, cap, r, rule, &found, stack, depth, text);
+		else if (has_role(r, n, ROLE_BIND | ROLE_BIND_HOLDER) &&
+			 nbound < BINDINGS_MAX &&
+			 ((scope = binding_scope(out, stack, depth)) ||
+			  (depth > 0 && stack[depth - 1].binds)))
+			add_bindings(out, cap, r, stack, depth, scope, text,
+				     &nbound);
 		if (!opaque && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			prev = (TSNode){0};

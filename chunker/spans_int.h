@@ -18,6 +18,8 @@ typedef struct {
 	TSFieldId *name_field, *body_field;
 	TSFieldId value_field; /* "value" */
 	struct RowIds *ids;    /* row -> the ids of its other fields */
+	/* The ids of the binding rule's name and value fields. */
+	TSFieldId bind_name, bind_value;
 } SpanRules;
 
 #define NAME_PATH_MAX 3 /* fields in a DefRule's name_path */
@@ -28,13 +30,16 @@ struct RowIds {
 };
 
 /* ROLE_DEF: a definition or a wrapper around one. ROLE_ATTR: what
- * LangSpec.attributes lists. */
+ * LangSpec.attributes lists. ROLE_BIND and ROLE_BIND_HOLDER: the types and
+ * the holders of LangSpec.bindings. */
 enum {
 	ROLE_COMMENT = 1,
 	ROLE_IMPORT = 2,
 	ROLE_DEF = 4,
 	ROLE_OPAQUE = 16,
 	ROLE_ATTR = 32,
+	ROLE_BIND = 64,
+	ROLE_BIND_HOLDER = 128,
 };
 
 void span_rules_init(SpanRules *r, Lang lang);

@@ -16,8 +16,10 @@
  * another version is rebuilt. 3: minified files are skipped. 4: Go, Rust,
  * Java, C and C++ files are stored, generated ones skipped. 5: spans_name
  * is ordered by qualified length, files by indexed_at; spans keep no doc
- * comment. */
-#define INDEX_SCHEMA_VERSION 5
+ * comment. 6: bindings (`MAX = 3`, `export const a = 1` at the top level
+ * or in a class body) are spans, and a name's code comes before its
+ * data in spans_name. */
+#define INDEX_SCHEMA_VERSION 6
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

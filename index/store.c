@@ -29,6 +29,9 @@
  * Schema
  * ---------------------------------------------------------------------- */
 
+/* The span kinds that hold data rather than code. */
+#define DATA_KINDS "('variable', 'constant', 'field')"
+
 /* Kinds and languages are stored by name so the database reads on its
  * own; span and chunk `hash` columns identify content for stable ids. */
 static const char schema[] =
@@ -49,7 +52,8 @@ static const char schema[] =
     "CREATE INDEX spans_file ON spans(file_id, start_byte);"
     "CREATE INDEX spans_parent ON spans(parent_id);"
     /* The order of a name's definitions (NAME_ORDER) starts here. */
-    "CREATE INDEX spans_name ON spans(name, length(qualname));"
+    "CREATE INDEX spans_name ON spans(name, kind IN " DATA_KINDS ","
+    " length(qualname));"
     "CREATE TABLE chunks("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
     " kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
@@ -71,10 +75,12 @@ static const char schema[] =
     "INSERT INTO chunks_fts(chunks_fts, rank)"
     " VALUES('hashsize', 16777216);";
 
-/* The order of the definitions of one name: the least qualified first,
- * then by path and place. s and f are a spans and a files alias. */
-#define NAME_ORDER(s, f) \
-	"length(" #s ".qualname), " #f ".path, " #s ".start_byte"
+/* The order of the definitions of one name: code before data (a file's
+ * bindings are many), the least qualified first, then by path and place.
+ * s and f are a spans and a files alias. */
+#define NAME_ORDER(s, f)                                           \
+#s ".kind IN " DATA_KINDS ", length(" #s ".qualname), " #f \
+	   ".path, " #s ".start_byte"
 /* Spans of a name looked through for a qualified member; see
  * ST_MEMBERS_MANY. */
 #define QUALIFIED_SCAN "256"
@@ -153,7 +159,10 @@ static const char *const statements[ST_COUNT] = {
 		       " ORDER BY length(sp.qualname), f.path LIMIT ?2",
     /* Batched lookups: ?1 is a JSON array of names or ids. The spans of
      * a name are taken in the order of the spans_name index, up to ?2 of
-     * each: a name defined thousands of times costs a few rows. */
+     * each: a name defined thousands of times costs a few rows; and code
+     * before data of the same name: a file's variables (Python's and
+     * TypeScript's bindings are many) must not take the places of the
+     * functions and classes. */
     [ST_SPANS_NAMED_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT DISTINCT value AS name"
 	" FROM json_each(?1)) j CROSS JOIN spans s ON s.id IN"
@@ -187,7 +196,8 @@ static const char *const statements[ST_COUNT] = {
 	" WHERE q2.name = json_extract(j.value, '$[1]')"
 	" AND length(q2.qualname) >"
 	" length(json_extract(j.value, '$[0]')) + length(q2.name)"
-	" ORDER BY length(q2.qualname) LIMIT " QUALIFIED_SCAN ")"
+	" ORDER BY q2.kind IN " DATA_KINDS ", length(q2.qualname)"
+	" LIMIT " QUALIFIED_SCAN ")"
 	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"
 	" json_extract(j.value, '$[0]') || '.' || q.name)"
 	" OR ('.' || q.qualname) GLOB ('*[.:]' ||"

@@ -1,8 +1,8 @@
 /*
  * gather.c: the candidates for a cursor.
  *
- * - Definitions of the buffer itself, from its live spans and bindings
- *   (the index may lag the last keystrokes).
+ * - Definitions of the buffer itself, from its live spans (the index may
+ *   lag the last keystrokes).
  * - Definitions in the index named by identifiers near the cursor (a name
  *   the buffer defines at top level shadows them), by the names the
  *   buffer imports, and the members of the bases of the class around the
@@ -171,59 +171,6 @@ static void gather_live(Where *w)
 	}
 }
 
-/* The innermost live span holding byte at, or -1. */
-static int32_t live_span_at(const Where *w, uint32_t at)
-{
-	int32_t in = -1;
-
-	for (uint32_t i = 0; i < w->live.nspans; i++)
-		if (w->live.spans[i].bytes.start <= at &&
-		    w->live.spans[i].bytes.end > at)
-			in = (int32_t)i;
-	return in;
-}
-
-/* The buffer's bindings (`NAME = ...` at the top level or in a class
- * body) as definitions. */
-static void gather_bindings(Where *w)
-{
-	const RankCursor *q = w->q;
-	Binding *b;
-	uint32_t n = chunker_bindings(q->lang, w->tree, q->len, &b);
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t len = b[i].name.end - b[i].name.start;
-		int32_t up = live_span_at(w, b[i].node.start);
-		char id[IDENT_MAX];
-		Cand *c;
-
-		if (len >= sizeof(id) || (b[i].node.start <= q->cursor &&
-					  b[i].node.end >= q->cursor))
-			continue;
-		memcpy(id, q->text + b[i].name.start, len);
-		id[len] = '\0';
-		c = live_cand(w, (int64_t)w->live.nspans + b[i].node.start,
-			      CHUNK_STATEMENTS, b[i].node, b[i].lines);
-		if (!c)
-			continue;
-		c->live_parent = up;
-		if (up >= 0) {
-			const Span *sp = &w->live.spans[up];
-			Buf sym = {0};
-
-			c->member = up == w->cls || is_base(w, sp->name);
-			c->other_class = !c->member;
-			buf_printf(&sym, "%s.%s", sp->qualname, id);
-			c->symbol = buf_take(&sym);
-		} else {
-			c->symbol = xstrdup(id);
-		}
-		set_mention(c, id, rank__mention(w->ids, w->nids, id));
-		c->uses = uses_besides_one(w, id);
-	}
-	xfree(b);
-}
-
 /* Adds index span sp as a definition candidate, unless it is in the
  * current buffer (gather_live has those) or already there. */
 static Cand *add_span(Where *w, int root, const IndexSpan *sp)
@@ -356,6 +303,36 @@ static void gather_lexical(Where *w, int r, Index *ix)
 	index_hits_free(h, n);
 }
 
+/* A span that holds data (a variable, constant or field), not code. */
+static bool is_data(SpanKind k)
+{
+	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
+}
+
+/* Whether the class being written defines name itself: a base's field of
+ * that name is overridden. */
+static bool in_class(const Where *w, const char *name)
+{
+	for (uint32_t i = 0; w->cls >= 0 && i < w->live.nspans; i++)
+		if (w->live.spans[i].parent == w->cls &&
+		    strcmp(w->live.spans[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether index span sp is what a bare name near the cursor may mean.
+ * Data needs more than its name: code names its own locals `model` and
+ * `config` as scripts name their globals, and a class's fields are
+ * reached through an object (receivers, bases, `Cls.x`). A variable or
+ * constant counts in a file this one imports (at its top level or in a
+ * namespace), a field never. */
+static bool named_here(const Where *w, const IndexSpan *sp)
+{
+	if (!is_data(sp->kind))
+		return true;
+	return sp->kind != SPAN_FIELD && rank__path_imported(w, sp->path);
+}
+
 /* Definitions of the identifiers near the cursor. */
 static void gather_named(Where *w, int r, Index *ix)
 {
@@ -369,15 +346,22 @@ static void gather_named(Where *w, int r, Index *ix)
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
-		k = named(sp, n, w->ids[i].name, &at);
-		for (uint32_t j = at; j < at + k; j++) {
-			Cand *c = add_span(w, r, &sp[j]);
+		uint32_t kept = 0;
 
+		k = named(sp, n, w->ids[i].name, &at);
+		for (uint32_t j = at; j < at + k; j++)
+			kept += named_here(w, &sp[j]);
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c;
+
+			if (!named_here(w, &sp[j]))
+				continue;
+			c = add_span(w, r, &sp[j]);
 			/* A name defined in several places says less about
 			 * each. */
 			if (c)
 				set_mention(c, w->ids[i].name,
-					    w->ids[i].weight / k);
+					    w->ids[i].weight / kept);
 		}
 	}
 	index_spans_free(sp, n);
@@ -399,29 +383,40 @@ static void gather_imported(Where *w, int r, Index *ix)
 		return;
 	for (int i = 0; i < w->nimp; i++) {
 		const Import *im = &w->imp[i];
-		uint32_t resolved = 0, share;
+		uint32_t resolved = 0, top = 0, share;
 
 		k = named(sp, n, im->name, &at);
+		/* What a module exports is at its top level; a member of
+		 * the same name (a class's `toJSON` beside the module's) is
+		 * the import's only where nothing at the top level is
+		 * (Java's `import static a.C.m`). */
 		for (uint32_t j = at; j < at + k; j++)
-			resolved += rank__import_resolves_to(w, im, sp[j].path);
+			if (rank__import_resolves_to(w, im, sp[j].path))
+				resolved++, top += sp[j].parent_id == 0;
 		if (im->member && !resolved)
 			continue; /* not a module's member after all */
+		if (top)
+			resolved = top;
 		share = resolved	     ? resolved
 			: k < DEFS_PER_IDENT ? k
 					     : DEFS_PER_IDENT;
 		for (uint32_t j = at; j < at + k; j++) {
-			bool mine = rank__import_resolves_to(w, im, sp[j].path);
+			bool mine =
+			    rank__import_resolves_to(w, im, sp[j].path) &&
+			    (!top || sp[j].parent_id == 0);
+			double m;
 			Cand *c;
 
 			if (resolved ? !mine : j - at >= DEFS_PER_IDENT)
 				continue;
-			if ((c = add_span(w, r, &sp[j])))
-				set_mention(
-				    c, im->name,
-				    rank__mention(w->ids, w->nids, im->name) /
-					share);
-			else
-				c = find_span(&w->cs, r, sp[j].id);
+			m = rank__mention(w->ids, w->nids, im->name) / share;
+			/* Found by its name already, it may have had a share
+			 * of the name among other files' definitions: the
+			 * import says it is the one. */
+			if ((c = add_span(w, r, &sp[j])) ||
+			    ((c = find_span(&w->cs, r, sp[j].id)) &&
+			     m > c->mention))
+				set_mention(c, im->name, m);
 			if (c) {
 				c->import_name = true;
 				c->import_unused |= im->uses == 0;
@@ -493,6 +488,8 @@ static void gather_bases(Where *w, int r, Index *ix)
 				Cand *c;
 
 				if (kids[j].parent_id != cls[i].id ||
+				    (is_data(kids[j].kind) &&
+				     in_class(w, kids[j].name)) ||
 				    !(c = add_span(w, r, &kids[j])))
 					continue;
 				c->member = true;
@@ -543,7 +540,6 @@ void rank__gather(Where *w)
 	rank__imports(w);
 	rank__receivers(w);
 	gather_live(w);
-	gather_bindings(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
 		Index *ix = q->roots[r].ix;
 		uint64_t before;

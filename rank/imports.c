@@ -84,8 +84,7 @@ static void stem_dir(const Where *w, char *stem, size_t cap)
 	stem[n] = '\0';
 }
 
-/* Drops from stem an extension of the list exts (space-separated). */
-static void strip_ext(char *stem, const char *exts)
+void rank__strip_ext(char *stem, const char *exts)
 {
 	size_t sl = strlen(stem);
 
@@ -562,7 +561,7 @@ static bool resolve_include(Where *w, const char *m, size_t n, Import *im)
 	stem_dir(w, path, sizeof(path));
 	if (rank__stem_below(path, m, n, im->stem, sizeof(im->stem)) &&
 	    file_exists(w, im->stem)) {
-		strip_ext(im->stem, w->mr.exts);
+		rank__strip_ext(im->stem, w->mr.exts);
 		return true;
 	}
 	rank__include_dirs(w);
@@ -570,7 +569,7 @@ static bool resolve_include(Where *w, const char *m, size_t n, Import *im)
 		if (rank__stem_below(w->incdirs[i], m, n, im->stem,
 				     sizeof(im->stem)) &&
 		    file_exists(w, im->stem)) {
-			strip_ext(im->stem, w->mr.exts);
+			rank__strip_ext(im->stem, w->mr.exts);
 			im->pair = true;
 			return true;
 		}
@@ -585,7 +584,7 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 	size_t i = 0, ml;
 
 	im->stem[0] = '\0';
-	im->suffix = im->top = im->pair = im->sources = false;
+	im->suffix = im->top = im->pair = im->sources = im->mapped = false;
 	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
@@ -599,11 +598,13 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		stem_push_all(im->stem, sizeof(im->stem), m + i, n - i, '.');
 		break;
 	case MODULES_PATHS:
-		if (n == 0 || m[0] != '.') /* a package: not resolved here */
+		if (n == 0 || m[0] != '.') { /* a package, or a mapped path */
+			im->mapped = rank__map_module(w, m, n, im);
 			break;
+		}
 		stem_dir(w, im->stem, sizeof(im->stem));
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
-		strip_ext(im->stem, w->mr.exts);
+		rank__strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_PACKAGES:
 		if (resolve_redirect(w, m, n, im))
@@ -631,7 +632,7 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 		else
 			im->suffix = true;
 		stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
-		strip_ext(im->stem, w->mr.exts);
+		rank__strip_ext(im->stem, w->mr.exts);
 		break;
 	case MODULES_NONE:
 		break;
@@ -757,7 +758,7 @@ static void add_sources(Where *w, const ImportRef *r)
 
 	stem_push_all(im.stem, sizeof(im.stem), w->q->text + r->module.start,
 		      r->module.end - r->module.start, '/');
-	strip_ext(im.stem, w->mr.exts);
+	rank__strip_ext(im.stem, w->mr.exts);
 	im.suffix = im.sources = true;
 	add_mod(w, &im);
 }
@@ -779,7 +780,7 @@ static void add_own_mods(Where *w)
 	if (w->mr.style == MODULES_INCLUDES &&
 	    strlen(w->q->rel) < sizeof(im.stem)) {
 		memcpy(im.stem, w->q->rel, strlen(w->q->rel) + 1);
-		strip_ext(im.stem, w->mr.files);
+		rank__strip_ext(im.stem, w->mr.files);
 		im.top = false;
 		add_mod(w, &im);
 	}
@@ -920,7 +921,7 @@ void rank__imports(Where *w)
 		Import mod = {0}; /* a name's module, or the module itself */
 
 		resolve_ref(w, r, &mod);
-		if (w->mr.style >= MODULES_PACKAGES) {
+		if (w->mr.style >= MODULES_PACKAGES || mod.mapped) {
 			add_mod(w, &mod);
 			if (mod.pair)
 				add_sources(w, r);

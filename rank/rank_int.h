@@ -7,7 +7,9 @@
  *   words.c   the identifiers near the cursor and how often the buffer
  *             uses each word
  *   imports.c what the buffer imports, and which files those modules are
- *   gather.c  candidates: the buffer's definitions and bindings, index
+ *   pathmap.c the files of package specifiers: tsconfig.json's paths and
+ *             the workspace's packages
+ *   gather.c  candidates: the buffer's definitions (bindings too), index
  *             definitions of the names in use, imported and inherited,
  *             and lexical chunk hits
  *   score.c   the weights (one table) and the ranking
@@ -126,6 +128,7 @@ typedef struct {
 	bool pair;    /* a header found exactly, whose source file may be
 		       * anywhere */
 	bool sources; /* only source files match (not headers) */
+	bool mapped;  /* a package specifier a path map resolved */
 } Import;
 
 /* A module path the manifest maps to a directory of the root (Go's
@@ -140,6 +143,23 @@ typedef struct {
 	char name[IDENT_MAX]; /* as code writes it */
 	char dir[192];	      /* of its manifest, relative to the root */
 } Tree;
+
+/* A module specifier pattern (at most one `*`) and the stem from the
+ * root it stands for (where the `*` goes, if any): a tsconfig.json
+ * `paths` entry (`@app/` and a star for `src/` and a star), a workspace
+ * package's name and its entry. */
+#define PATH_MAPS_MAX 128
+typedef struct {
+	char from[96];
+	char to[192];
+} PathMap;
+
+typedef struct {
+	PathMap map[PATH_MAPS_MAX];
+	uint32_t n;
+	char base[192]; /* tsconfig.json's baseUrl, from the root */
+	bool has_base;
+} PathMaps;
 
 /* A method called on a receiver of a known type: `x.name` for x a
  * `cls`. */
@@ -236,6 +256,7 @@ typedef struct {
 	Tree *trees; /* the workspace's module trees, by name */
 	int ntrees;
 	bool trees_read;
+	PathMaps *maps;		      /* read at the first package specifier */
 	Receiver recv[RECEIVERS_MAX]; /* methods called on typed names */
 	int nrecv;
 	Cands cs;
@@ -261,6 +282,13 @@ bool rank__around(const Where *w, const Span *sp);
 /* Reads the buffer's imports into w->imp (with their uses) and its
  * modules into w->frags. */
 void rank__imports(Where *w);
+/* Drops from stem the first extension of the list exts (space-separated)
+ * it ends with. */
+void rank__strip_ext(char *stem, const char *exts);
+/* Resolves package specifier m[0, n) through the workspace's path maps
+ * (read into w->maps on the first call) into im->stem; false when no map
+ * names it. */
+bool rank__map_module(Where *w, const char *m, size_t n, Import *im);
 /* Whether path is what im's module names (stem.py, stem/__init__.py,
  * stem.ts, stem/index.ts, ... as the language says). */
 bool rank__import_resolves_to(const Where *w, const Import *im,

@@ -197,4 +197,5 @@ void rank__where_free(Where *w)
 	xfree(w->redir);
 	xfree(w->trees);
 	xfree(w->incdirs);
+	xfree(w->maps);
 }

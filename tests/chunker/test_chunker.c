@@ -327,6 +327,120 @@ TEST(typescript_definitions)
 	free(text);
 }
 
+/* Assignments at the top level and in a class body are spans (kind
+ * variable, field in a class); those inside functions, blocks and
+ * destructuring are not; a function assigned to a const stays a
+ * function, once. */
+TEST(bindings_are_spans)
+{
+	static const char py[] =
+	    "import os\n"
+	    "MAX_SIZE = 10  # bytes\n"
+	    "Point = namedtuple(\"Point\", \"x y\")\n"
+	    "a, b = 1, 2\n"
+	    "def f():\n"
+	    "    local = 3\n"
+	    "class C:\n"
+	    "    name: str\n"
+	    "    count: int = 0\n"
+	    "if os.name:\n"
+	    "    HIDDEN = 1\n"
+	    "type Pair[T] = tuple[T, T]\n";
+	static const char ts[] =
+	    "// The limit.\n"
+	    "export const LIMIT = 5;\n"
+	    "const one = 1, two = 2;\n"
+	    "export const f = () => 1;\n"
+	    "function g() { const inner = 1; return inner; }\n"
+	    "const h = () => 1, Z = 3;\n";
+	static const struct {
+		const char *name;
+		SpanKind kind;
+		uint32_t line;
+	} want_py[] = {
+	    {"MAX_SIZE", SPAN_VARIABLE, 1}, {"Point", SPAN_VARIABLE, 2},
+	    {"C.name", SPAN_FIELD, 7},	    {"C.count", SPAN_FIELD, 8},
+	    {"Pair", SPAN_TYPE, 11},
+	},
+	  want_ts[] = {
+	      {"LIMIT", SPAN_VARIABLE, 1},
+	      {"one", SPAN_VARIABLE, 2},
+	      {"two", SPAN_VARIABLE, 2},
+	      {"f", SPAN_FUNCTION, 3},
+	      {"h", SPAN_FUNCTION, 5},
+	      {"Z", SPAN_VARIABLE, 5},
+	  };
+	static const char *const never[] = {"a", "b", "local", "f.local",
+					    "HIDDEN", "inner", "g.inner"};
+	Chunking c;
+
+	ASSERT_INT_EQ(chunk_text(0, LANG_PYTHON, py, strlen(py), &c), 0);
+	for (size_t i = 0; i < sizeof(want_py) / sizeof(*want_py); i++) {
+		const Span *s = find_span(&c, want_py[i].name);
+
+		CHECK_(s != NULL, (void)0, "no span %s", want_py[i].name);
+		if (!s)
+			continue;
+		EXPECT_INT_EQ(s->kind, want_py[i].kind);
+		EXPECT_INT_EQ(s->lines.start, want_py[i].line);
+		EXPECT_INT_EQ(s->lines.end, want_py[i].line);
+	}
+	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
+		CHECK_(!find_span(&c, never[i]), (void)0, "span %s", never[i]);
+	EXPECT_INT_EQ(c.nspans, 7); /* the five, f and C */
+	chunking_close(&c);
+
+	ASSERT_INT_EQ(chunk_text(0, LANG_TYPESCRIPT, ts, strlen(ts), &c), 0);
+	for (size_t i = 0; i < sizeof(want_ts) / sizeof(*want_ts); i++) {
+		const Span *s = find_span(&c, want_ts[i].name);
+
+		CHECK_(s != NULL, (void)0, "no span %s", want_ts[i].name);
+		if (!s)
+			continue;
+		EXPECT_INT_EQ(s->kind, want_ts[i].kind);
+		EXPECT_INT_EQ(s->lines.start, want_ts[i].line);
+	}
+	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
+		CHECK_(!find_span(&c, never[i]), (void)0, "span %s", never[i]);
+	if (find_span(&c, "LIMIT")) {
+		EXPECT_STR_EQ(find_span(&c, "LIMIT")->doc, "// The limit.");
+		EXPECT_STR_EQ(find_span(&c, "LIMIT")->header,
+			      "export const LIMIT = 5;");
+	}
+	EXPECT_INT_EQ(c.nspans, 7); /* the six and g */
+	/* Z after h, its statement's function: spans stay in order. */
+	for (uint32_t i = 1; i < c.nspans; i++)
+		EXPECT_TRUE(c.spans[i].bytes.start >=
+			    c.spans[i - 1].bytes.start);
+	chunking_close(&c);
+}
+
+/* A generated table of thousands of assignments gives its first 256
+ * bindings as spans (spans.c's BINDINGS_MAX), not thousands; the
+ * functions after them all stay. */
+TEST(bindings_are_capped_per_file)
+{
+	Buf b = {0};
+	Chunking c;
+	uint32_t vars = 0, funcs = 0;
+
+	for (int i = 0; i < 5000; i++)
+		buf_printf(&b, "T%d = %d\n", i, i);
+	for (int i = 0; i < 10; i++)
+		buf_printf(&b, "def f%d():\n    return %d\n", i, i);
+	ASSERT_INT_EQ(chunk_text(0, LANG_PYTHON, b.data, b.len, &c), 0);
+	for (uint32_t i = 0; i < c.nspans; i++) {
+		vars += c.spans[i].kind == SPAN_VARIABLE;
+		funcs += c.spans[i].kind == SPAN_FUNCTION;
+	}
+	EXPECT_INT_EQ(vars, 256);
+	EXPECT_INT_EQ(funcs, 10);
+	EXPECT_TRUE(find_span(&c, "T0") && find_span(&c, "T255") &&
+		    !find_span(&c, "T256"));
+	chunking_close(&c);
+	buf_free(&b);
+}
+
 TEST(tiny_inputs_and_odd_bytes)
 {
 	static const struct {

@@ -233,7 +233,7 @@ test('tools over the SDK agree with the language server', async () => {
 		{
 			const r = await call(client, 'outline', { path: 'shop/models.py' });
 			assert.match(r.content[0].text,
-				/^shop\/models\.py \(python, 30 lines\): 6 definitions\n5-12 class Money:\n {2}11-12 def add/);
+				/^shop\/models\.py \(python, 30 lines\): 7 definitions\n5-12 class Money:\n {2}9-9 cents: int\n {2}11-12 def add/);
 			const small = await call(client, 'outline',
 				{ path: 'shop/models.py', budget: 30 });
 			assert.equal(small.structuredContent.truncated, true);

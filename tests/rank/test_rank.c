@@ -612,6 +612,291 @@ TEST(python_module_members)
 	ws_close(&w);
 }
 
+/* The item of path that defines name: its symbol, or one of the small
+ * siblings shown with it (`defines` lists them); -1 when none. */
+static int find_def(const RankResult *r, const char *path, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < r->nitems; i++) {
+		const RankItem *it = &r->items[i];
+		const char *d = it->signals.defines;
+
+		if (it->in_buffer || strcmp(it->path, path) != 0)
+			continue;
+		if (strcmp(it->symbol, name) == 0)
+			return (int)i;
+		for (; d && (d = strstr(d, name)); d += n)
+			if ((d == it->signals.defines || d[-1] == ' ') &&
+			    (d[n] == ',' || d[n] == '\0'))
+				return (int)i;
+	}
+	if (getenv("RANK_EXPLAIN"))
+		explain(r);
+	return -1;
+}
+
+/* Names bound by assignment at the top level of a module are definitions
+ * of their own, a line each: `nodes.MODEL_BLOCK`, `from .consts import
+ * MAX_SIZE`, `Point = namedtuple(...)`, ahead of the same name in a file
+ * not imported. */
+TEST(bindings_are_definitions)
+{
+	static const File files[] = {
+	    {"pkg/__init__.py", ""},
+	    {"pkg/nodes.py", "import re\n\n"
+			     "MODEL_BLOCK = 4\n\n\n"
+			     "MODEL_LINE = 5\n\n\n"
+			     "def render(x):\n    return x\n"},
+	    {"pkg/consts.py", "from collections import namedtuple\n\n"
+			      "MAX_SIZE = 1 << 20\n\n\n"
+			      "Point = namedtuple(\"Point\", \"x y\")\n\n\n"
+			      "def scale(p):\n"
+			      "    return Point(p.x * 2, p.y * 2)\n"},
+	    {"other/consts.py", "MAX_SIZE = 7\n"},
+	    {NULL, NULL},
+	};
+	static const char *const want[][2] = {
+	    {"pkg/nodes.py", "MODEL_BLOCK"},
+	    {"pkg/consts.py", "MAX_SIZE"},
+	    {"pkg/consts.py", "Point"},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "pkg/app.py",
+		"from pkg import nodes\n"
+		"from .consts import MAX_SIZE, Point\n\n\n"
+		"def show(x):\n"
+		"    p = Point(x, nodes.MODEL_BLOCK)\n"
+		"    return min(x, MAX_SIZE) + " CURSOR "\n",
+		2000, &r);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		i = find_def(&r, want[k][0], want[k][1]);
+		CHECK_(i >= 0, (void)0, "no item %s %s", want[k][0],
+		       want[k][1]);
+		if (i < 0)
+			continue;
+		EXPECT_STR_EQ(r.items[i].symbol, want[k][1]);
+		EXPECT_TRUE(r.items[i].signals.import);
+		EXPECT_TRUE(r.items[i].signals.definition > 0);
+		EXPECT_INT_EQ(r.items[i].lines.start, r.items[i].lines.end);
+	}
+	/* The binding of the file the import names, not another's. */
+	i = find(&r, "other/consts.py", NULL);
+	EXPECT_TRUE(i < 0 || i > find_def(&r, "pkg/consts.py", "MAX_SIZE"));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* TypeScript: an exported const that is no function is a definition, as
+ * its `type` alias already was; `let` too. */
+TEST(bindings_are_definitions_typescript)
+{
+	static const File files[] = {
+	    {"src/limits.ts",
+	     "import { Clock } from \"./clock.js\";\n\n"
+	     "// Bytes a request may carry.\n"
+	     "export const MAX_BODY = 1 << 20;\n"
+	     "export let retries = 3;\n"
+	     "export const enabled = new Clock().now() > 0;\n"},
+	    {"src/other.ts", "export const MAX_BODY = 5;\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/server.ts",
+		"import { MAX_BODY, retries } from \"./limits.js\";\n\n"
+		"export function check(n: number): boolean {\n"
+		"  return n < MAX_BODY && retries > 0 && " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	i = find_def(&r, "src/limits.ts", "MAX_BODY");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_STR_EQ(r.items[i].symbol, "MAX_BODY");
+	EXPECT_TRUE(r.items[i].signals.import);
+	EXPECT_TRUE(r.items[i].signals.definition > 0);
+	EXPECT_TRUE(find_def(&r, "src/limits.ts", "retries") >= 0);
+	i = find(&r, "src/other.ts", "MAX_BODY");
+	EXPECT_TRUE(i < 0 || i > find_def(&r, "src/limits.ts", "MAX_BODY"));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* A script's module-level `model` and `config` are no definitions of
+ * the locals a function names so, nor is a class's field of that name:
+ * data found by a bare name counts only in a file the buffer imports. */
+TEST(bindings_need_an_import)
+{
+	static const File files[] = {
+	    {"scripts/train.py", "model = object()\nconfig = {}\n"},
+	    {"app/settings.py", "class Settings:\n    model = None\n"},
+	    {"app/limits.py", "config = {\"max\": 3}\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/run.py",
+		"from app import limits\n\n\n"
+		"def run(data, fit):\n"
+		"    model = fit(data)\n"
+		"    config = dict(limits.config)\n"
+		"    return model, config, " CURSOR "\n",
+		2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		CHECK_(r.items[i].in_buffer ||
+			   (strcmp(r.items[i].path, "scripts/train.py") != 0 &&
+			    strcmp(r.items[i].path, "app/settings.py") != 0),
+		       (void)0, "item %u: %s %s", i, r.items[i].path,
+		       r.items[i].symbol);
+	EXPECT_TRUE(find_def(&r, "app/limits.py", "config") >= 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* An imported name is its module's top-level definition, with the
+ * import's whole share of the name, not a class member of the same name
+ * in that module, nor shared with other files' definitions. */
+TEST(imported_name_is_the_modules_own)
+{
+	static const File files[] = {
+	    {"src/Inspectable.ts",
+	     "export const toJSON = (x: unknown): unknown => x;\n\n"
+	     "export abstract class Class {\n"
+	     "  abstract toJSON(): unknown;\n"
+	     "}\n"},
+	    {"src/a.ts", "export const toJSON = (a: unknown) => a;\n"},
+	    {"src/b.ts", "export const toJSON = (b: unknown) => b;\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int top, member;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/Map.ts",
+		"import { toJSON } from \"./Inspectable.js\";\n\n"
+		"export function show(m: unknown): unknown {\n"
+		"  return toJSON(m) ?? " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	top = find(&r, "src/Inspectable.ts", "toJSON");
+	member = find(&r, "src/Inspectable.ts", "Class.toJSON");
+	ASSERT_INT_EQ(top, 0);
+	EXPECT_TRUE(r.items[top].signals.definition >= 0.99);
+	/* Found by its name alone, if at all. */
+	EXPECT_TRUE(member < 0 || !r.items[member].signals.imported_name);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Package specifiers the workspace maps: tsconfig.json's `paths` (its
+ * JSON has comments and trailing commas, as tsc allows) and `baseUrl`,
+ * and a workspace package by its package.json name, through `exports`.
+ * Each resolves to its file, which carries the import signal, ahead of a
+ * same-named definition elsewhere. */
+TEST(tsconfig_paths_and_workspace_packages)
+{
+	static const File files[] = {
+	    {"tsconfig.json",
+	     "{\n"
+	     "  // paths are relative to baseUrl\n"
+	     "  \"compilerOptions\": {\n"
+	     "    \"strict\": true, /* checked */\n"
+	     "    \"baseUrl\": \".\",\n"
+	     "    \"paths\": {\"@app/*\": [\"src/*\"], \"#cfg\": "
+	     "[\"src/config/load.ts\"],},\n"
+	     "  },\n"
+	     "}\n"},
+	    {"package.json", "{\"name\": \"root\", \"private\": true,\n"
+			     " \"workspaces\": [\"packages/*\"]}\n"},
+	    {"packages/core/package.json",
+	     "{\"name\": \"@acme/core\", \"main\": \"./dist/index.js\",\n"
+	     " \"exports\": {\".\": {\"types\": \"./src/index.ts\",\n"
+	     "                    \"default\": \"./dist/index.js\"},\n"
+	     "             \"./extra\": \"./src/extra.ts\"}}\n"},
+	    {"packages/core/src/index.ts",
+	     "export function makeCore(n: number): number {\n"
+	     "  return n + 1;\n"
+	     "}\n"},
+	    {"packages/core/src/extra.ts",
+	     "export function extraCore(n: number): number {\n"
+	     "  return n * 2;\n"
+	     "}\n"},
+	    {"src/util.ts", "export function slugify(s: string): string {\n"
+			    "  return s.toLowerCase();\n"
+			    "}\n"},
+	    {"src/widgets/index.ts",
+	     "export function button(label: string): string {\n"
+	     "  return label;\n"
+	     "}\n"},
+	    {"src/config/load.ts", "export function loadConfig(): object {\n"
+				   "  return {};\n"
+				   "}\n"},
+	    {"src/lib/helpers.ts", "export function trim(s: string): string {\n"
+				   "  return s.trim();\n"
+				   "}\n"},
+	    {"lib/util.ts", "export function slugify(s: string): string {\n"
+			    "  return s;\n"
+			    "}\n"
+			    "export function makeCore(n: number): number {\n"
+			    "  return n;\n"
+			    "}\n"},
+	    {NULL, NULL},
+	};
+	static const char *const want[][2] = {
+	    {"src/util.ts", "slugify"},
+	    {"src/widgets/index.ts", "button"},
+	    {"src/config/load.ts", "loadConfig"},
+	    {"src/lib/helpers.ts", "trim"},
+	    {"packages/core/src/index.ts", "makeCore"},
+	    {"packages/core/src/extra.ts", "extraCore"},
+	};
+	Ws w;
+	RankResult r;
+	int i, other;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/pages/home.ts",
+		"import { slugify } from \"@app/util\";\n"
+		"import { button } from \"@app/widgets\";\n"
+		"import { loadConfig } from \"#cfg\";\n"
+		"import { trim } from \"src/lib/helpers\";\n"
+		"import { makeCore } from \"@acme/core\";\n"
+		"import { extraCore } from \"@acme/core/extra\";\n\n"
+		"export function home(t: string): string {\n"
+		"  const c = loadConfig();\n"
+		"  const n = makeCore(extraCore(1));\n"
+		"  return button(slugify(trim(t))) + " CURSOR "\n"
+		"}\n",
+		2000, &r);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		i = find(&r, want[k][0], want[k][1]);
+		CHECK_(i >= 0, (void)0, "no item %s %s", want[k][0],
+		       want[k][1]);
+		if (i < 0)
+			continue;
+		CHECK_(r.items[i].signals.import, (void)0,
+		       "%s %s: no import signal", want[k][0], want[k][1]);
+	}
+	other = find(&r, "lib/util.ts", "slugify");
+	EXPECT_TRUE(other < 0 || (!r.items[other].signals.import &&
+				  other > find(&r, "src/util.ts", "slugify")));
+	other = find(&r, "lib/util.ts", "makeCore");
+	EXPECT_TRUE(other < 0 ||
+		    (!r.items[other].signals.import &&
+		     other > find(&r, "packages/core/src/index.ts", NULL)));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* ---------------------------------------------------------------------- *
  * Receivers and duplicates
  * ---------------------------------------------------------------------- */
