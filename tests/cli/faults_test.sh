@@ -183,9 +183,13 @@ print(db.execute(\"PRAGMA quick_check\").fetchone()[0])
 	grep -q "no space left" "$tmp/index.err" ||
 		fail "no cause: $(cat "$tmp/index.err")"
 	grep -q "first.py" "$tmp/search.out" || fail "search found nothing"
+	# The index of before is all there. A batch of the second scan may
+	# have gone in before the disk filled (a batch ends after a second,
+	# which a loaded machine reaches early): whole files, never part of
+	# one, and quick_check says so.
 	python3 -c "
 import json, sys
-assert json.load(open(sys.argv[1]))['files'] == 1
+assert 1 <= json.load(open(sys.argv[1]))['files'] <= 41
 " "$tmp/status.json" || fail "status: not the index of before"
 	[ "$(cat "$tmp/check.out")" = ok ] || fail "quick_check: $(cat "$tmp/check.out")"
 	;;
