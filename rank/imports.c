@@ -237,17 +237,14 @@ static int read_manifest(const Where *w, const char *root, const char *dir,
 
 static bool find_manifest(Where *w)
 {
-	const RankCursor *q = w->q;
-	const char *root;
+	const char *root = rank__root_path(w);
 	char dir[sizeof(w->mdir)];
 
 	if (w->manifest)
 		return w->manifest > 0;
 	w->manifest = -1;
-	if (!*w->mr.manifest || q->root < 0 || (uint32_t)q->root >= q->nroots ||
-	    !q->roots[q->root].path)
+	if (!*w->mr.manifest || !root)
 		return false;
-	root = q->roots[q->root].path;
 	stem_dir(w, dir, sizeof(dir));
 	for (;;) {
 		char *text;
@@ -395,18 +392,15 @@ static void workspace_members(Where *w, const char *root, const char *dir,
  * line, its members and its own. */
 static void find_trees(Where *w)
 {
-	const RankCursor *q = w->q;
-	const char *root;
+	const char *root = rank__root_path(w);
 	char dir[192];
 	bool nearest = true;
 
 	if (w->trees_read)
 		return;
 	w->trees_read = true;
-	if (!*w->mr.manifest || !*w->mr.manifest_key || q->root < 0 ||
-	    (uint32_t)q->root >= q->nroots || !q->roots[q->root].path)
+	if (!*w->mr.manifest || !*w->mr.manifest_key || !root)
 		return;
-	root = q->roots[q->root].path;
 	stem_dir(w, dir, sizeof(dir));
 	for (;;) {
 		char *text;
@@ -535,12 +529,11 @@ static bool resolve_redirect(Where *w, const char *m, size_t n, Import *im)
 /* Whether rel, from the root of the buffer's file, is a regular file. */
 static bool file_exists(const Where *w, const char *rel)
 {
-	const RankCursor *q = w->q;
 	struct stat st;
 	Buf path = {0};
 	bool ok;
 
-	buf_printf(&path, "%s/%s", q->roots[q->root].path, rel);
+	buf_printf(&path, "%s/%s", rank__root_path(w), rel);
 	ok = stat(path.data, &st) == 0 && S_ISREG(st.st_mode);
 	buf_free(&path);
 	return ok;
@@ -552,11 +545,9 @@ static bool file_exists(const Where *w, const char *rel)
  * neither has it. */
 static bool resolve_include(Where *w, const char *m, size_t n, Import *im)
 {
-	const RankCursor *q = w->q;
 	char path[sizeof(im->stem)];
 
-	if (q->root < 0 || (uint32_t)q->root >= q->nroots ||
-	    !q->roots[q->root].path || !q->rel)
+	if (!rank__root_path(w) || !w->q->rel)
 		return false;
 	stem_dir(w, path, sizeof(path));
 	if (rank__stem_below(path, m, n, im->stem, sizeof(im->stem)) &&

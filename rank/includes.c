@@ -390,16 +390,13 @@ static void cache_put(const Where *w, const char *path, int64_t size,
 
 void rank__include_dirs(Where *w)
 {
-	const RankCursor *q = w->q;
-	const char *root, *dbs = w->mr.include_db;
+	const char *root = rank__root_path(w), *dbs = w->mr.include_db;
 
 	if (w->incdirs_read)
 		return;
 	w->incdirs_read = true;
-	if (q->root < 0 || (uint32_t)q->root >= q->nroots ||
-	    !q->roots[q->root].path)
+	if (!root)
 		return;
-	root = q->roots[q->root].path;
 	/* The first database of the table's list that there is. */
 	for (const char *d = dbs; *d; d += *d == ' ') {
 		size_t n = strcspn(d, " ");

@@ -188,7 +188,7 @@ static void map_add(PathMaps *pm, const char *from, const char *dir,
 static bool read_config(const Where *w, const char *rel, char **text,
 			const char **end)
 {
-	const char *root = w->q->roots[w->q->root].path;
+	const char *root = rank__root_path(w);
 	Buf path = {0};
 	size_t len;
 	int rc;
@@ -343,7 +343,7 @@ static void read_package(Where *w, PathMaps *pm, const char *dir)
  * directory there; or an object with that list as `packages`. */
 static void read_workspaces(Where *w, PathMaps *pm)
 {
-	const char *root = w->q->roots[w->q->root].path, *e, *ws;
+	const char *root = rank__root_path(w), *e, *ws;
 	char *text, glob[128];
 	int seen = 0;
 
@@ -418,8 +418,7 @@ bool rank__map_module(Where *w, const char *m, size_t n, Import *im)
 
 	if (!*w->mr.path_maps && !*w->mr.packages)
 		return false;
-	if (w->q->root < 0 || (uint32_t)w->q->root >= w->q->nroots ||
-	    !w->q->roots[w->q->root].path || n == 0 || n >= sizeof(spec))
+	if (!rank__root_path(w) || n == 0 || n >= sizeof(spec))
 		return false;
 	if (!pm) {
 		pm = w->maps = xcalloc(1, sizeof(*pm));

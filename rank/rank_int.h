@@ -268,6 +268,9 @@ typedef struct {
  * class being written. */
 void rank__locate(Where *w, const RankCursor *q);
 void rank__where_free(Where *w);
+/* The path of the root the buffer's file is under (borrowed), or NULL
+ * when it is under none: nothing is read from disk for it then. */
+const char *rank__root_path(const Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);

@@ -183,6 +183,15 @@ bool rank__excluded(const Where *w, const Cand *c)
 	       c->lines.start <= w->ex_last;
 }
 
+const char *rank__root_path(const Where *w)
+{
+	const RankCursor *q = w->q;
+
+	if (q->root < 0 || (uint32_t)q->root >= q->nroots)
+		return NULL;
+	return q->roots[q->root].path;
+}
+
 void rank__where_free(Where *w)
 {
 	rank__cands_free(&w->cs);
