@@ -224,8 +224,9 @@ void index_spans_free(IndexSpan *spans, uint32_t n);
 int index_symbols(Index *ix, const char *query, uint32_t limit, IndexSpan **out,
 		  uint32_t *n);
 
-/* Spans named `name` exactly, shortest qualified name first, up to
- * limit (at most INDEX_SEARCH_MAX). */
+/* Spans named `name` exactly, code before data (variables, constants,
+ * fields), then the shortest qualified name first, up to limit (at most
+ * INDEX_SEARCH_MAX). */
 int index_spans_named(Index *ix, const char *name, uint32_t limit,
 		      IndexSpan **out, uint32_t *n);
 

@@ -72,6 +72,23 @@ struct Index {
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
 	" s.end_line"
+/* The span kinds that hold data rather than code (span_is_data says the
+ * same in C). */
+#define DATA_KINDS "('variable', 'constant', 'field')"
+
+static inline bool span_is_data(SpanKind k)
+{
+	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
+}
+
+/* The order of the definitions of one name, in every lookup by name:
+ * code before data (a file's bindings are many), the least qualified
+ * first, then by path and place. s and f are a spans and a files alias;
+ * the spans_name index holds the first two keys. */
+#define NAME_ORDER(s, f)                                           \
+#s ".kind IN " DATA_KINDS ", length(" #s ".qualname), " #f \
+	   ".path, " #s ".start_byte"
+
 #define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
 	" c.end_byte, c.start_line, c.end_line"

@@ -29,9 +29,6 @@
  * Schema
  * ---------------------------------------------------------------------- */
 
-/* The span kinds that hold data rather than code. */
-#define DATA_KINDS "('variable', 'constant', 'field')"
-
 /* Kinds and languages are stored by name so the database reads on its
  * own; span and chunk `hash` columns identify content for stable ids. */
 static const char schema[] =
@@ -75,12 +72,6 @@ static const char schema[] =
     "INSERT INTO chunks_fts(chunks_fts, rank)"
     " VALUES('hashsize', 16777216);";
 
-/* The order of the definitions of one name: code before data (a file's
- * bindings are many), the least qualified first, then by path and place.
- * s and f are a spans and a files alias. */
-#define NAME_ORDER(s, f)                                           \
-#s ".kind IN " DATA_KINDS ", length(" #s ".qualname), " #f \
-	   ".path, " #s ".start_byte"
 /* Spans of a name looked through for a qualified member; see
  * ST_MEMBERS_MANY. */
 #define QUALIFIED_SCAN "256"

@@ -583,12 +583,12 @@ int index_spans_named(Index *ix, const char *name, uint32_t limit,
 		      IndexSpan **out, uint32_t *n)
 {
 	int err = 0;
-	sqlite3_stmt *s = prepare_spans(
-	    ix,
-	    "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
-	    " ON f.id = s.file_id WHERE s.name = ?1"
-	    " ORDER BY length(s.qualname), f.path, s.start_byte LIMIT ?2",
-	    name, 0, limit, &err);
+	sqlite3_stmt *s =
+	    prepare_spans(ix,
+			  "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+			  " ON f.id = s.file_id WHERE s.name = ?1"
+			  " ORDER BY " NAME_ORDER(s, f) " LIMIT ?2",
+			  name, 0, limit, &err);
 
 	*out = NULL;
 	*n = 0;
@@ -657,6 +657,8 @@ static int cmp_named(const void *a, const void *b)
 
 	if ((c = strcmp(x->name, y->name)))
 		return c;
+	if (span_is_data(x->kind) != span_is_data(y->kind))
+		return span_is_data(x->kind) ? 1 : -1;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
 	if ((c = strcmp(x->path, y->path)))
