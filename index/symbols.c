@@ -189,7 +189,7 @@ static int collect_spans(Index *ix, sqlite3_stmt *s, IndexSpan **out,
  * pass a quarter of it: it matches, and its lookup finds nothing. */
 struct NameCache {
 	Buf text;		 /* the names, each NUL-terminated */
-	uint32_t *at;		 /* where each name starts in text, ascending */
+	uint32_t *at;		 /* where each name starts in text */
 	uint32_t *count;	 /* its spans when it was read */
 	uint32_t n, cap, loaded; /* names; of them, read by the full load */
 	uint32_t *slot;		 /* open addressing: a name's index + 1 */
@@ -330,6 +330,7 @@ static int name_cache(Index *ix, struct NameCache **out)
 /* A name that matched, as the order of index_symbols ranks it. */
 typedef struct {
 	const char *name; /* in the cache's text */
+	uint32_t k;	  /* its index in the cache */
 	uint32_t len;
 	int rank; /* symbol_rank */
 } Match;
@@ -425,6 +426,7 @@ static uint32_t best_names(const struct NameCache *c, const char *q,
 		if (!subsequence(name, lq) || !(m.rank = symbol_rank(name, q)))
 			continue;
 		m.name = name;
+		m.k = k;
 		m.len = (uint32_t)strlen(name);
 		heap_offer(best, &n, limit, m);
 	}
@@ -432,21 +434,8 @@ static uint32_t best_names(const struct NameCache *c, const char *q,
 		qsort(best, n, sizeof(*best), cmp_match);
 	while (need < n &&
 	       (spans < limit || (best[need].rank == best[need - 1].rank &&
-				  best[need].len == best[need - 1].len))) {
-		uint32_t at = (uint32_t)(best[need].name - c->text.data);
-		uint32_t lo = 0, hi = c->n; /* the name's count, by offset */
-
-		while (lo < hi) {
-			uint32_t mid = (lo + hi) / 2;
-
-			if (c->at[mid] < at)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		spans += c->count[lo];
-		need++;
-	}
+				  best[need].len == best[need - 1].len)))
+		spans += c->count[best[need++].k];
 	return need;
 }
 
