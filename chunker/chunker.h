@@ -98,6 +98,12 @@ typedef enum {
 const char *span_kind_name(SpanKind kind);   /* "class", "function", ... */
 const char *chunk_kind_name(ChunkKind kind); /* "definition", ... */
 
+/* A class or an interface: a span whose body holds members. */
+static inline bool span_kind_is_class(SpanKind kind)
+{
+	return kind == SPAN_CLASS || kind == SPAN_INTERFACE;
+}
+
 typedef struct {
 	uint32_t start, end; /* bytes, end exclusive */
 } ByteRange;

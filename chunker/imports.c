@@ -306,8 +306,8 @@ uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
 {
 	for (const DefRule *d = spec->defs; d->type; d++)
-		if ((d->kind == SPAN_CLASS || d->kind == SPAN_INTERFACE) &&
-		    d->body_field && strcmp(ts_node_type(n), d->type) == 0) {
+		if (span_kind_is_class(d->kind) && d->body_field &&
+		    strcmp(ts_node_type(n), d->type) == 0) {
 			*rule = d;
 			return true;
 		}

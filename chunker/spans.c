@@ -558,8 +558,7 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 	}
 	if (kind == SPAN_FUNCTION &&
 	    (owned ||
-	     (parent >= 0 && (out->spans[parent].kind == SPAN_CLASS ||
-			      out->spans[parent].kind == SPAN_INTERFACE))))
+	     (parent >= 0 && span_kind_is_class(out->spans[parent].kind))))
 		kind = SPAN_METHOD;
 	/* And over the attributes right before it. */
 	start = ts_node_start_byte(outer);
@@ -603,14 +602,12 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 static bool binding_scope(const Chunking *out, const Frame *stack, int d)
 {
 	const Frame *cls = d >= 2 ? &stack[d - 2] : NULL;
-	SpanKind k;
 
 	if (d == 1)
 		return true;
 	if (!cls || cls->span < 0 || !ts_node_eq(stack[d - 1].node, cls->body))
 		return false;
-	k = out->spans[cls->span].kind;
-	return k == SPAN_CLASS || k == SPAN_INTERFACE;
+	return span_kind_is_class(out->spans[cls->span].kind);
 }
 
 /* Collects into found the binding nodes at or under n, going down
@@ -663,7 +660,7 @@ static int32_t add_binding(Chunking *out, uint32_t *cap, const SpanRules *r,
 	for (int i = d - 1; i >= 0 && parent < 0; i--)
 		parent = stack[i].span;
 	up = parent >= 0 ? out->spans[parent].kind : SPAN_VARIABLE;
-	if (up == SPAN_CLASS || up == SPAN_INTERFACE)
+	if (span_kind_is_class(up))
 		kind = SPAN_FIELD;
 	if (with_doc)
 		leading_comment(x, stack[d].prev, r, text, &doc, &doc_len);

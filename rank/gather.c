@@ -157,13 +157,11 @@ static void gather_live(Where *w)
 			      sp->lines);
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
-		c->is_class =
-		    sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
+		c->is_class = span_kind_is_class(sp->kind);
 		set_mention(c, sp->name,
 			    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
-		if (up &&
-		    (up->kind == SPAN_CLASS || up->kind == SPAN_INTERFACE)) {
+		if (up && span_kind_is_class(up->kind)) {
 			c->member =
 			    sp->parent == w->cls || is_base(w, up->name);
 			c->other_class = !c->member;
@@ -188,7 +186,7 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	c->symbol = xstrdup(sp->qualname);
 	c->lang = sp->lang;
 	c->kind = CHUNK_DEFINITION;
-	c->is_class = sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE;
+	c->is_class = span_kind_is_class(sp->kind);
 	c->file_id = sp->file_id;
 	c->parent = sp->parent_id;
 	c->bytes = sp->bytes;
@@ -470,7 +468,7 @@ static void gather_bases(Where *w, int r, Index *ix)
 	if (index_spans_named_many(ix, names, (uint32_t)w->nbases, 2, &cls, &n))
 		return;
 	for (uint32_t i = 0; i < n && nids < MAX_BASES * 2; i++)
-		if (cls[i].kind == SPAN_CLASS || cls[i].kind == SPAN_INTERFACE)
+		if (span_kind_is_class(cls[i].kind))
 			ids[nids++] = cls[i].id;
 	if (index_span_children_many(ix, ids, nids, MEMBERS_MAX, &kids, &nk)) {
 		index_spans_free(cls, n);

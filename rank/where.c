@@ -139,7 +139,7 @@ void rank__locate(Where *w, const RankCursor *q)
 
 		if (sp->kind == SPAN_SECTION || !rank__around(w, sp))
 			continue;
-		if (sp->kind == SPAN_CLASS || sp->kind == SPAN_INTERFACE)
+		if (span_kind_is_class(sp->kind))
 			w->cls = (int32_t)i;
 		else
 			fn = (int32_t)i;
