@@ -640,6 +640,11 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 	int err = 0;
 
 	while ((r = pool_pop(p, r))) {
+		/* Cancelled: what is queued is dropped, not written (up to
+		 * QUEUE_MAX files, seconds of writing for a server whose
+		 * client is gone); the next scan reads those files again. */
+		if (!err && p->w->cancel && *p->w->cancel)
+			err = CASTLS_ECANCELED;
 		if (!err && !ix->in_txn)
 			err = index__begin(ix);
 		if (!err)
