@@ -152,6 +152,9 @@ int index__file_touch(Index *ix, int64_t id, const FileStamp *stamp);
 /* Within a transaction: deletes a file and its rows. */
 int index__file_delete(Index *ix, int64_t id);
 
+/* bm25.c: defines castls_bm25() on db (see there); 0 or CASTLS_EDB. */
+int index__bm25_register(sqlite3 *db);
+
 /* search.c: frees the document-frequency cache (NULL does nothing). */
 void index__df_cache_delete(struct DfCache *c);
 /* symbols.c: frees the span-name cache (NULL does nothing). */

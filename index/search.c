@@ -208,11 +208,12 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 	return 0;
 }
 
-/* Builds the MATCH expression from the rarest terms of the query; returns
- * the number of terms (0: nothing to search for). *over is set when even
- * the rarest is past the posting budget. */
+/* Builds the MATCH expression from the rarest terms of the query, and in
+ * dfs the ", df" of each (castls_bm25's arguments); returns the number of
+ * terms (0: nothing to search for). *over is set when even the rarest is
+ * past the posting budget. */
 static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
-			    bool *over)
+			    Buf *dfs, bool *over)
 {
 	Terms ts;
 	int64_t total = 0, postings = 0;
@@ -235,6 +236,7 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
 			break;
 		postings += ts.t[i].df;
 		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
+		buf_printf(dfs, ", %lld", (long long)ts.t[i].df);
 		kept++;
 	}
 	*over = postings > POSTING_BUDGET;
@@ -286,34 +288,46 @@ void index__hit_read(sqlite3_stmt *s, IndexHit *h)
 	h->lines.end = (uint32_t)sqlite3_column_int64(s, 9);
 }
 
+/* The statement of index_search for the query's terms (their dfs as
+ * rare_terms_query gives them). The top hits are ranked in the
+ * full-text index alone (castls_bm25: bm25 that skips rows it can prove
+ * are not among them, which is most of a common term's); only they are
+ * joined with their rows, so a common term does not read the text of
+ * every chunk it appears in.
+ *
+ * A query of common words alone ("return true;", "x = 1"), whose rarest
+ * term is in more chunks than the posting budget (over), would score
+ * every chunk it matches, 100 ms at 5 M lines, to tell apart chunks that
+ * hardly differ: the newest OVER_BUDGET_SCORED (the last written, the
+ * files being edited first) are scored. */
+static int search_statement(Index *ix, const Buf *dfs, bool over,
+			    sqlite3_stmt **s)
+{
+	Buf sql = {0};
+	int rc;
+
+	buf_puts(&sql, "SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text FROM"
+		       " (SELECT * FROM (SELECT rowid AS id,");
+	buf_printf(&sql,
+		   " castls_bm25(chunks_fts, ?2, ?3, ?4, ?5%s) AS rank"
+		   " FROM chunks_fts WHERE chunks_fts MATCH ?1",
+		   dfs->data ? dfs->data : "");
+	if (over)
+		buf_printf(&sql, " ORDER BY rowid DESC LIMIT %d",
+			   OVER_BUDGET_SCORED);
+	buf_puts(&sql, ") ORDER BY rank LIMIT ?5) t"
+		       " JOIN chunks c ON c.id = t.id"
+		       " JOIN files f ON f.id = c.file_id ORDER BY t.rank");
+	rc = sqlite3_prepare_v2(ix->db, sql.data, (int)sql.len, s, NULL);
+	buf_free(&sql);
+	return rc == SQLITE_OK ? 0 : index__db_error(ix, rc);
+}
+
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n)
 {
-	/* The top hits are ranked in the full-text index alone; only they
-	 * are joined with their rows, so a common term does not read the
-	 * text of every chunk it appears in. */
-	static const char sql[] =
-	    "SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
-	    " FROM (SELECT rowid AS id, bm25(chunks_fts, ?2, ?3, ?4) AS rank"
-	    " FROM chunks_fts WHERE chunks_fts MATCH ?1"
-	    " ORDER BY rank LIMIT ?5) t"
-	    " JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
-	    " ORDER BY t.rank";
-	/* A query of common words alone ("return true;", "x = 1"), whose
-	 * rarest term is in more chunks than the posting budget: bm25 of
-	 * every chunk it matches would cost 100 ms at 5 M lines, to tell
-	 * apart chunks that hardly differ. The newest OVER_BUDGET_SCORED
-	 * (the last written: the files being edited first) are scored. */
-	static const char sql_over[] =
-	    "SELECT " HIT_COLUMNS ", -t.rank, c.names, c.text"
-	    " FROM (SELECT * FROM (SELECT rowid AS id,"
-	    " bm25(chunks_fts, ?2, ?3, ?4) AS rank FROM chunks_fts"
-	    " WHERE chunks_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?6)"
-	    " ORDER BY rank LIMIT ?5) t"
-	    " JOIN chunks c ON c.id = t.id JOIN files f ON f.id = c.file_id"
-	    " ORDER BY t.rank";
-	Buf expr = {0};
-	sqlite3_stmt *s;
+	Buf expr = {0}, dfs = {0};
+	sqlite3_stmt *s = NULL;
 	uint32_t cap = 0;
 	bool over = false;
 	int rc = 0;
@@ -323,22 +337,17 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	if (limit > INDEX_SEARCH_MAX)
 		limit = INDEX_SEARCH_MAX;
 	if (!limit ||
-	    (rc = rare_terms_query(ix, query, len, &expr, &over)) <= 0) {
+	    (rc = rare_terms_query(ix, query, len, &expr, &dfs, &over)) <= 0 ||
+	    (rc = search_statement(ix, &dfs, over, &s))) {
 		buf_free(&expr);
+		buf_free(&dfs);
 		return rc < 0 ? rc : 0;
-	}
-	rc = sqlite3_prepare_v2(ix->db, over ? sql_over : sql, -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		buf_free(&expr);
-		return index__db_error(ix, rc);
 	}
 	sqlite3_bind_text(s, 1, expr.data, (int)expr.len, SQLITE_STATIC);
 	sqlite3_bind_double(s, 2, W_TEXT);
 	sqlite3_bind_double(s, 3, W_NAMES);
 	sqlite3_bind_double(s, 4, W_PATH);
 	sqlite3_bind_int(s, 5, (int)limit);
-	if (over)
-		sqlite3_bind_int(s, 6, OVER_BUDGET_SCORED);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		IndexHit *h;
 
@@ -354,6 +363,7 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	}
 	sqlite3_finalize(s);
 	buf_free(&expr);
+	buf_free(&dfs);
 	if (rc != SQLITE_DONE) {
 		index_hits_free(*hits, *n);
 		*hits = NULL;

@@ -633,7 +633,7 @@ static int open_db(Index *ix)
 	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
 		return err;
 	/* Before the schema: its full-text table names the tokenizer. */
-	if (code_tokenizer_register(ix->db))
+	if (code_tokenizer_register(ix->db) || index__bm25_register(ix->db))
 		return CASTLS_EDB;
 	sqlite3_wal_hook(ix->db, wal_hook, ix);
 	if (version == 0) {
@@ -712,7 +712,7 @@ static int open_db_reading(Index *ix)
 			 version, INDEX_SCHEMA_VERSION);
 		return CASTLS_EREADONLY;
 	}
-	if (code_tokenizer_register(ix->db))
+	if (code_tokenizer_register(ix->db) || index__bm25_register(ix->db))
 		return CASTLS_EDB;
 	return prepare_all(ix);
 }

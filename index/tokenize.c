@@ -467,26 +467,31 @@ static int fts5_create(void *udata, const char **argv, int argc,
 
 static void fts5_delete(Fts5Tokenizer *self) { (void)self; }
 
+fts5_api *code_fts5_api(sqlite3 *db)
+{
+	fts5_api *api = NULL;
+	sqlite3_stmt *stmt = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
+	    SQLITE_OK)
+		return NULL; /* no FTS5 in this SQLite */
+	if (sqlite3_bind_pointer(stmt, 1, &api, "fts5_api_ptr", NULL) ==
+	    SQLITE_OK)
+		sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	return api && api->iVersion >= 2 ? api : NULL;
+}
+
 int code_tokenizer_register(sqlite3 *db)
 {
 	/* FTS5 copies the methods; the struct is not const only because
 	 * xCreateTokenizer's signature says so. */
 	static fts5_tokenizer methods = {fts5_create, fts5_delete,
 					 fts5_tokenize};
-	fts5_api *api = NULL;
-	sqlite3_stmt *stmt = NULL;
+	fts5_api *api = code_fts5_api(db);
 
-	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
-	    SQLITE_OK)
-		return CASTLS_EDB; /* no FTS5 in this SQLite */
-	if (sqlite3_bind_pointer(stmt, 1, &api, "fts5_api_ptr", NULL) ==
-	    SQLITE_OK)
-		sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if (!api || api->iVersion < 2)
-		return CASTLS_EDB;
-	if (api->xCreateTokenizer(api, "castls", NULL, &methods, NULL) !=
-	    SQLITE_OK)
+	if (!api || api->xCreateTokenizer(api, "castls", NULL, &methods,
+					  NULL) != SQLITE_OK)
 		return CASTLS_EDB;
 	return 0;
 }

@@ -118,6 +118,10 @@ int code_tokenize(const char *text, size_t len, TokenFn fn, void *ctx);
  */
 int code_tokenizer_register(sqlite3 *db);
 
+/* The FTS5 API of db (borrowed, for as long as db is open), or NULL when
+ * its SQLite has no FTS5 of version 2 or later. */
+fts5_api *code_fts5_api(sqlite3 *db);
+
 /*
  * Appends to out an FTS5 MATCH expression for free text (borrowed; any
  * bytes): the whole and part tokens of text, each double-quoted, without
