@@ -3,7 +3,6 @@
  */
 #include "index_int.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -77,6 +76,12 @@ int index_span_get(Index *ix, int64_t id, IndexSpan *out)
  * Symbol matching
  * ---------------------------------------------------------------------- */
 
+/* ASCII classes, as <ctype.h> has them in the C locale, inline: the
+ * part matcher asks them for every cell of its table. */
+static inline bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+static inline bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
+static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
 /* Where the parts of an identifier start: after '_', at a capital after a
  * lower-case letter or digit, at a capital followed by lower case after a
  * capital run, and at a digit after a letter. */
@@ -89,11 +94,11 @@ static bool part_start(const char *s, size_t i)
 	p = (unsigned char)s[i - 1];
 	if (p == '_' || p == '$' || p == '.' || p == '-')
 		return c != '_';
-	if (isupper(c) && (islower(p) || isdigit(p)))
+	if (is_upper(c) && (is_lower(p) || is_digit(p)))
 		return true;
-	if (isupper(c) && isupper(p) && islower((unsigned char)s[i + 1]))
+	if (is_upper(c) && is_upper(p) && is_lower((unsigned char)s[i + 1]))
 		return true;
-	return isdigit(c) && isalpha(p);
+	return is_digit(c) && (is_upper(p) || is_lower(p));
 }
 
 #define SYMBOL_NAME_MAX 256 /* longer names match by prefix only */
@@ -131,16 +136,20 @@ static bool parts_match(const char *name, const char *q)
 	return m == 0 || J[0][0];
 }
 
+/* 3: exact, 2: prefix, 0: neither (case-insensitive). */
+static int prefix_rank(const char *name, const char *q)
+{
+	if (strcasecmp(name, q) == 0)
+		return 3;
+	return strncasecmp(name, q, strlen(q)) == 0 ? 2 : 0;
+}
+
 /* 3: exact, 2: prefix, 1: parts, 0: no match (all case-insensitive). */
 static int symbol_rank(const char *name, const char *q)
 {
-	size_t n = strlen(q);
+	int rank = prefix_rank(name, q);
 
-	if (strcasecmp(name, q) == 0)
-		return 3;
-	if (strncasecmp(name, q, n) == 0)
-		return 2;
-	return parts_match(name, q) ? 1 : 0;
+	return rank ? rank : parts_match(name, q) ? 1 : 0;
 }
 
 /* Reads every row of s as a span; leaves s stepped to its end (or its
@@ -191,6 +200,7 @@ struct NameCache {
 	Buf text;		 /* the names, each NUL-terminated */
 	uint32_t *at;		 /* where each name starts in text */
 	uint32_t *count;	 /* its spans when it was read */
+	uint64_t *chars;	 /* its char_set */
 	uint32_t n, cap, loaded; /* names; of them, read by the full load */
 	uint32_t *slot;		 /* open addressing: a name's index + 1 */
 	uint32_t nslots;	 /* a power of two, over twice n */
@@ -205,8 +215,21 @@ void index__name_cache_delete(struct NameCache *c)
 	buf_free(&c->text);
 	xfree(c->at);
 	xfree(c->count);
+	xfree(c->chars);
 	xfree(c->slot);
 	xfree(c);
+}
+
+/* The bytes of s, case folded, as a set of 64 (byte & 63): a name can
+ * match a query only when it holds every byte of the query, so only a
+ * name whose set holds the query's is read (a few in a hundred). */
+static uint64_t char_set(const char *s, size_t n)
+{
+	uint64_t set = 0;
+
+	for (size_t i = 0; i < n; i++)
+		set |= 1ull << (lower(s[i]) & 63);
+	return set;
 }
 
 static int64_t data_version(Index *ix)
@@ -262,7 +285,9 @@ static void name_add(struct NameCache *c, const char *name, size_t len,
 		c->cap = c->cap ? c->cap * 2 : 4096;
 		c->at = xrealloc(c->at, c->cap * sizeof(*c->at));
 		c->count = xrealloc(c->count, c->cap * sizeof(*c->count));
+		c->chars = xrealloc(c->chars, c->cap * sizeof(*c->chars));
 	}
+	c->chars[c->n] = char_set(name, len);
 	c->at[c->n] = (uint32_t)c->text.len;
 	c->count[c->n++] = count;
 	*sl = c->n;
@@ -414,20 +439,31 @@ static uint32_t best_names(const struct NameCache *c, const char *q,
 {
 	char lq[SYMBOL_QUERY_MAX + 1];
 	uint32_t n = 0, need = 0, spans = 0;
+	uint64_t set;
 	size_t i;
 
 	for (i = 0; q[i] && i < SYMBOL_QUERY_MAX; i++)
 		lq[i] = lower(q[i]);
 	lq[i] = '\0';
+	set = char_set(lq, i);
 	for (uint32_t k = 0; k < c->n; k++) {
 		const char *name = c->text.data + c->at[k];
 		Match m;
 
-		if (!subsequence(name, lq) || !(m.rank = symbol_rank(name, q)))
+		if ((c->chars[k] & set) != set || !subsequence(name, lq))
 			continue;
+		m.len = (uint32_t)strlen(name);
+		if (!(m.rank = prefix_rank(name, q))) {
+			/* A match by parts ranks 1: its table is worth
+			 * filling only when the match would be kept. */
+			if ((n == limit &&
+			     (best[0].rank > 1 || m.len > best[0].len)) ||
+			    !parts_match(name, q))
+				continue;
+			m.rank = 1;
+		}
 		m.name = name;
 		m.k = k;
-		m.len = (uint32_t)strlen(name);
 		heap_offer(best, &n, limit, m);
 	}
 	if (n > 1)

@@ -3,6 +3,8 @@
  * exact name, a class's members, and a span's text rebuilt from the
  * chunks of a real index file.
  */
+#include <glob.h>
+
 #include "test.h"
 
 #include "index/index.h"
@@ -235,5 +237,84 @@ TEST(symbols_follow_writes)
 	EXPECT_INT_EQ(symbols_named(f.ix, "made_7", "made_7"), 1);
 	EXPECT_INT_EQ(symbols_named(f.ix, "Circle", "Circle"), 1);
 	index_close(other);
+	fx_close(&f);
+}
+
+/* The (rank, name length) of each of the first n spans of a symbol query
+ * with the given limit, as "3:5 2:7 ...". */
+static char *symbol_order(Index *ix, const char *q, uint32_t limit, uint32_t n)
+{
+	IndexSpan *sp;
+	uint32_t got;
+	Buf b = {0};
+
+	if (index_symbols(ix, q, limit, &sp, &got) != 0)
+		return xstrdup("error");
+	for (uint32_t i = 0; i < got && i < n; i++)
+		buf_printf(&b, "%s%.0f:%zu", i ? " " : "", sp[i].score,
+			   strlen(sp[i].name));
+	index_spans_free(sp, got);
+	return b.data ? buf_take(&b) : xstrdup("");
+}
+
+/* A symbol query keeps its best names in a heap of limit, and skips the
+ * work for names that could not enter it once it is full: the first
+ * spans of a small limit must rank as those of a limit too large to
+ * fill. On the names of real code (the Python standard library's email
+ * package): prefixes, initials of the parts, and scattered letters. */
+TEST(symbols_small_limit_ranks_as_large)
+{
+	Fx f;
+	glob_t g;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int queries = 0;
+
+	fx_open(&f);
+	ASSERT_INT_EQ(glob("/usr/lib/python3*/email/*.py", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text;
+		size_t len;
+
+		if (castls_read_file(g.gl_pathv[i], 1 << 20, &text, &len))
+			continue;
+		put_py(f.ix, strrchr(g.gl_pathv[i], '/') + 1, text);
+		xfree(text);
+	}
+	globfree(&g);
+	db = ixt_db_open(f.db_path);
+	ASSERT_INT_EQ(sqlite3_prepare_v2(db,
+					 "SELECT DISTINCT name FROM spans"
+					 " WHERE length(name) >= 6 ORDER BY"
+					 " name LIMIT 120",
+					 -1, &s, NULL),
+		      SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		char q[3][16];
+		size_t k = 0;
+
+		snprintf(q[0], sizeof(q[0]), "%.3s", name);
+		/* The first letter of each part, then the last letter. */
+		for (size_t i = 0; name[i] && k < 8; i++)
+			if (i == 0 || name[i - 1] == '_' ||
+			    (name[i] >= 'A' && name[i] <= 'Z'))
+				q[1][k++] = name[i];
+		q[1][k] = '\0';
+		snprintf(q[2], sizeof(q[2]), "%c%c%c", name[0], name[2],
+			 name[strlen(name) - 1]);
+		for (int j = 0; j < 3; j++) {
+			char *small = symbol_order(f.ix, q[j], 4, 4);
+			char *large = symbol_order(f.ix, q[j], 1000, 4);
+
+			EXPECT_STR_EQ(small, large);
+			xfree(small);
+			xfree(large);
+			queries++;
+		}
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	EXPECT_TRUE(queries >= 300);
 	fx_close(&f);
 }
