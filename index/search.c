@@ -77,22 +77,30 @@ static int cmp_df(const void *a, const void *b)
  * it, and the common terms are the ones every query repeats. Only frequencies
  * of at least DF_CACHE_MIN are kept: a stale one moves a weight a little, where
  * a stale 0 would drop a term that now matches. The cache empties when it is
- * full, and when the chunk table's last row id has moved by a sixteenth since
- * it was filled (a branch switch, a new tree), whichever connection wrote it.
- */
+ * full.
+ *
+ * When the chunk table's last row id has moved by a sixteenth (a branch
+ * switch, a new tree), whichever connection wrote it, the counts held
+ * become stale: a query still uses them, and counts again the first
+ * DF_REFRESH_MAX stale ones of its terms. Emptying the cache instead had
+ * each query just after a 2,000-file switch count all its common terms
+ * again, 100 ms and more, while the switch's scan was running. */
 #define DF_CACHE_MIN 128
 #define DF_CACHE_SLOTS 8192 /* a power of two */
 #define DF_CACHE_FILL (DF_CACHE_SLOTS * 3 / 4)
+#define DF_REFRESH_MAX 4 /* stale counts a query counts again */
 
 typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
-	int64_t df; /* 0: the slot is empty */
+	int64_t df;	/* 0: the slot is empty */
+	uint32_t epoch; /* the cache's epoch when it was counted */
 } DfSlot;
 
 struct DfCache {
 	DfSlot slot[DF_CACHE_SLOTS];
 	int used;
-	int64_t rows; /* the last chunk row id when it was emptied */
+	uint32_t epoch; /* counts of earlier epochs are stale */
+	int64_t rows;	/* the last chunk row id when the epoch began */
 };
 
 void index__df_cache_delete(struct DfCache *c) { xfree(c); }
@@ -115,7 +123,8 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df)
 {
 	DfSlot *d;
 
-	if (df < DF_CACHE_MIN)
+	/* A small count is kept only in place of a stale one. */
+	if (df < DF_CACHE_MIN && !df_slot(c, term)->df)
 		return;
 	if (c->used == DF_CACHE_FILL) {
 		memset(c->slot, 0, sizeof(c->slot));
@@ -126,11 +135,12 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df)
 		strcpy(d->term, term);
 		c->used++;
 	}
-	d->df = df;
+	d->df = df > 0 ? df : 1; /* 0 is an empty slot; 1 matches as little */
+	d->epoch = c->epoch;
 }
 
-/* The cache for a table whose last chunk row id is rows, emptied when
- * the table has moved too far from what it was filled from. */
+/* The cache for a table whose last chunk row id is rows, in a new epoch
+ * when the table has moved too far from the last. */
 static struct DfCache *df_cache(Index *ix, int64_t rows)
 {
 	struct DfCache *c = ix->df;
@@ -140,8 +150,7 @@ static struct DfCache *df_cache(Index *ix, int64_t rows)
 		c = ix->df = xcalloc(1, sizeof(*c));
 	moved = rows > c->rows ? rows - c->rows : c->rows - rows;
 	if (moved > c->rows / 16) {
-		memset(c->slot, 0, sizeof(c->slot));
-		c->used = 0;
+		c->epoch++;
 		c->rows = rows;
 	}
 	return c;
@@ -193,12 +202,12 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 	*total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_reset(s);
 	c = df_cache(ix, *total);
-	for (int i = 0; i < ts->n; i++) {
+	for (int i = 0, stale = 0; i < ts->n; i++) {
 		DfSlot *d = df_slot(c, ts->t[i].term);
 
-		if (d->df)
-			ts->t[i].df = d->df;
-		else
+		ts->t[i].df = d->df;
+		if (!d->df ||
+		    (d->epoch != c->epoch && stale++ < DF_REFRESH_MAX))
 			want[n++] = i;
 	}
 	if (n && (err = df_count(ix, ts, want, n, POSTING_BUDGET + 1)))

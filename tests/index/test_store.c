@@ -709,6 +709,66 @@ TEST(store_castls_bm25_keeps_the_top_of_bm25)
 	fixture_close(&f);
 }
 
+/* The best score of q through ix. */
+static double top_score(Index *ix, const char *q)
+{
+	IndexHit *h;
+	uint32_t n;
+	double score = 0;
+
+	if (index_search(ix, q, strlen(q), 5, &h, &n) == 0 && n)
+		score = h[0].score;
+	index_hits_free(h, n);
+	return score;
+}
+
+/* Document frequencies are kept per connection; when the chunk table
+ * grows by far (here another connection doubles it), the counts held go
+ * stale, and each query counts again at most four of its terms: a query
+ * of six common words scores with two stale counts the first time, and
+ * as a fresh connection does the second. */
+TEST(store_search_counts_stale_frequencies_again)
+{
+	static const char q[] = "alpha beta gamma delta epsilon zeta";
+	Fixture f;
+	Index *other, *fresh;
+	IndexOptions o = {0};
+	Buf text = {0};
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	/* 150 chunks with the words among 1,000. */
+	for (int i = 0; i < 1000; i++)
+		buf_printf(&text,
+			   i % 20 < 3 ? "def f%d(x):\n"
+					"    return alpha + beta + gamma +"
+					" delta + epsilon + zeta * %d\n"
+				      : "def g%d(y):\n    return y * %d\n",
+			   i, i);
+	ASSERT_INT_EQ(put(f.ix, "a.py", text.data, NULL), 0);
+	ASSERT_TRUE(top_score(f.ix, q) > 0);
+
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.max_chunk_size = SMALL_CHUNK;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	ASSERT_INT_EQ(put(other, "b.py", text.data, NULL), 0);
+	buf_free(&text);
+	ASSERT_INT_EQ(index_open(&o, &fresh), 0);
+	{
+		double want = top_score(fresh, q), first = top_score(f.ix, q);
+		double second = top_score(f.ix, q);
+
+		EXPECT_TRUE(want > 0);
+		EXPECT_TRUE(fabs(first - want) > 1e-6);
+		EXPECT_TRUE(fabs(second - want) < 1e-9);
+	}
+	index_close(fresh);
+	index_close(other);
+	fixture_close(&f);
+}
+
 TEST(store_search_limit_and_order)
 {
 	Fixture f;
