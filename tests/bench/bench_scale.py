@@ -1459,8 +1459,9 @@ def run_size(args, man, size, phases, work):
                             random.Random(args.seed + 3), res)
         probes = [c for c in work["cursors"] if c[0] in srv.open][:50]
         if "branch" in served:
-            phase_branch(args, size, srv, db, files, probes,
-                         random.Random(args.seed + 4), res)
+            with Perf(args, srv, size + "-branch"):
+                phase_branch(args, size, srv, db, files, probes,
+                             random.Random(args.seed + 4), res)
         if "soak" in served:
             if work["keystroke"][0] not in srv.open:
                 srv.did_open(*work["keystroke"])
@@ -1505,7 +1506,7 @@ def main():
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--perf", action="store_true",
                     help="perf record the server during context, "
-                    "search and symbol (WORK/perf-*.txt)")
+                    "search, symbol and branch (WORK/perf-*.txt)")
     ap.add_argument("--rebuild-corpus", action="store_true")
     ap.add_argument("--json", help="write every figure and sample here")
     args = ap.parse_args()
