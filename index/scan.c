@@ -707,21 +707,28 @@ static int meta_put(Index *ix, const char *key, long long value)
 	return rc == SQLITE_DONE ? 0 : index__db_error(ix, rc);
 }
 
-/* The chunk size the stored rows were cut at; -1 when unknown. */
-static long long stored_chunk_size(Index *ix)
+/* The number stored under key in meta; otherwise when there is none. */
+static long long meta_get(Index *ix, const char *key, long long otherwise)
 {
 	sqlite3_stmt *s;
-	long long v = -1;
+	long long v = otherwise;
 
 	if (sqlite3_prepare_v2(ix->db,
 			       "SELECT CAST(value AS INTEGER) FROM meta"
-			       " WHERE key='chunk_size'",
+			       " WHERE key=?1",
 			       -1, &s, NULL) != SQLITE_OK)
-		return -1;
+		return otherwise;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return v;
+}
+
+/* The chunk size the stored rows were cut at; -1 when unknown. */
+static long long stored_chunk_size(Index *ix)
+{
+	return meta_get(ix, "chunk_size", -1);
 }
 
 bool index_scanned(Index *ix)
@@ -744,16 +751,55 @@ static uint32_t chunk_size_of(const Index *ix)
 				      : CHUNKER_DEFAULT_MAX_SIZE;
 }
 
-/* Records the scan's time and chunk size, in one transaction. */
-static int mark_scanned(Index *ix)
+/* Records the scan's time and chunk size, and the files written since
+ * the full-text index was last compacted (*written), in one
+ * transaction. */
+static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
 {
 	int err = index__begin(ix);
 
+	*written = meta_get(ix, "written", 0) + st->indexed + st->removed;
 	if (!err)
 		err = meta_put(ix, "last_scan", (long long)index__now());
 	if (!err)
 		err = meta_put(ix, "chunk_size", chunk_size_of(ix));
+	if (!err)
+		err = meta_put(ix, "written", *written);
 	return index__end(ix, err);
+}
+
+/* FTS5 writes a segment at each commit and merges segments of like size
+ * as they pile up; the rows a scan replaces keep their postings in the
+ * older segments until a merge reaches them. After a scan that rewrote
+ * much (a first index, a branch switch), every term lookup visits a
+ * dozen segments and more, half dead: a context request's lookups took
+ * 50 ms and more where they take 5. So once the files written since the
+ * last compaction pass a sixteenth of the workspace (and COMPACT_MIN), the
+ * segments are merged into one, COMPACT_PAGES of work a transaction,
+ * so that a buffer's write waits for one step at most (a few ms). */
+#define COMPACT_MIN 256
+#define COMPACT_PAGES 64
+
+static int compact(Walk *w, long long written)
+{
+	Index *ix = w->ix;
+	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
+	int64_t before;
+	int err = 0;
+
+	if (written < COMPACT_MIN || written < (long long)w->n / 16)
+		return 0;
+	sqlite3_bind_int(s, 1, -COMPACT_PAGES);
+	do {
+		if (w->cancel && *w->cancel)
+			return 0; /* the next scan finishes it */
+		before = sqlite3_total_changes64(ix->db);
+		err = index__step_done(ix, s);
+		sqlite3_reset(s);
+	} while (!err && sqlite3_total_changes64(ix->db) - before > 1);
+	if (!err && (err = index__begin(ix)) == 0)
+		err = index__end(ix, meta_put(ix, "written", 0));
+	return err;
 }
 
 /* Largest first (then by path, so runs repeat): the small files left for
@@ -830,6 +876,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	ScanStats local;
 	Walk w;
 	Vanished gone = {0};
+	long long written = 0;
 	bool bulk;
 	int err;
 
@@ -857,7 +904,9 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	if (!err && cancel && *cancel)
 		err = CASTLS_ECANCELED;
 	if (!err)
-		err = mark_scanned(ix);
+		err = mark_scanned(ix, &local, &written);
+	if (!err)
+		err = compact(&w, written);
 	/* Last: what leaving bulk mode syncs covers the rows above. */
 	if (bulk || ix->bulk_journal) { /* the latter: a new file */
 		int e = index__bulk(ix, false);

@@ -1280,3 +1280,67 @@ TEST(scan_default_excludes)
 		    "vendor/dep.py\n");
 	fixture_close(&f);
 }
+
+/* Writes n files m<i>.py whose function says word. */
+static void write_modules(Fixture *f, int n, const char *word)
+{
+	char rel[32], text[96];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "m%d.py", i);
+		snprintf(text, sizeof(text),
+			 "def f%d(x):\n    return %s(x) + %d\n", i, word, i);
+		ixt_write(f->root, rel, text);
+	}
+}
+
+/* A scan that rewrote much leaves the full-text index in one segment,
+ * without the postings of the rows it replaced: after the first index,
+ * and once the files written since pass a sixteenth of the workspace
+ * (and 256); a few files written leave the segments FTS5 made. */
+TEST(scan_compacts_the_full_text_index_after_much_writing)
+{
+	enum { FILES = 300 };
+	Fixture f;
+	ScanStats st;
+	const char *segments =
+	    "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
+
+	fixture_init(&f);
+	write_modules(&f, FILES, "alpha");
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, FILES);
+	EXPECT_INT_EQ(q_int(&f, segments), 1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT value FROM meta WHERE key='written'"),
+		      0);
+
+	/* 40 files: a new segment, counted toward the next compaction. */
+	write_modules(&f, 40, "beta");
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 40);
+	EXPECT_TRUE(q_int(&f, segments) > 1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT value FROM meta WHERE key='written'"),
+		      40);
+
+	/* 40 + 260 files: compacted again. */
+	write_modules(&f, 260, "gamma");
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 260);
+	EXPECT_INT_EQ(q_int(&f, segments), 1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT value FROM meta WHERE key='written'"),
+		      0);
+	EXPECT_INT_EQ(ixt_exec(fdb(&f), "INSERT INTO chunks_fts(chunks_fts)"
+					" VALUES('integrity-check')"),
+		      0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
+				" chunks_fts MATCH 'gamma'"),
+		      260);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
+				" chunks_fts MATCH 'beta'"),
+		      0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
+				" chunks_fts MATCH 'alpha'"),
+		      FILES - 260);
+	fixture_close(&f);
+}
