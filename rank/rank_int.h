@@ -205,7 +205,9 @@ typedef struct {
 	bool outlined;	  /* it is */
 	bool imported, same_file, taken, clipped;
 	bool import_name;   /* a name the current file imports */
-	bool import_unused; /* and does not use yet */
+	bool import_unused; /* by name, and does not use yet */
+	bool import_member; /* a member of a module the file imports, named
+			     * through it near the cursor (`M.name`) */
 	char defined[160];  /* the names the cursor uses, comma-separated */
 	char joined[160];   /* the siblings joined to it, comma-separated */
 } Cand;
@@ -355,7 +357,9 @@ typedef struct {
 	double near_lines;    /* distance at which that prior halves */
 	double imported;      /* a definition in a file the current imports */
 	double import_name;   /* a definition of a name the file imports */
-	double import_unused; /* and does not use yet */
+	double import_unused; /* by name, and does not use yet */
+	double import_member; /* a module's member named through the module
+			       * near the cursor (`M.name`) */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

@@ -1102,6 +1102,55 @@ TEST(current_file_leaves_room)
 	ws_close(&w);
 }
 
+/* A name imported by name and not used yet outranks the neighbours of
+ * the cursor that nothing names: the code being written is the likeliest
+ * to use it. A module's member named through the module (`u.to_feet`) is
+ * in use already: imported, not waiting. */
+TEST(unused_import_outranks_neighbours)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/units.py",
+	     "def to_metres(feet):\n    return feet * 0.3048\n\n\n"
+	     "def to_feet(metres):\n    return metres / 0.3048\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/calc.py",
+		"from lib.units import to_metres\n"
+		"import lib.units as u\n\n\n"
+		"class Calc:\n"
+		"    def scale(self, x):\n"
+		"        return x * 2\n\n"
+		"    def shift(self, x):\n"
+		"        return x + 1\n\n"
+		"    def clamp(self, x):\n"
+		"        return min(max(x, 0), 10)\n\n"
+		"    def round_off(self, x):\n"
+		"        return round(x, 2)\n\n"
+		"    def back(self, m):\n"
+		"        return u.to_feet(m)\n\n"
+		"    def total(self, x):\n"
+		"        " CURSOR "\n",
+		2000, &r);
+	i = find(&r, "lib/units.py", "to_metres");
+	j = find(&r, "lib/units.py", "to_feet");
+	if (i != 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_INT_EQ(i, 0);
+	EXPECT_TRUE(r.items[i].signals.unused_import);
+	ASSERT_TRUE(j >= 0);
+	EXPECT_TRUE(r.items[j].signals.imported_name);
+	EXPECT_TRUE(!r.items[j].signals.unused_import);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A script whose only tie to the workspace is a name used once, well
  * above the cursor, that three unrelated files define: nothing speaks for
  * any of them, and the stop signal says so. */
