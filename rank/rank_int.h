@@ -359,7 +359,8 @@ typedef struct {
 	double import_name;   /* a definition of a name the file imports */
 	double import_unused; /* by name, and does not use yet */
 	double import_member; /* a module's member named through the module
-			       * near the cursor (`M.name`) */
+			       * near the cursor (`M.name`), or a name not
+			       * used yet defined in no file imported */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

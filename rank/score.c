@@ -66,7 +66,9 @@ static int cmp_cand(const void *a, const void *b)
  * cross-file Recall@5 rose from 0.34 to 0.40 when they outranked the
  * current file's neighbours). A member named through its module near the
  * cursor (`M.name`) is in use already and keeps a smaller prior: raised as
- * high, such names crowded out what the file imports by name. */
+ * high, such names crowded out what the file imports by name. So does a
+ * definition in no file the buffer imports: a namesake, taken for want of
+ * the module's own (a module imported by name has none). */
 static double imported_name(const Cand *c)
 {
 	const Weights *W = &rank__weights;
@@ -75,7 +77,7 @@ static double imported_name(const Cand *c)
 	if (c->import_member)
 		s = fmax(s, W->import_member);
 	if (c->import_unused)
-		s = fmax(s, W->import_unused);
+		s = fmax(s, c->imported ? W->import_unused : W->import_member);
 	return s;
 }
 

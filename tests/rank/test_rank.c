@@ -1151,6 +1151,49 @@ TEST(unused_import_outranks_neighbours)
 	ws_close(&w);
 }
 
+/* The strong prior of a name imported and not used yet is for the
+ * definition the import names: `from lib import units` (a module) has
+ * none in lib, and a class field of that name in a file not imported is
+ * a namesake, not ahead of the current file's neighbour. */
+TEST(unused_import_namesake_waits)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/units.py", "FOOT = 0.3048\n"},
+	    {"tools/fake.py", "class Fake:\n    units = 3\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	Buf buf = {0};
+	int fake, near;
+
+	ws_open(&w, files);
+	/* The import is far above the cursor: not a name used near it. */
+	buf_puts(&buf, "from lib import units\n");
+	for (int k = 0; k < 40; k++)
+		buf_puts(&buf, "\n");
+	buf_puts(&buf, "def bump(x):\n"
+		       "    return x + 1\n\n\n"
+		       "def scale(x):\n"
+		       "    return x * 2\n\n\n"
+		       "def total(x):\n"
+		       "    " CURSOR "\n");
+	rank_at(&w, "app/calc.py", buf.data, 2000, &r);
+	fake = find(&r, "tools/fake.py", NULL);
+	for (near = 0; near < (int)r.nitems; near++)
+		if (r.items[near].in_buffer &&
+		    strcmp(r.items[near].symbol, "bump") == 0)
+			break;
+	if (fake >= 0 && fake < near)
+		explain(&r);
+	ASSERT_TRUE(near < (int)r.nitems);
+	EXPECT_TRUE(fake < 0 || fake > near);
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
+
 /* A script whose only tie to the workspace is a name used once, well
  * above the cursor, that three unrelated files define: nothing speaks for
  * any of them, and the stop signal says so. */
