@@ -43,6 +43,7 @@
 #define PER_SAME_FILE 5 /* and from the current file */
 #define TOP_ITEMS 5	/* the first items ... */
 #define TOP_SAME_FILE 4 /* ... hold at most this many of the current file */
+#define TOP_UNNAMED 2	/* ... and this many not named near the cursor */
 #define JOIN_LINES 6	/* longest definition joined to a neighbour */
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */

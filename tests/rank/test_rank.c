@@ -1102,6 +1102,53 @@ TEST(current_file_leaves_room)
 	ws_close(&w);
 }
 
+/* Of the first five items at most two come from the current file
+ * without a name used near the cursor: ranked for being close, they are
+ * what the editor's prompt shows already. A weaker definition of another
+ * file (imported, used far above) moves up, ahead of the third. */
+TEST(current_file_unnamed_wait)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/sizes.py", "class Limits:\n    top = 100\n"},
+	    {NULL, NULL},
+	};
+	Buf buf = {0};
+	Ws w;
+	RankResult r;
+	uint32_t unnamed = 0;
+	int far;
+
+	ws_open(&w, files);
+	buf_puts(&buf, "from lib.sizes import Limits\n\n\n"
+		       "def first(value):\n"
+		       "    return Limits.top\n");
+	for (int k = 0; k < 40; k++)
+		buf_puts(&buf, "\n");
+	buf_puts(&buf, "def base(value):\n"
+		       "    return value * 2\n\n\n\n\n\n\n"
+		       "def total(value):\n"
+		       "    return value + " CURSOR "\n\n\n");
+	for (int k = 0; k < 6; k++)
+		buf_printf(&buf,
+			   "def grow_%d(value):\n"
+			   "    return value * 2 + %d\n\n\n",
+			   k, k);
+	rank_at(&w, "app/calc.py", buf.data, 2000, &r);
+	ASSERT_TRUE(r.nitems >= 5);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		unnamed +=
+		    r.items[i].in_buffer && r.items[i].signals.definition <= 0;
+	far = find(&r, "lib/sizes.py", "Limits");
+	if (far < 0 || far > 3)
+		explain(&r);
+	EXPECT_TRUE(far >= 0 && far <= 3);
+	EXPECT_TRUE(unnamed >= 2); /* they are not dropped, they wait */
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
+
 /* A name imported by name and not used yet outranks the neighbours of
  * the cursor that nothing names: the code being written is the likeliest
  * to use it. A module's member named through the module (`u.to_feet`) is
