@@ -417,7 +417,8 @@ static void gather_imported(Where *w, int r, Index *ix)
 				set_mention(c, im->name, m);
 			if (c) {
 				c->import_name = true;
-				c->import_unused |= im->uses == 0;
+				c->import_unused |= !im->member && !im->uses;
+				c->import_member |= im->member;
 				c->imported |= resolved > 0;
 			}
 		}

@@ -595,7 +595,7 @@ void rank__pack(Where *w, RankResult *out)
 	const RankCursor *q = w->q;
 	uint32_t limit = q->limit ? q->limit : RANK_DEFAULT_LIMIT;
 	uint32_t *later = xmalloc((w->cs.n + 1) * sizeof(*later));
-	uint32_t nlater = 0, same_top = 0;
+	uint32_t nlater = 0, same_top = 0, unnamed_top = 0;
 	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool)),
 		     xcalloc(q->nroots + 1, sizeof(Pool))};
 	Cands *cs = &w->cs;
@@ -607,15 +607,20 @@ void rank__pack(Where *w, RankResult *out)
 		if (c->score < rank__weights.score_min)
 			break;
 		/* The first items leave room for other files: the editor's
-		 * prompt already holds much of this one. The rest wait. */
+		 * prompt already holds much of this one, above all what
+		 * ranks for being close or for matching words, not for a
+		 * name used near the cursor. The rest wait. */
 		if (c->same_file && out->nitems < TOP_ITEMS &&
-		    same_top >= TOP_SAME_FILE) {
+		    (same_top >= TOP_SAME_FILE ||
+		     (c->mention <= 0 && unnamed_top >= TOP_UNNAMED))) {
 			later[nlater++] = i;
 			continue;
 		}
 		if (take(&pk, i, out) && c->same_file &&
-		    out->nitems <= TOP_ITEMS)
+		    out->nitems <= TOP_ITEMS) {
 			same_top++;
+			unnamed_top += c->mention <= 0;
+		}
 		if (out->nitems == TOP_ITEMS)
 			for (uint32_t k = 0; k < nlater && out->nitems < limit;
 			     k++)

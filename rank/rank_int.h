@@ -43,6 +43,7 @@
 #define PER_SAME_FILE 5 /* and from the current file */
 #define TOP_ITEMS 5	/* the first items ... */
 #define TOP_SAME_FILE 4 /* ... hold at most this many of the current file */
+#define TOP_UNNAMED 2	/* ... and this many not named near the cursor */
 #define JOIN_LINES 6	/* longest definition joined to a neighbour */
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
@@ -205,7 +206,9 @@ typedef struct {
 	bool outlined;	  /* it is */
 	bool imported, same_file, taken, clipped;
 	bool import_name;   /* a name the current file imports */
-	bool import_unused; /* and does not use yet */
+	bool import_unused; /* by name, and does not use yet */
+	bool import_member; /* a member of a module the file imports, named
+			     * through it near the cursor (`M.name`) */
 	char defined[160];  /* the names the cursor uses, comma-separated */
 	char joined[160];   /* the siblings joined to it, comma-separated */
 } Cand;
@@ -355,7 +358,10 @@ typedef struct {
 	double near_lines;    /* distance at which that prior halves */
 	double imported;      /* a definition in a file the current imports */
 	double import_name;   /* a definition of a name the file imports */
-	double import_unused; /* and does not use yet */
+	double import_unused; /* by name, and does not use yet */
+	double import_member; /* a module's member named through the module
+			       * near the cursor (`M.name`), or a name not
+			       * used yet defined in no file imported */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

@@ -1102,6 +1102,145 @@ TEST(current_file_leaves_room)
 	ws_close(&w);
 }
 
+/* Of the first five items at most two come from the current file
+ * without a name used near the cursor: ranked for being close, they are
+ * what the editor's prompt shows already. A weaker definition of another
+ * file (imported, used far above) moves up, ahead of the third. */
+TEST(current_file_unnamed_wait)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/sizes.py", "class Limits:\n    top = 100\n"},
+	    {NULL, NULL},
+	};
+	Buf buf = {0};
+	Ws w;
+	RankResult r;
+	uint32_t unnamed = 0;
+	int far;
+
+	ws_open(&w, files);
+	buf_puts(&buf, "from lib.sizes import Limits\n\n\n"
+		       "def first(value):\n"
+		       "    return Limits.top\n");
+	for (int k = 0; k < 40; k++)
+		buf_puts(&buf, "\n");
+	buf_puts(&buf, "def base(value):\n"
+		       "    return value * 2\n\n\n\n\n\n\n"
+		       "def total(value):\n"
+		       "    return value + " CURSOR "\n\n\n");
+	for (int k = 0; k < 6; k++)
+		buf_printf(&buf,
+			   "def grow_%d(value):\n"
+			   "    return value * 2 + %d\n\n\n",
+			   k, k);
+	rank_at(&w, "app/calc.py", buf.data, 2000, &r);
+	ASSERT_TRUE(r.nitems >= 5);
+	for (uint32_t i = 0; i < r.nitems; i++)
+		unnamed +=
+		    r.items[i].in_buffer && r.items[i].signals.definition <= 0;
+	far = find(&r, "lib/sizes.py", "Limits");
+	if (far < 0 || far > 3)
+		explain(&r);
+	EXPECT_TRUE(far >= 0 && far <= 3);
+	EXPECT_TRUE(unnamed >= 2); /* they are not dropped, they wait */
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
+
+/* A name imported by name and not used yet outranks the neighbours of
+ * the cursor that nothing names: the code being written is the likeliest
+ * to use it. A module's member named through the module (`u.to_feet`) is
+ * in use already: imported, not waiting. */
+TEST(unused_import_outranks_neighbours)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/units.py",
+	     "def to_metres(feet):\n    return feet * 0.3048\n\n\n"
+	     "def to_feet(metres):\n    return metres / 0.3048\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/calc.py",
+		"from lib.units import to_metres\n"
+		"import lib.units as u\n\n\n"
+		"class Calc:\n"
+		"    def scale(self, x):\n"
+		"        return x * 2\n\n"
+		"    def shift(self, x):\n"
+		"        return x + 1\n\n"
+		"    def clamp(self, x):\n"
+		"        return min(max(x, 0), 10)\n\n"
+		"    def round_off(self, x):\n"
+		"        return round(x, 2)\n\n"
+		"    def back(self, m):\n"
+		"        return u.to_feet(m)\n\n"
+		"    def total(self, x):\n"
+		"        " CURSOR "\n",
+		2000, &r);
+	i = find(&r, "lib/units.py", "to_metres");
+	j = find(&r, "lib/units.py", "to_feet");
+	if (i != 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_INT_EQ(i, 0);
+	EXPECT_TRUE(r.items[i].signals.unused_import);
+	ASSERT_TRUE(j >= 0);
+	EXPECT_TRUE(r.items[j].signals.imported_name);
+	EXPECT_TRUE(!r.items[j].signals.unused_import);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* The strong prior of a name imported and not used yet is for the
+ * definition the import names: `from lib import units` (a module) has
+ * none in lib, and a class field of that name in a file not imported is
+ * a namesake, not ahead of the current file's neighbour. */
+TEST(unused_import_namesake_waits)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/units.py", "FOOT = 0.3048\n"},
+	    {"tools/fake.py", "class Fake:\n    units = 3\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	Buf buf = {0};
+	int fake, near;
+
+	ws_open(&w, files);
+	/* The import is far above the cursor: not a name used near it. */
+	buf_puts(&buf, "from lib import units\n");
+	for (int k = 0; k < 40; k++)
+		buf_puts(&buf, "\n");
+	buf_puts(&buf, "def bump(x):\n"
+		       "    return x + 1\n\n\n"
+		       "def scale(x):\n"
+		       "    return x * 2\n\n\n"
+		       "def total(x):\n"
+		       "    " CURSOR "\n");
+	rank_at(&w, "app/calc.py", buf.data, 2000, &r);
+	fake = find(&r, "tools/fake.py", NULL);
+	for (near = 0; near < (int)r.nitems; near++)
+		if (r.items[near].in_buffer &&
+		    strcmp(r.items[near].symbol, "bump") == 0)
+			break;
+	if (fake >= 0 && fake < near)
+		explain(&r);
+	ASSERT_TRUE(near < (int)r.nitems);
+	EXPECT_TRUE(fake < 0 || fake > near);
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
+
 /* A script whose only tie to the workspace is a name used once, well
  * above the cursor, that three unrelated files define: nothing speaks for
  * any of them, and the stop signal says so. */

@@ -265,7 +265,7 @@ TEST(imports_rust)
 	expect_import(
 	    rust_crate, "src/app.rs",
 	    "use crate::net::conn::{Conn, dial};\n\n"
-	    "pub fn run() -> u32 {\n    let c = dial(\"x\");\n    " CURSOR
+	    "pub fn run() -> u32 {\n    let c: Conn = dial(\"x\");\n    " CURSOR
 	    "\n}\n",
 	    "src/net/conn.rs", "dial", "src/fake.rs", "dial");
 	expect_import(rust_crate, "src/main.rs",
