@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
@@ -125,6 +126,32 @@ static inline char *ixt_path(const char *root, const char *rel)
 
 	buf_printf(&b, "%s/%s", root, rel);
 	return buf_take(&b);
+}
+
+/* Calls fn with the name and text of each module of the Python standard
+ * library's email package (real code for search and symbol tests, on
+ * every Debian machine); returns how many it read. */
+static inline int ixt_each_email_module(void (*fn)(void *ctx, const char *rel,
+						   const char *text),
+					void *ctx)
+{
+	glob_t g;
+	int n = 0;
+
+	if (glob("/usr/lib/python3*/email/*.py", 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text;
+		size_t len;
+
+		if (castls_read_file(g.gl_pathv[i], 1 << 20, &text, &len))
+			continue;
+		fn(ctx, strrchr(g.gl_pathv[i], '/') + 1, text);
+		xfree(text);
+		n++;
+	}
+	globfree(&g);
+	return n;
 }
 
 /* A second, independent connection to the database at path, with the
