@@ -235,35 +235,59 @@ static int read_manifest(const Where *w, const char *root, const char *dir,
 	return rc;
 }
 
+/* What each_manifest does with a manifest found in dir: true to stop. */
+typedef bool (*ManifestFn)(Where *w, const char *root, const char *dir,
+			   const char *text, void *ctx);
+
+/* Calls fn with each manifest from the file's directory up to the root,
+ * the nearest first, until fn returns true; returns whether one did. */
+static bool each_manifest(Where *w, const char *root, ManifestFn fn, void *ctx)
+{
+	char dir[sizeof(w->mdir)];
+
+	stem_dir(w, dir, sizeof(dir));
+	for (;;) {
+		char *text;
+		size_t len;
+
+		if (read_manifest(w, root, dir, &text, &len) == 0) {
+			bool stop = fn(w, root, dir, text, ctx);
+
+			xfree(text);
+			if (stop)
+				return true;
+		}
+		if (!*dir)
+			return false;
+		rank__stem_push(dir, sizeof(dir), "..", 2);
+	}
+}
+
+/* The nearest manifest is the file's: its directory, module path and
+ * redirects. */
+static bool take_manifest(Where *w, const char *root, const char *dir,
+			  const char *text, void *ctx)
+{
+	(void)root;
+	(void)ctx;
+	memcpy(w->mdir, dir, strlen(dir) + 1); /* each_manifest: as long */
+	manifest_path(text, w->mr.manifest_key, w->mpath, sizeof(w->mpath));
+	read_redirects(w, text);
+	return true;
+}
+
 static bool find_manifest(Where *w)
 {
 	const char *root = rank__root_path(w);
-	char dir[sizeof(w->mdir)];
 
 	if (w->manifest)
 		return w->manifest > 0;
 	w->manifest = -1;
 	if (!*w->mr.manifest || !root)
 		return false;
-	stem_dir(w, dir, sizeof(dir));
-	for (;;) {
-		char *text;
-		size_t len;
-		int rc = read_manifest(w, root, dir, &text, &len);
-
-		if (rc == 0) {
-			memcpy(w->mdir, dir, sizeof(dir));
-			manifest_path(text, w->mr.manifest_key, w->mpath,
-				      sizeof(w->mpath));
-			read_redirects(w, text);
-			xfree(text);
-			w->manifest = 1;
-			return true;
-		}
-		if (!*dir)
-			return false;
-		rank__stem_push(dir, sizeof(dir), "..", 2);
-	}
+	if (each_manifest(w, root, take_manifest, NULL))
+		w->manifest = 1;
+	return w->manifest > 0;
 }
 
 /* Whether s[0, n) is the word k. */
@@ -387,13 +411,28 @@ static void workspace_members(Where *w, const char *root, const char *dir,
 	}
 }
 
+/* The nearest manifest's tree (*nearest is set until it is taken), and
+ * that of the first manifest holding the workspace line, with its
+ * members, where the walk stops. */
+static bool take_trees(Where *w, const char *root, const char *dir,
+		       const char *text, void *nearest)
+{
+	bool ws = *w->mr.workspace && strstr(text, w->mr.workspace) != NULL;
+
+	if (*(bool *)nearest || ws)
+		add_tree(w, root, dir);
+	*(bool *)nearest = false;
+	if (ws)
+		workspace_members(w, root, dir, text);
+	return ws;
+}
+
 /* The trees of the workspace around the file: the nearest manifest's
  * own, then, from the first manifest above that holds the workspace
  * line, its members and its own. */
 static void find_trees(Where *w)
 {
 	const char *root = rank__root_path(w);
-	char dir[192];
 	bool nearest = true;
 
 	if (w->trees_read)
@@ -401,29 +440,7 @@ static void find_trees(Where *w)
 	w->trees_read = true;
 	if (!*w->mr.manifest || !*w->mr.manifest_key || !root)
 		return;
-	stem_dir(w, dir, sizeof(dir));
-	for (;;) {
-		char *text;
-		size_t len;
-		int rc = read_manifest(w, root, dir, &text, &len);
-
-		if (rc == 0) {
-			bool ws = *w->mr.workspace &&
-				  strstr(text, w->mr.workspace) != NULL;
-
-			if (nearest || ws)
-				add_tree(w, root, dir);
-			nearest = false;
-			if (ws)
-				workspace_members(w, root, dir, text);
-			xfree(text);
-			if (ws)
-				return;
-		}
-		if (!*dir)
-			return;
-		rank__stem_push(dir, sizeof(dir), "..", 2);
-	}
+	each_manifest(w, root, take_trees, &nearest);
 }
 
 /* The workspace tree that code names m[0, n), or NULL. */
