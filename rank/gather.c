@@ -158,8 +158,12 @@ static void gather_live(Where *w)
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
 		c->is_class = span_kind_is_class(sp->kind);
-		set_mention(c, sp->name,
-			    rank__mention(w->ids, w->nids, sp->name));
+		/* The name of the definition being written, in its header,
+		 * is no use of the buffer's namesakes: other classes'
+		 * versions of the same method filled the top. */
+		if (!w->own || strcmp(sp->name, w->own) != 0)
+			set_mention(c, sp->name,
+				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =
@@ -365,6 +369,55 @@ static void gather_named(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* Whether index span sp is what a name the buffer uses may mean: a
+ * definition at the top level of its file, and no method (Go's are). A
+ * member is reached through an object, and its name is shared by the
+ * overrides of every class (receivers and bases find the right one). */
+static bool file_named(const Where *w, const IndexSpan *sp)
+{
+	return sp->parent_id == 0 && sp->kind != SPAN_METHOD &&
+	       named_here(w, sp);
+}
+
+/* Definitions of the names the rest of the buffer uses most, near the
+ * cursor first: the code being written tends to use what its neighbours
+ * do. The names near the cursor that gather_named looks up are its. */
+static void gather_file_named(Where *w, int r, Index *ix)
+{
+	const char *names[FILE_LOOKUPS] = {0};
+	double weight[FILE_LOOKUPS];
+	int looked_up = w->nids < MAX_IDENTS ? w->nids : MAX_IDENTS;
+	uint32_t nn = 0, n, at, k;
+	IndexSpan *sp;
+
+	for (int i = 0; i < w->nfids && nn < FILE_LOOKUPS; i++)
+		if (!rank__mention(w->ids, looked_up, w->fids[i].name) &&
+		    !defined_here(&w->cs, w->fids[i].name)) {
+			weight[nn] = w->fids[i].weight;
+			names[nn++] = w->fids[i].name;
+		}
+	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
+		return;
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t kept = 0;
+
+		k = named(sp, n, names[i], &at);
+		for (uint32_t j = at; j < at + k; j++)
+			kept += file_named(w, &sp[j]);
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c;
+
+			if (!file_named(w, &sp[j]))
+				continue;
+			if ((c = add_span(w, r, &sp[j])) ||
+			    (c = find_span(&w->cs, r, sp[j].id)))
+				c->file_use =
+				    fmax(c->file_use, weight[i] / kept);
+		}
+	}
+	index_spans_free(sp, n);
+}
+
 /* Definitions of the names the buffer imports: the module's own when the
  * import resolves to one, any of the same name when it does not (a
  * package, a re-export). */
@@ -548,6 +601,7 @@ void rank__gather(Where *w)
 		before = index_statements(ix);
 		gather_lexical(w, (int)r, ix);
 		gather_named(w, (int)r, ix);
+		gather_file_named(w, (int)r, ix);
 		gather_imported(w, (int)r, ix);
 		gather_bases(w, (int)r, ix);
 		gather_receivers(w, (int)r, ix);

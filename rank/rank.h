@@ -49,6 +49,8 @@ typedef struct {
 	double definition;     /* its names are used near the cursor: the
 				* weight of that use, by proximity */
 	char *defines;	       /* those names, comma-separated; "" none */
+	double file_use;       /* its name is used elsewhere in the buffer:
+				* the weight of those uses, by proximity */
 	bool import;	       /* in a file the current one imports */
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */

@@ -54,6 +54,13 @@
 			 * its outline lists its other members */
 #define RECEIVER_DEFS 4 /* definitions of each looked up */
 
+/* The names the rest of the buffer uses: read within FILE_LINES of the
+ * query, a use counting half at FILE_NEAR_LINES from the cursor. */
+#define FILE_LINES 500
+#define FILE_NEAR_LINES 50.0
+#define FILE_IDENTS_CAP 256 /* names collected there */
+#define FILE_LOOKUPS 32	    /* of those, looked up in the index */
+
 /* ---------------------------------------------------------------------- *
  * words.c
  * ---------------------------------------------------------------------- */
@@ -86,6 +93,15 @@ typedef struct {
 int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		 uint32_t cursor_line, uint32_t first_line,
 		 const ByteRange *skip, uint32_t nskip, Ident *out, int cap);
+/* The identifiers of text[lo, hi) outside hole (the query, whose names
+ * rank__idents has), as rank__idents skips them, each weighted by the sum
+ * over its uses of a weight that halves FILE_NEAR_LINES from the cursor
+ * line: what the rest of the buffer uses, and the code being written is
+ * likely to use too. Heaviest first into out; returns how many. */
+int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
+		      ByteRange hole, uint32_t cursor_line, uint32_t first_line,
+		      const ByteRange *skip, uint32_t nskip, Ident *out,
+		      int cap);
 /* The weight of name among ids, 0 when absent. */
 double rank__mention(const Ident *ids, int nids, const char *name);
 /* The weight of the identifiers ids has in t[a, z). */
@@ -194,6 +210,7 @@ typedef struct {
 			      * start of its first line's 256 bytes before */
 	bool fetched;	     /* raw was asked for */
 	double mention;	     /* its name is used near the cursor */
+	double file_use;     /* ... elsewhere in the buffer (index rows) */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
 	double bm25, score;
 	uint32_t near;	  /* lines from the cursor, same file only */
@@ -234,12 +251,16 @@ typedef struct {
 	TSTree *own_tree;	    /* parsed here, to free */
 	Chunking live;		    /* every span of the buffer */
 	int32_t cls;		    /* innermost class around the cursor */
+	const char *own; /* the name of the definition being written, or
+			  * NULL (borrowed from live) */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
 	Buf query;
 	Words words;	       /* of the whole buffer */
 	Ident ids[IDENTS_CAP]; /* near the cursor, heaviest first */
 	int nids;
+	Ident fids[FILE_IDENTS_CAP]; /* elsewhere in the buffer */
+	int nfids;
 	Import *imp; /* names imported */
 	int nimp;
 	char (*frags)[96]; /* modules imported, as path fragments */
@@ -362,6 +383,10 @@ typedef struct {
 	double import_member; /* a module's member named through the module
 			       * near the cursor (`M.name`), or a name not
 			       * used yet defined in no file imported */
+	double file_use;      /* a definition of a name the rest of the
+			       * buffer uses, by how often and how near,
+			       * in a file the buffer imports */
+	double file_namesake; /* ... in some other file */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

@@ -6,6 +6,10 @@
 #include "rank_int.h"
 
 static bool defines(const RankSignals *g) { return g->definition > 0; }
+static bool file_use(const RankSignals *g)
+{
+	return g->file_use > 0 && !g->same_file;
+}
 static bool member(const RankSignals *g) { return g->member; }
 static bool receiver(const RankSignals *g) { return g->receiver; }
 static bool unused(const RankSignals *g) { return g->unused_import; }
@@ -53,6 +57,7 @@ static const struct {
 	void (*say)(const RankSignals *g, Buf *b); /* words that vary */
 } reasons[] = {
     {defines, NULL, say_defines},
+    {file_use, "its name is used elsewhere in this file", NULL},
     {member, "a member of the class being written or its bases", NULL},
     {receiver, "a method of the type of what it is called on", NULL},
     {unused, "imported by this file and not used yet", NULL},

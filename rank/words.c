@@ -104,6 +104,64 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 	return n;
 }
 
+/* A slot of a small table of names: where name[0, len) is in out, or
+ * the empty slot (-1) where it goes. */
+static int16_t *ident_slot(int16_t *slot, uint32_t mask, const Ident *out,
+			   const char *name, uint32_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	for (uint32_t i = h & mask;; i = (i + 1) & mask)
+		if (slot[i] < 0 ||
+		    (strncmp(out[slot[i]].name, name, len) == 0 &&
+		     !out[slot[i]].name[len]))
+			return &slot[i];
+}
+
+int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
+		      ByteRange hole, uint32_t cursor_line, uint32_t first_line,
+		      const ByteRange *skip, uint32_t nskip, Ident *out,
+		      int cap)
+{
+	int16_t slot[4 * FILE_IDENTS_CAP];
+	uint32_t mask = sizeof(slot) / sizeof(*slot) - 1;
+	uint32_t line = first_line, seen = lo, s = 0;
+	int n = 0;
+
+	if (cap > FILE_IDENTS_CAP)
+		cap = FILE_IDENTS_CAP;
+	memset(slot, 0xff, sizeof(slot));
+	for (uint32_t i = lo, a; rank__next_word(text, lo, hi, &i, &a);) {
+		uint32_t len = i - a, d;
+		int16_t *k;
+
+		for (; seen < a; seen++)
+			line += text[seen] == '\n';
+		while (s < nskip && skip[s].end <= a)
+			s++;
+		if ((a >= hole.start && a < hole.end) || len < 2 ||
+		    len >= IDENT_MAX || (s < nskip && skip[s].start <= a) ||
+		    lang_is_stopword(lang, text + a, len))
+			continue;
+		k = ident_slot(slot, mask, out, text + a, len);
+		if (*k < 0) {
+			if (n == cap)
+				continue;
+			memcpy(out[n].name, text + a, len);
+			out[n].name[len] = '\0';
+			out[n].weight = 0;
+			*k = (int16_t)n++;
+		}
+		d = line > cursor_line ? line - cursor_line
+				       : cursor_line - line;
+		out[*k].weight += 1.0 / (1.0 + (double)d / FILE_NEAR_LINES);
+	}
+	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
+	return n;
+}
+
 double rank__mention(const Ident *ids, int nids, const char *name)
 {
 	for (int k = 0; k < nids; k++)

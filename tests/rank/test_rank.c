@@ -1149,6 +1149,42 @@ TEST(current_file_unnamed_wait)
 	ws_close(&w);
 }
 
+/* The name of the definition being written is in its header, not a use:
+ * the same-named methods of the buffer's other classes are neighbours,
+ * not definitions the cursor names, and wait behind what it does name. */
+TEST(own_name_is_no_use)
+{
+	static const File files[] = {{NULL, NULL}};
+	Ws w;
+	RankResult r;
+	int named = -1;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/shapes.py",
+		"def half(x):\n    return x / 2\n\n\n"
+		"class Square:\n    def area(self):\n"
+		"        return self.side ** 2\n\n\n"
+		"class Circle:\n    def area(self):\n"
+		"        return 3.14 * self.r ** 2\n\n\n"
+		"class Triangle:\n    def area(self):\n"
+		"        return half(self.base * self.height)\n\n\n"
+		"class Kite:\n    def area(self):\n"
+		"        base = self.p\n        return half(" CURSOR "\n",
+		2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++) {
+		if (r.items[i].in_buffer && strcmp(r.items[i].symbol, "half") == 0)
+			named = (int)i;
+		if (r.items[i].in_buffer &&
+		    strstr(r.items[i].symbol, ".area") != NULL)
+			EXPECT_TRUE(r.items[i].signals.definition <= 0);
+	}
+	if (named != 0)
+		explain(&r);
+	EXPECT_INT_EQ(named, 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A name imported by name and not used yet outranks the neighbours of
  * the cursor that nothing names: the code being written is the likeliest
  * to use it. A module's member named through the module (`u.to_feet`) is

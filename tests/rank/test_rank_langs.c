@@ -681,3 +681,45 @@ TEST(imports_c_include_db_malformed)
 	buf_free(&deep);
 	ws_close(&w);
 }
+
+/* What the rest of the file uses, far from the cursor, is what the code
+ * being written may use too: Go's package-level checksum, called by a
+ * function 160 lines up, ranks for it (and says so); a method of another
+ * package's type of the same name does not earn that. */
+TEST(names_used_elsewhere_in_the_file)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/shop\n\ngo 1.19\n"},
+	    {"store/util.go", "package store\n\n"
+			      "func checksum(b []byte) uint32 { return 0 }\n"},
+	    {"other/t.go", "package other\n\ntype T struct{}\n\n"
+			   "func (t T) checksum(b []byte) uint32 "
+			   "{ return 1 }\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0};
+	Buf why = {0};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	buf_puts(&text, "package store\n\nfunc Load(b []byte) uint32 {\n"
+			"\treturn checksum(b)\n}\n\n");
+	for (int k = 0; k < 40; k++)
+		buf_printf(&text, "func step%d(x int) int {\n\treturn x + %d\n}\n\n",
+			   k, k);
+	buf_puts(&text, "func Save(b []byte) uint32 {\n\t" CURSOR "\n}\n");
+	ws_open(&w, files);
+	rank_at(&w, "store/save.go", text.data, 4000, &r);
+	i = find(&r, "store/util.go", "checksum");
+	j = find(&r, "other/t.go", NULL);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.file_use > 0);
+	rank_why(&r.items[i], &why);
+	EXPECT_TRUE(strstr(why.data, "used elsewhere in this file") != NULL);
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0));
+	buf_free(&why);
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&text);
+}

@@ -27,6 +27,7 @@ export interface ContextSignals {
 	bm25: number;
 	definition?: number;
 	defines?: string; /* "a, b": comma-separated (older servers: spaces) */
+	fileUse?: number; /* its name is used elsewhere in the file */
 	import?: boolean;
 	sameFile?: boolean;
 	importedName?: boolean;
