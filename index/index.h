@@ -10,6 +10,8 @@
 #ifndef CASTLS_INDEX_H
 #define CASTLS_INDEX_H
 
+#include <stdatomic.h>
+
 #include "chunker/chunker.h"
 
 /* Bump when what is stored, or which files are, changes: an index of
@@ -53,7 +55,17 @@ typedef struct {
 				   * rollback journal, each page once,
 				   * instead of through the write-ahead log
 				   * and its checkpoints */
+	/* Shared by the connections to one database that should give way
+	 * to each other (NULL: none): one waiting for the write lock
+	 * stamps it (ms, index_clock_ms) while it waits, and a scan
+	 * holding the lock ends its transaction early to let it through.
+	 * A live buffer's write then waits for one file's rows, not for a
+	 * scan's batch of thousands. */
+	_Atomic int64_t *lock_wait;
 } IndexOptions;
+
+/* A monotonic clock in milliseconds, as lock_wait is stamped. */
+int64_t index_clock_ms(void);
 
 /* Appends the default database path of an absolute root to out:
  * $XDG_CACHE_HOME/castls/<hash of root>/index.db (~/.cache if unset). */

@@ -59,6 +59,8 @@ struct Index {
 	char errmsg[512];
 	IndexOptions opt;
 	bool in_txn;
+	int64_t wait_start;	 /* of its wait for a lock, ms */
+	int64_t own_stamp;	 /* the last lock_wait stamp it set */
 	bool defer_checkpoint;	 /* commits leave the log to index_checkpoint */
 	bool bulk_journal;	 /* out of WAL mode for a first scan */
 	int wal_pages;		 /* in the log after this connection's last
@@ -93,6 +95,10 @@ static inline bool span_is_data(SpanKind k)
 #define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
 	" c.end_byte, c.start_line, c.end_line"
+
+/* Whether another connection sharing ix's lock_wait is waiting for the
+ * write lock now (it stamps every LOCK_WAIT_POLL_MS). */
+bool index__lock_wanted(const Index *ix);
 
 /* Maps a SQLite result code to a castls code, and keeps its message. */
 int index__db_error(Index *ix, int rc);

@@ -513,6 +513,30 @@ static void *worker_main(void *arg)
  * With nothing to write, the writer chunks the next file itself: it is
  * one of the scan's threads, so the cores never have more threads to run
  * than they have room for, nor one idle while files remain. */
+/* What pool_pop returns, rather than wait for the workers, when another
+ * connection waits for the write lock the writer holds. */
+static Result give_way;
+
+/* Waits up to LOCK_POLL_MS for a result when another connection could
+ * come to want the lock (p->mu held). */
+#define LOCK_POLL_MS 2
+static void wait_result(Pool *p)
+{
+	struct timespec ts;
+
+	if (!p->w->ix->opt.lock_wait) {
+		pthread_cond_wait(&p->not_empty, &p->mu);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += LOCK_POLL_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&p->not_empty, &p->mu, &ts);
+}
+
 static Result *pool_pop(Pool *p, Result *done)
 {
 	Result *r;
@@ -536,8 +560,13 @@ static Result *pool_pop(Pool *p, Result *done)
 		process(p->own, p->w->ix, p->todo[i], r);
 		return r;
 	}
-	while (!p->head && p->workers_left)
-		pthread_cond_wait(&p->not_empty, &p->mu);
+	while (!p->head && p->workers_left) {
+		if (p->w->ix->in_txn && index__lock_wanted(p->w->ix)) {
+			pthread_mutex_unlock(&p->mu);
+			return &give_way;
+		}
+		wait_result(p);
+	}
 	if ((r = p->head)) {
 		p->head = r->next;
 		if (!p->head)
@@ -562,13 +591,7 @@ static void result_free(Result *r)
  * The writer
  * ---------------------------------------------------------------------- */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return index_clock_ms(); }
 
 static int apply(Index *ix, Result *r, ScanStats *st)
 {
@@ -628,6 +651,15 @@ static uint64_t next_early(uint64_t todo, uint64_t written)
 	return left > todo / 16 ? written + left / 4 * 3 : 0;
 }
 
+/* After a commit for a connection that waits for the write lock: until
+ * it has taken it (it stops stamping), or LET_THROUGH_MS. */
+#define LET_THROUGH_MS 200
+static void let_through(Index *ix)
+{
+	for (int i = 0; i < LET_THROUGH_MS && index__lock_wanted(ix); i++)
+		sqlite3_sleep(1);
+}
+
 static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 {
 	Index *ix = p->w->ix;
@@ -640,28 +672,39 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 	int err = 0;
 
 	while ((r = pool_pop(p, r))) {
+		bool wanted = r == &give_way;
+
+		if (wanted) {
+			r = NULL;
+			if (err || !ix->in_txn)
+				continue;
+		}
 		/* Cancelled: what is queued is dropped, not written (up to
 		 * QUEUE_MAX files, seconds of writing for a server whose
 		 * client is gone); the next scan reads those files again. */
 		if (!err && p->w->cancel && *p->w->cancel)
 			err = CASTLS_ECANCELED;
-		if (!err && !ix->in_txn)
+		if (!err && !ix->in_txn && !wanted)
 			err = index__begin(ix);
-		if (!err)
+		if (!err && !wanted) {
 			err = apply(ix, r, st);
-		in_batch++;
-		batch_bytes += r->len;
-		written += r->len;
-		if (!err &&
-		    (in_batch >= BATCH_FILES || batch_bytes >= BATCH_BYTES ||
-		     now_ms() - batch_start >= BATCH_MS ||
-		     (early_at && written >= early_at))) {
+			in_batch++;
+			batch_bytes += r->len;
+			written += r->len;
+			wanted = index__lock_wanted(ix);
+		}
+		if (!err && (wanted || in_batch >= BATCH_FILES ||
+			     batch_bytes >= BATCH_BYTES ||
+			     now_ms() - batch_start >= BATCH_MS ||
+			     (early_at && written >= early_at))) {
 			if (early_at && written >= early_at)
 				early_at = next_early(p->todo_bytes, written);
 			err = batch_commit(p->w);
 			in_batch = 0;
 			batch_bytes = 0;
 			batch_start = now_ms();
+			if (!err && wanted)
+				let_through(ix);
 		}
 		if (err) { /* let the workers finish, drop what they send */
 			pthread_mutex_lock(&p->mu);

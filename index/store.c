@@ -517,9 +517,54 @@ static int count_statement(unsigned type, void *ctx, void *p, void *x)
 	return 0;
 }
 
+int64_t index_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* How often a connection waiting for a lock tries again, and stamps
+ * lock_wait; a stamp this recent says it still waits. */
+#define LOCK_WAIT_POLL_MS 1
+#define LOCK_WAIT_FRESH_MS 4
+
+/* SQLite's busy handler for connections that share lock_wait: the busy
+ * timeout, trying every millisecond so that it takes the lock as soon as
+ * a scan lets go of it, and saying that it waits. */
+static int busy_stamp(void *ctx, int count)
+{
+	Index *ix = ctx;
+	int64_t now = index_clock_ms();
+
+	if (count == 0)
+		ix->wait_start = now;
+	if (now - ix->wait_start >= (int64_t)busy_ms(ix))
+		return 0;
+	atomic_store(ix->opt.lock_wait, now);
+	ix->own_stamp = now;
+	sqlite3_sleep(LOCK_WAIT_POLL_MS);
+	return 1;
+}
+
+bool index__lock_wanted(const Index *ix)
+{
+	int64_t t;
+
+	if (!ix->opt.lock_wait)
+		return false;
+	t = atomic_load(ix->opt.lock_wait);
+	return t && t != ix->own_stamp &&
+	       index_clock_ms() - t <= LOCK_WAIT_FRESH_MS;
+}
+
 static void connection_setup(Index *ix)
 {
-	sqlite3_busy_timeout(ix->db, (int)busy_ms(ix));
+	if (ix->opt.lock_wait)
+		sqlite3_busy_handler(ix->db, busy_stamp, ix);
+	else
+		sqlite3_busy_timeout(ix->db, (int)busy_ms(ix));
 	sqlite3_extended_result_codes(ix->db, 1);
 	sqlite3_trace_v2(ix->db, SQLITE_TRACE_STMT, count_statement, ix);
 }

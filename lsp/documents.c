@@ -521,6 +521,9 @@ typedef struct {
 	int err;
 	IndexDelta delta;
 	bool checkpoint; /* the log has grown: checkpoint it */
+	bool refresh;	 /* puts back rows a scan replaced with the disk's:
+			  * the index held this text before, requests need
+			  * not wait for it */
 } WriteJob;
 
 /* A checkpoint of a root's write-ahead log, off the document writes'
@@ -548,7 +551,9 @@ static void checkpoint_done(Job *j)
 	CheckpointJob *c = (CheckpointJob *)j;
 
 	j->pools->roots[c->root]->checkpointing = false;
-	if (c->err)
+	/* Busy: another connection (a scan committing) checkpoints the
+	 * log now; nothing the user can act on. */
+	if (c->err && c->err != CASTLS_EBUSY)
 		lsp__log(j->s, 1, "checkpoint of %s: %s",
 			 j->pools->roots[c->root]->path,
 			 castls_strerror(c->err));
@@ -769,6 +774,7 @@ static void write_done(Job *j)
 
 	/* The next write in line, or the requests waiting for them all. */
 	s->doc_writes--;
+	s->new_writes -= !w->refresh;
 	if (s->writes) {
 		Job *next = s->writes;
 
@@ -841,10 +847,12 @@ static void rows_lend(Document *d, WriteJob *w)
 	d->rows = NULL;
 }
 
-static void queue_write(Server *s, Document *d, bool from_disk)
+static void queue_write(Server *s, Document *d, bool from_disk, bool refresh)
 {
 	WriteJob *w = xcalloc(1, sizeof(*w));
 
+	w->refresh = refresh;
+	s->new_writes += !refresh;
 	w->uri = xstrdup(d->uri);
 	w->rel = xstrdup(d->rel);
 	w->serial = d->serial;
@@ -896,7 +904,19 @@ void lsp__doc_schedule_write(Server *s, Document *d)
 	    d->generation <= d->written || d->lang == LANG_NONE)
 		return;
 	d->writing = true;
-	queue_write(s, d, false);
+	queue_write(s, d, false, false);
+}
+
+void lsp__doc_refresh(Server *s, Document *d)
+{
+	bool written = d->written >= d->generation;
+
+	d->written = 0;
+	if (d->root < 0 || !d->rel || d->writing || s->exiting ||
+	    d->lang == LANG_NONE)
+		return;
+	d->writing = true;
+	queue_write(s, d, false, written);
 }
 
 void lsp__doc_close(Server *s, const cJSON *params)
@@ -914,7 +934,7 @@ void lsp__doc_close(Server *s, const cJSON *params)
 	/* Unsaved edits die with the buffer: the disk version is the truth
 	 * again. */
 	if (d->root >= 0 && d->rel && !s->exiting)
-		queue_write(s, d, true);
+		queue_write(s, d, true, false);
 	/* Kept until the refresh brings the disk text's own tree. */
 	if (tree_current(d) && !s->exiting) {
 		uint32_t len = (uint32_t)d->text.len;

@@ -67,6 +67,9 @@ typedef struct {
 	uint64_t stale_scan_at; /* uv_now of the scan that set off, 0 none */
 	int error;		/* castls code of the last failed index write (a
 				 * scan's or a buffer's); 0 once a scan succeeds */
+	/* Its connections' IndexOptions.lock_wait: a buffer's write goes
+	 * ahead of a scan. */
+	_Atomic int64_t lock_wait;
 } Root;
 
 /*
@@ -251,6 +254,9 @@ uint32_t lsp__doc_offset(const Server *s, const Document *d, const cJSON *pos);
 cJSON *lsp__doc_position(const Server *s, const Document *d, uint32_t off);
 /* Schedules writing d's rows to the index (coalesced). */
 void lsp__doc_schedule_write(Server *s, Document *d);
+/* After a scan of d's root, which wrote the disk's text: d's rows again,
+ * without holding up requests when the index had them before. */
+void lsp__doc_refresh(Server *s, Document *d);
 
 /* uri helpers (documents.c) */
 /* The path of a "file:" URI with its escapes decoded, as it is (".",

@@ -78,6 +78,7 @@ Index *lsp__pools_index(Pools *p, Root *r, int *err)
 		io.db_path = db = xstrdup(p->db_path);
 	io.max_chunk_size = p->max_chunk_size;
 	io.max_file_size = p->max_file_size;
+	io.lock_wait = &r->lock_wait;
 	io.exclude = exclude = p->exclude ? xstrdup(p->exclude) : NULL;
 	/* The first connection to a root checks the file once; later ones
 	 * trust it (quick_check reads the whole database). */

@@ -140,7 +140,7 @@ static void on_park_timeout(uv_timer_t *t) { unpark(t->data); }
 
 void lsp__server_queue_fresh(Server *s, Job *j)
 {
-	if (s->doc_writes == 0 || s->exiting) {
+	if (s->new_writes == 0 || s->exiting) {
 		lsp__server_queue(s, j);
 		return;
 	}
@@ -154,7 +154,7 @@ void lsp__server_queue_fresh(Server *s, Job *j)
 
 void lsp__server_doc_written(Server *s)
 {
-	if (s->doc_writes == 0 && s->parked)
+	if (s->new_writes == 0 && s->parked)
 		unpark(s);
 }
 
@@ -332,10 +332,8 @@ static void scan_done(Job *j)
 			 r->path, sj->stats.ignore_partial);
 	/* The scan wrote disk contents; open buffers are the truth. */
 	for (Document *d = s->docs; d; d = d->next)
-		if (d->root == sj->root) {
-			d->written = 0;
-			lsp__doc_schedule_write(s, d);
-		}
+		if (d->root == sj->root)
+			lsp__doc_refresh(s, d);
 	if (r->rescan && !s->exiting && !s->shutdown) {
 		r->rescan = false;
 		lsp__server_reindex(s, sj->root);

@@ -37,6 +37,9 @@ struct Server {
 	 * before them. */
 	Job *parked, **parked_tail;
 	uint32_t doc_writes; /* document index writes queued or running */
+	uint32_t new_writes; /* of those, what the index does not hold yet
+			      * (not refreshes after a scan): what parked
+			      * requests wait for */
 	Job *writes, **writes_tail; /* queued behind the running one: one at
 				     * a time, in order, so a reopened file's
 				     * rows never lose to its disk refresh */

@@ -7,6 +7,7 @@
  */
 #include "test.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #include "index/index.h"
@@ -1342,5 +1343,76 @@ TEST(scan_compacts_the_full_text_index_after_much_writing)
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
 				" chunks_fts MATCH 'alpha'"),
 		      FILES - 260);
+	fixture_close(&f);
+}
+
+/* ---------------------------------------------------------------------- *
+ * A scan gives way to a waiting writer
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+	Index *ix;
+	ScanStats st;
+	int err;
+	atomic_int writing; /* the scan's writer has written a file */
+} GiveWay;
+
+static void writing_progress(void *ctx, const ScanStats *s)
+{
+	(void)s;
+	atomic_store(&((GiveWay *)ctx)->writing, 1);
+}
+
+static void *scan_thread(void *p)
+{
+	GiveWay *g = p;
+
+	g->err = index_scan(g->ix, 1, writing_progress, g, NULL, &g->st);
+	atomic_store(&g->writing, 1); /* also when it failed early */
+	return NULL;
+}
+
+/* Connections sharing lock_wait give way to each other: a write (a live
+ * buffer's) that comes while a scan writes its batch waits for the file
+ * being written, not for the batch of hundreds. Without it, the write
+ * gets in only once the scan's transaction ends, and sees all of it. */
+TEST(scan_gives_way_to_a_waiting_writer)
+{
+	enum { FILES = 600 };
+	_Atomic int64_t lock_wait = 0;
+	IndexOptions o = {0};
+	GiveWay g = {0};
+	Index *other;
+	Fixture f;
+	pthread_t t;
+	long long seen;
+
+	fixture_init(&f);
+	write_modules(&f, FILES, "alpha");
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.busy_timeout_ms = 60000;
+	o.quiet = true;
+	o.lock_wait = &lock_wait;
+	ASSERT_INT_EQ(index_open(&o, &g.ix), 0);
+	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	ASSERT_INT_EQ(index_scan(g.ix, 1, NULL, NULL, NULL, &g.st), 0);
+	/* A branch switch: every file rewritten, one batch to scan. */
+	write_modules(&f, FILES, "beta");
+	ASSERT_INT_EQ(pthread_create(&t, NULL, scan_thread, &g), 0);
+	while (!atomic_load(&g.writing))
+		sqlite3_sleep(1);
+	EXPECT_INT_EQ(index_file_remove(other, "no/such/file.py"), 0);
+	seen = fts_count(&f, "beta");
+	pthread_join(t, NULL);
+	EXPECT_INT_EQ(g.err, 0);
+	EXPECT_INT_EQ(g.st.indexed, FILES);
+	if (seen >= FILES)
+		test_fail(__FILE__, __LINE__,
+			  "the write waited for the whole scan (%lld files)",
+			  seen);
+	EXPECT_INT_EQ(fts_count(&f, "beta"), FILES);
+	index_close(other);
+	index_close(g.ix);
 	fixture_close(&f);
 }
