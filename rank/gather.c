@@ -590,6 +590,7 @@ void rank__gather(Where *w)
 	const RankCursor *q = w->q;
 
 	rank__imports(w);
+	rank__file_words(w);
 	rank__receivers(w);
 	gather_live(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {

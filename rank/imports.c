@@ -913,6 +913,14 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 	}
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	uint32_t x = ((const ByteRange *)a)->start,
+		 y = ((const ByteRange *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
 void rank__imports(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -922,6 +930,18 @@ void rank__imports(Where *w)
 
 	lang_modules(q->lang, &w->mr);
 	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
+	/* The module each import names, with a group's prefix: no names
+	 * of the code (rank__file_words skips them). */
+	w->paths = xmalloc((n ? n : 1) * sizeof(*w->paths));
+	for (uint32_t i = 0; i < n; i++) {
+		ByteRange m = refs[i].module;
+
+		if (refs[i].prefix.end > refs[i].prefix.start)
+			m.start = refs[i].prefix.start;
+		if (m.end > m.start)
+			w->paths[w->npaths++] = m;
+	}
+	qsort(w->paths, w->npaths, sizeof(*w->paths), cmp_range);
 	add_own_mods(w);
 	for (uint32_t i = 0; i < n; i++) {
 		const ImportRef *r = &refs[i];

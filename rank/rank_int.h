@@ -263,6 +263,8 @@ typedef struct {
 	int nfids;
 	Import *imp; /* names imported */
 	int nimp;
+	ByteRange *paths; /* the module paths of its imports, in order */
+	uint32_t npaths;
 	char (*frags)[96]; /* modules imported, as path fragments */
 	int nfrags;
 	Import *mods; /* modules imported, resolved (languages whose
@@ -295,6 +297,11 @@ void rank__where_free(Where *w);
 /* The path of the root the buffer's file is under (borrowed), or NULL
  * when it is under none: nothing is read from disk for it then. */
 const char *rank__root_path(const Where *w);
+/* The names the buffer uses within FILE_LINES of the query, outside it
+ * and its imports' module paths, into w->fids (after rank__imports):
+ * the code after the cursor too, the rest of the definition being
+ * written and its neighbours. */
+void rank__file_words(Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);

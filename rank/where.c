@@ -113,28 +113,6 @@ static void append_code(Buf *b, const char *text, uint32_t lo, uint32_t hi,
 				b->data[at + k - lo] = ' ';
 }
 
-/* The names the buffer uses within FILE_LINES of the query, outside it
- * (the code after the cursor too: the rest of the definition being
- * written, its neighbours). */
-static void file_idents(Where *w)
-{
-	const RankCursor *q = w->q;
-	uint32_t lo = w->q_lo, hi = q->cursor, back = 0, nskip;
-	ByteRange *skip;
-
-	while (lo > 0 && back++ < FILE_LINES)
-		lo = rank__line_start(q->text, lo - 1);
-	for (uint32_t ahead = 0; hi < q->len && ahead < FILE_LINES; hi++)
-		ahead += q->text[hi] == '\n';
-	nskip =
-	    chunker_noncode(q->lang, w->tree, lo, hi, NONCODE_MODULES, &skip);
-	w->nfids = rank__file_idents(
-	    q->lang, q->text, lo, hi, (ByteRange){w->q_lo, q->cursor},
-	    w->cursor_line, castls_count_newlines(q->text, lo), skip, nskip,
-	    w->fids, FILE_IDENTS_CAP);
-	xfree(skip);
-}
-
 void rank__locate(Where *w, const RankCursor *q)
 {
 	uint32_t cursor = q->cursor, back = 0, ex_end;
@@ -199,7 +177,21 @@ void rank__locate(Where *w, const RankCursor *q)
 	xfree(skip);
 	if (fn >= 0)
 		w->own = w->live.spans[fn].name;
-	file_idents(w);
+}
+
+void rank__file_words(Where *w)
+{
+	const RankCursor *q = w->q;
+	uint32_t lo = w->q_lo, hi = q->cursor, back = 0;
+
+	while (lo > 0 && back++ < FILE_LINES)
+		lo = rank__line_start(q->text, lo - 1);
+	for (uint32_t ahead = 0; hi < q->len && ahead < FILE_LINES; hi++)
+		ahead += q->text[hi] == '\n';
+	w->nfids = rank__file_idents(
+	    q->lang, q->text, lo, hi, (ByteRange){w->q_lo, q->cursor},
+	    w->cursor_line, castls_count_newlines(q->text, lo), w->paths,
+	    w->npaths, w->fids, FILE_IDENTS_CAP);
 }
 
 bool rank__excluded(const Where *w, const Cand *c)
@@ -226,6 +218,7 @@ void rank__where_free(Where *w)
 	buf_free(&w->query);
 	rank__words_free(&w->words);
 	xfree(w->imp);
+	xfree(w->paths);
 	xfree(w->frags);
 	xfree(w->mods);
 	xfree(w->redir);

@@ -142,8 +142,7 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		while (s < nskip && skip[s].end <= a)
 			s++;
 		if ((a >= hole.start && a < hole.end) || len < 2 ||
-		    len >= IDENT_MAX || (s < nskip && skip[s].start <= a) ||
-		    lang_is_stopword(lang, text + a, len))
+		    len >= IDENT_MAX || (s < nskip && skip[s].start <= a))
 			continue;
 		k = ident_slot(slot, mask, out, text + a, len);
 		if (*k < 0) {
@@ -151,14 +150,21 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 				continue;
 			memcpy(out[n].name, text + a, len);
 			out[n].name[len] = '\0';
-			out[n].weight = 0;
+			/* A stopword stays, marked, so that it is looked for
+			 * in the language's list once. */
+			out[n].weight =
+			    lang_is_stopword(lang, text + a, len) ? -1 : 0;
 			*k = (int16_t)n++;
 		}
+		if (out[*k].weight < 0)
+			continue;
 		d = line > cursor_line ? line - cursor_line
 				       : cursor_line - line;
 		out[*k].weight += 1.0 / (1.0 + (double)d / FILE_NEAR_LINES);
 	}
 	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
+	while (n && out[n - 1].weight < 0)
+		n--;
 	return n;
 }
 

@@ -693,6 +693,14 @@ class Server:
     def memory(self):
         return self.cl.memory()
 
+    def cpu_s(self):
+        """The server's CPU time so far (user + system), in seconds: a
+        cost that waiting for a core does not inflate."""
+        with open("/proc/%d/stat" % self.cl.proc.pid) as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf(
+            "SC_CLK_TCK")
+
     def context(self, rel, ln, col):
         msg, dt = self.cl.timed("castls/context", {
             "textDocument": {"uri": self.uri(rel)},
@@ -715,6 +723,7 @@ class Server:
 
 def phase_context(args, srv, cursors, res):
     passes_rtt, passes_srv, empty = [], [], 0
+    cpu0 = srv.cpu_s()
     for i in range(args.repeat):
         rtt, sms = [], []
         for rel, ln, col in cursors:
@@ -724,7 +733,9 @@ def phase_context(args, srv, cursors, res):
             empty += bool(r.get("noContext"))
         passes_rtt.append(rtt)
         passes_srv.append(sms)
+    cpu = srv.cpu_s() - cpu0
     res["context"] = summary(passes_srv, passes_rtt)
+    res["context"]["cpu_ms"] = cpu * 1e3 / (args.repeat * len(cursors))
     res["context"]["empty_per_pass"] = empty / args.repeat
     res["context"]["n"] = len(cursors)
 
@@ -1340,6 +1351,8 @@ def report(args, sizes, results):
             results["small"]["context"]["server_p99"]), "<= 1.5x",
         lambda r: verdict(r["context"]["server_p99"] /
                           results["small"]["context"]["server_p99"], 1.5))
+    row("  server CPU ms per request", lambda r: "%.1f" % r["context"][
+        "cpu_ms"] if "cpu_ms" in r["context"] else "-")
     row("context round trip p50 / p99", lambda r: pair(
         r["context"]["rtt_p50"], r["context"]["rtt_p99"]))
     row("search server p50 / p99 ms", lambda r: pair(
