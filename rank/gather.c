@@ -233,6 +233,20 @@ static uint32_t named(const IndexSpan *sp, uint32_t n, const char *name,
 	return k;
 }
 
+/* named, and in *kept how many of the run pass ok. */
+static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
+			 const char *name,
+			 bool (*ok)(const Where *, const IndexSpan *),
+			 uint32_t *at, uint32_t *kept)
+{
+	uint32_t k = named(sp, n, name, at);
+
+	*kept = 0;
+	for (uint32_t j = *at; j < *at + k; j++)
+		*kept += ok(w, &sp[j]);
+	return k;
+}
+
 /* ---------------------------------------------------------------------- *
  * From the index of one root
  * ---------------------------------------------------------------------- */
@@ -348,11 +362,9 @@ static void gather_named(Where *w, int r, Index *ix)
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
-		uint32_t kept = 0;
+		uint32_t kept;
 
-		k = named(sp, n, w->ids[i].name, &at);
-		for (uint32_t j = at; j < at + k; j++)
-			kept += named_here(w, &sp[j]);
+		k = named_ok(w, sp, n, w->ids[i].name, named_here, &at, &kept);
 		for (uint32_t j = at; j < at + k; j++) {
 			Cand *c;
 
@@ -399,11 +411,9 @@ static void gather_file_named(Where *w, int r, Index *ix)
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
 	for (uint32_t i = 0; i < nn; i++) {
-		uint32_t kept = 0;
+		uint32_t kept;
 
-		k = named(sp, n, names[i], &at);
-		for (uint32_t j = at; j < at + k; j++)
-			kept += file_named(w, &sp[j]);
+		k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
 		for (uint32_t j = at; j < at + k; j++) {
 			Cand *c;
 
