@@ -508,11 +508,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Hands back done (may be NULL), the result last written, to its
- * worker; returns the next result, or NULL when every file is done.
- * With nothing to write, the writer chunks the next file itself: it is
- * one of the scan's threads, so the cores never have more threads to run
- * than they have room for, nor one idle while files remain. */
 /* What pool_pop returns, rather than wait for the workers, when another
  * connection waits for the write lock the writer holds. */
 static Result give_way;
@@ -537,6 +532,12 @@ static void wait_result(Pool *p)
 	pthread_cond_timedwait(&p->not_empty, &p->mu, &ts);
 }
 
+/* Hands back done (may be NULL), the result last written, to its
+ * worker; returns the next result, or NULL when every file is done.
+ * With nothing to write, the writer chunks the next file itself: it is
+ * one of the scan's threads, so the cores never have more threads to run
+ * than they have room for, nor one idle while files remain.
+ * &give_way when a connection waits for the lock the writer holds. */
 static Result *pool_pop(Pool *p, Result *done)
 {
 	Result *r;
