@@ -88,7 +88,8 @@ static double imported_name(const Cand *c)
  * the one meant (in a file the buffer imports, or a namesake). Applied
  * as strongly as a use near the cursor, names used all over a file
  * crowded out what the cursor names (Rust, Java and Python lost
- * Recall@5 on both halves); at these weights every language gained. */
+ * Recall@5 on both halves); at these weights no half of any language
+ * lost. */
 static double file_prior(const Cand *c)
 {
 	const Weights *W = &rank__weights;
