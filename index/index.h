@@ -57,15 +57,12 @@ typedef struct {
 				   * and its checkpoints */
 	/* Shared by the connections to one database that should give way
 	 * to each other (NULL: none): one waiting for the write lock
-	 * stamps it (ms, index_clock_ms) while it waits, and a scan
+	 * stamps it (monotonic ms) while it waits, and a scan
 	 * holding the lock ends its transaction early to let it through.
 	 * A live buffer's write then waits for one file's rows, not for a
 	 * scan's batch of thousands. */
 	_Atomic int64_t *lock_wait;
 } IndexOptions;
-
-/* A monotonic clock in milliseconds, as lock_wait is stamped. */
-int64_t index_clock_ms(void);
 
 /* Appends the default database path of an absolute root to out:
  * $XDG_CACHE_HOME/castls/<hash of root>/index.db (~/.cache if unset). */

@@ -96,6 +96,8 @@ static inline bool span_is_data(SpanKind k)
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
 	" c.end_byte, c.start_line, c.end_line"
 
+/* A monotonic clock in milliseconds, as lock_wait is stamped. */
+int64_t index__clock_ms(void);
 /* Whether another connection sharing ix's lock_wait is waiting for the
  * write lock now (it stamps every LOCK_WAIT_POLL_MS). */
 bool index__lock_wanted(const Index *ix);

@@ -592,8 +592,6 @@ static void result_free(Result *r)
  * The writer
  * ---------------------------------------------------------------------- */
 
-static int64_t now_ms(void) { return index_clock_ms(); }
-
 static int apply(Index *ix, Result *r, ScanStats *st)
 {
 	int err = 0;
@@ -665,7 +663,7 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 {
 	Index *ix = p->w->ix;
 	ScanStats *st = p->w->stats;
-	int64_t batch_start = now_ms(), last_progress = 0;
+	int64_t batch_start = index__clock_ms(), last_progress = 0;
 	uint32_t in_batch = 0;
 	uint64_t batch_bytes = 0, written = 0;
 	uint64_t early_at = p->w->bulk ? next_early(p->todo_bytes, 0) : 0;
@@ -696,14 +694,14 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 		}
 		if (!err && (wanted || in_batch >= BATCH_FILES ||
 			     batch_bytes >= BATCH_BYTES ||
-			     now_ms() - batch_start >= BATCH_MS ||
+			     index__clock_ms() - batch_start >= BATCH_MS ||
 			     (early_at && written >= early_at))) {
 			if (early_at && written >= early_at)
 				early_at = next_early(p->todo_bytes, written);
 			err = batch_commit(p->w);
 			in_batch = 0;
 			batch_bytes = 0;
-			batch_start = now_ms();
+			batch_start = index__clock_ms();
 			if (!err && wanted)
 				let_through(ix);
 		}
@@ -713,9 +711,9 @@ static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
 			pthread_cond_broadcast(&p->not_full);
 			pthread_mutex_unlock(&p->mu);
 		}
-		if (fn && now_ms() - last_progress >= PROGRESS_MS) {
+		if (fn && index__clock_ms() - last_progress >= PROGRESS_MS) {
 			fn(ctx, st);
-			last_progress = now_ms();
+			last_progress = index__clock_ms();
 		}
 	}
 	if (ix->in_txn)

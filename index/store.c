@@ -517,7 +517,7 @@ static int count_statement(unsigned type, void *ctx, void *p, void *x)
 	return 0;
 }
 
-int64_t index_clock_ms(void)
+int64_t index__clock_ms(void)
 {
 	struct timespec ts;
 
@@ -536,7 +536,7 @@ int64_t index_clock_ms(void)
 static int busy_stamp(void *ctx, int count)
 {
 	Index *ix = ctx;
-	int64_t now = index_clock_ms();
+	int64_t now = index__clock_ms();
 
 	if (count == 0)
 		ix->wait_start = now;
@@ -556,7 +556,7 @@ bool index__lock_wanted(const Index *ix)
 		return false;
 	t = atomic_load(ix->opt.lock_wait);
 	return t && t != ix->own_stamp &&
-	       index_clock_ms() - t <= LOCK_WAIT_FRESH_MS;
+	       index__clock_ms() - t <= LOCK_WAIT_FRESH_MS;
 }
 
 static void connection_setup(Index *ix)

@@ -898,13 +898,18 @@ static void queue_write(Server *s, Document *d, bool from_disk, bool refresh)
 	}
 }
 
-void lsp__doc_schedule_write(Server *s, Document *d)
+static void schedule_write(Server *s, Document *d, bool refresh)
 {
 	if (d->root < 0 || !d->rel || d->writing || s->exiting ||
 	    d->generation <= d->written || d->lang == LANG_NONE)
 		return;
 	d->writing = true;
-	queue_write(s, d, false, false);
+	queue_write(s, d, false, refresh);
+}
+
+void lsp__doc_schedule_write(Server *s, Document *d)
+{
+	schedule_write(s, d, false);
 }
 
 void lsp__doc_refresh(Server *s, Document *d)
@@ -912,11 +917,7 @@ void lsp__doc_refresh(Server *s, Document *d)
 	bool written = d->written >= d->generation;
 
 	d->written = 0;
-	if (d->root < 0 || !d->rel || d->writing || s->exiting ||
-	    d->lang == LANG_NONE)
-		return;
-	d->writing = true;
-	queue_write(s, d, false, written);
+	schedule_write(s, d, written);
 }
 
 void lsp__doc_close(Server *s, const cJSON *params)
