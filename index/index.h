@@ -204,6 +204,7 @@ typedef struct {
  */
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n);
+
 void index_hits_free(IndexHit *hits, uint32_t n);
 
 typedef struct {
@@ -314,6 +315,17 @@ bool index_file_current(Index *ix, int64_t file_id);
 /* SQL statements this connection has run (those SQLite runs for the
  * full-text index included): what a request costs, for measuring. */
 uint64_t index_statements(const Index *ix);
+
+/* The reads that follow, until index_read_end, see one state of the
+ * database, the one when the first of them ran, whatever other
+ * connections commit meanwhile. A request's lookups then agree with each
+ * other, and the connection's page cache, which SQLite empties whenever
+ * it finds another connection's commit, is emptied at most once per
+ * request rather than before any of its statements (a scan commits every
+ * second or so while it runs). Inside a transaction of its own, the
+ * connection keeps that one. */
+int index_read_begin(Index *ix);
+void index_read_end(Index *ix);
 
 typedef struct {
 	uint32_t files, spans, chunks;

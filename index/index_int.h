@@ -59,6 +59,7 @@ struct Index {
 	char errmsg[512];
 	IndexOptions opt;
 	bool in_txn;
+	bool in_read;		 /* index_read_begin's transaction */
 	int64_t wait_start;	 /* of its wait for a lock, ms */
 	int64_t own_stamp;	 /* the last lock_wait stamp it set */
 	bool defer_checkpoint;	 /* commits leave the log to index_checkpoint */

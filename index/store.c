@@ -304,6 +304,25 @@ int index__commit(Index *ix)
 	return err;
 }
 
+int index_read_begin(Index *ix)
+{
+	int err;
+
+	if (ix->in_read || !sqlite3_get_autocommit(ix->db))
+		return 0;
+	err = exec(ix, "BEGIN");
+	ix->in_read = err == 0;
+	return err;
+}
+
+void index_read_end(Index *ix)
+{
+	/* An error inside may have ended the transaction already. */
+	if (ix->in_read && !sqlite3_get_autocommit(ix->db))
+		sqlite3_exec(ix->db, "COMMIT", NULL, NULL, NULL);
+	ix->in_read = false;
+}
+
 void index__rollback(Index *ix)
 {
 	sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);

@@ -8,6 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Each root's reads of one request see one state of its index. */
+static void read_roots(const RankRoot *roots, uint32_t n, bool begin)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		if (!roots[r].ix)
+			continue;
+		if (begin)
+			(void)index_read_begin(roots[r].ix);
+		else
+			index_read_end(roots[r].ix);
+	}
+}
+
 int rank_context(const RankCursor *q, RankResult *out)
 {
 	Where w;
@@ -16,11 +29,13 @@ int rank_context(const RankCursor *q, RankResult *out)
 	out->budget = q->budget;
 	if (q->cursor > q->len)
 		return CASTLS_EINVAL;
+	read_roots(q->roots, q->nroots, true);
 	rank__locate(&w, q);
 	rank__gather(&w);
 	rank__score(&w);
 	if (rank__worth_it(&w))
 		rank__pack(&w, out);
+	read_roots(q->roots, q->nroots, false);
 	out->no_context = out->nitems == 0;
 	out->statements = w.statements;
 	rank__where_free(&w);
@@ -95,6 +110,7 @@ int rank_search(const RankRoot *roots, uint32_t nroots, const char *query,
 	memset(out, 0, sizeof(*out));
 	out->budget = budget;
 	limit = limit ? limit : RANK_DEFAULT_LIMIT;
+	read_roots(roots, nroots, true);
 	for (uint32_t r = 0; r < nroots; r++) {
 		Index *ix = roots[r].ix;
 		uint64_t before;
@@ -139,6 +155,7 @@ int rank_search(const RankRoot *roots, uint32_t nroots, const char *query,
 		out->used += it->tokens;
 		out->nitems++;
 	}
+	read_roots(roots, nroots, false);
 	out->no_context = out->nitems == 0;
 	for (uint32_t r = 0; r < nroots; r++) {
 		index_hits_free(hits[r], nhits[r]);

@@ -578,6 +578,45 @@ TEST(store_search_past_the_posting_budget)
 	fixture_close(&f);
 }
 
+/* Between index_read_begin and index_read_end a connection reads one
+ * state of the database: another connection's rewrite of a file shows
+ * neither in a search nor in the file's spans until the reader ends,
+ * and then both show it. */
+TEST(store_reads_see_one_state_until_they_end)
+{
+	Fixture f;
+	Index *reader;
+	IndexSpan *sp;
+	uint32_t n;
+	IndexOptions o = {0};
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &reader), 0);
+	ASSERT_INT_EQ(put(f.ix, "m.py", "def quokka():\n    pass\n", NULL),
+		      0);
+	ASSERT_INT_EQ(index_read_begin(reader), 0);
+	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 1);
+	ASSERT_INT_EQ(put(f.ix, "m.py", "def wombat():\n    pass\n", NULL),
+		      0);
+	EXPECT_INT_EQ(search_n(reader, "wombat", 5), 0);
+	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 1);
+	ASSERT_INT_EQ(index_spans_named(reader, "wombat", 5, &sp, &n), 0);
+	EXPECT_INT_EQ(n, 0);
+	index_spans_free(sp, n);
+	index_read_end(reader);
+	EXPECT_INT_EQ(search_n(reader, "wombat", 5), 1);
+	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 0);
+	ASSERT_INT_EQ(index_spans_named(reader, "wombat", 5, &sp, &n), 0);
+	EXPECT_INT_EQ(n, 1);
+	index_spans_free(sp, n);
+	index_close(reader);
+	fixture_close(&f);
+}
+
 /* castls_bm25 against FTS5's own bm25(), on real code: the Python
  * standard library's email package. Each query ORs terms from the
  * rarest to the commonest, so most rows match only common terms and
