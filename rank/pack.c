@@ -545,6 +545,25 @@ static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
 	return n;
 }
 
+/* Fewer tokens than definition c's item would cost, known before its
+ * text is read: one of at most RANK_ITEM_LINES lines is shown whole (up
+ * to ITEM_BYTES), a longer one by at least a byte a line. Once the
+ * budget is nearly spent, this turns away most of what is left without
+ * reading it; on a large workspace that is hundreds of candidates above
+ * score_min, and reading their texts cost more than the rest of the
+ * packing. Other candidates' texts are at hand: 1. */
+static uint32_t tokens_at_least(const Cand *c)
+{
+	uint32_t lines = c->lines.end - c->lines.start + 1,
+		 bytes = c->bytes.end - c->bytes.start;
+
+	if (c->from != FROM_SPAN)
+		return 1;
+	if (lines > RANK_ITEM_LINES)
+		return rank_tokens(RANK_ITEM_LINES);
+	return rank_tokens(bytes < ITEM_BYTES ? bytes : ITEM_BYTES);
+}
+
 /* Takes candidate i as the next item if it fits: not too many from its
  * file, not shown already, within the budget. */
 static bool take(Packer *pk, uint32_t i, RankResult *out)
@@ -558,6 +577,7 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 	    (c->same_file ? PER_SAME_FILE : PER_FILE))
 		return false;
 	if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
+	    tokens_at_least(c) > q->budget - out->used ||
 	    shown_already(cs, cs->n, c))
 		return false;
 	/* Rows of a file that changed or vanished on disk are not shown:
