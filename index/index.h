@@ -205,6 +205,15 @@ typedef struct {
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n);
 
+/* index_search with the query's terms, rarest first, kept while they
+ * match at most postings chunks in all (0, or more than
+ * INDEX_POSTINGS_MAX: INDEX_POSTINGS_MAX), the rarest whatever its
+ * count. The cost of a search is about that sum, which on a large
+ * workspace is the budget. */
+#define INDEX_POSTINGS_MAX 20000
+int index_search_within(Index *ix, const char *query, size_t len,
+			uint32_t limit, uint32_t postings, IndexHit **hits,
+			uint32_t *n);
 void index_hits_free(IndexHit *hits, uint32_t n);
 
 typedef struct {

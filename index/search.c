@@ -25,11 +25,13 @@
 #define QUERY_CANDIDATES_MAX 64
 #define COMMON_SHARE 0.1
 #define COMMON_MIN_DF 200 /* a small workspace keeps all its terms */
-/* And the terms kept match at most this many chunks in all: FTS5 scores
- * every chunk a term matches before it sorts, so the cost of a query is
- * its posting lists' length, which grows with the workspace while the
- * best hits come from its rarest terms. The rarest term is always kept. */
-#define POSTING_BUDGET 20000
+/* And the terms kept match at most this many chunks in all (unless the
+ * caller asks for fewer): FTS5 scores every chunk a term matches before
+ * it sorts, so the cost of a query is its posting lists' length, which
+ * grows with the workspace while the best hits come from its rarest
+ * terms. The rarest term is always kept. Frequencies are counted up to
+ * this budget whatever a query's own, as the cache keeps them. */
+#define POSTING_BUDGET INDEX_POSTINGS_MAX
 /* Chunks scored when the rarest term alone is past the budget. */
 #define OVER_BUDGET_SCORED 5000
 
@@ -222,7 +224,7 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
  * terms (0: nothing to search for). *over is set when even the rarest is
  * past the posting budget. */
 static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
-			    Buf *dfs, bool *over)
+			    Buf *dfs, int64_t budget, bool *over)
 {
 	Terms ts;
 	int64_t total = 0, postings = 0;
@@ -241,14 +243,14 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
 		if (kept >= 2 && ts.t[i].df > COMMON_MIN_DF &&
 		    (double)ts.t[i].df > COMMON_SHARE * (double)total)
 			break;
-		if (kept >= 1 && postings + ts.t[i].df > POSTING_BUDGET)
+		if (kept >= 1 && postings + ts.t[i].df > budget)
 			break;
 		postings += ts.t[i].df;
 		buf_printf(out, "%s\"%s\"", kept ? " OR " : "", ts.t[i].term);
 		buf_printf(dfs, ", %lld", (long long)ts.t[i].df);
 		kept++;
 	}
-	*over = postings > POSTING_BUDGET;
+	*over = postings > budget;
 	return kept;
 }
 
@@ -335,6 +337,13 @@ static int search_statement(Index *ix, const Buf *dfs, bool over,
 int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 		 IndexHit **hits, uint32_t *n)
 {
+	return index_search_within(ix, query, len, limit, 0, hits, n);
+}
+
+int index_search_within(Index *ix, const char *query, size_t len,
+			uint32_t limit, uint32_t postings, IndexHit **hits,
+			uint32_t *n)
+{
 	Buf expr = {0}, dfs = {0};
 	sqlite3_stmt *s = NULL;
 	uint32_t cap = 0;
@@ -346,7 +355,11 @@ int index_search(Index *ix, const char *query, size_t len, uint32_t limit,
 	if (limit > INDEX_SEARCH_MAX)
 		limit = INDEX_SEARCH_MAX;
 	if (!limit ||
-	    (rc = rare_terms_query(ix, query, len, &expr, &dfs, &over)) <= 0 ||
+	    (rc = rare_terms_query(ix, query, len, &expr, &dfs,
+				   postings && postings < POSTING_BUDGET
+				       ? postings
+				       : POSTING_BUDGET,
+				   &over)) <= 0 ||
 	    (rc = search_statement(ix, &dfs, over, &s))) {
 		buf_free(&expr);
 		buf_free(&dfs);

@@ -288,8 +288,9 @@ static void gather_lexical(Where *w, int r, Index *ix)
 	IndexHit *h;
 	uint32_t n;
 
-	if (index_search(ix, w->query.data ? w->query.data : "", w->query.len,
-			 BM25_HITS, &h, &n) != 0)
+	if (index_search_within(ix, w->query.data ? w->query.data : "",
+				w->query.len, BM25_HITS, BM25_POSTINGS, &h,
+				&n) != 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		bool same =

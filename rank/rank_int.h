@@ -39,6 +39,11 @@
 #define INCLUDE_DIRS_MAX 32 /* from a compilation database */
 #define TREES_MAX 64	    /* module trees of a workspace read by name */
 #define BM25_HITS 40
+/* Chunks the lexical search of a context request scores at most: its
+ * query is thirty lines of code and words are one signal of several,
+ * so it keeps its rarest terms only (a search keeps more). On a large
+ * workspace the search's cost is this budget. */
+#define BM25_POSTINGS 5000
 #define PER_FILE 3	/* items from one other file */
 #define PER_SAME_FILE 5 /* and from the current file */
 #define TOP_ITEMS 5	/* the first items ... */

@@ -578,6 +578,38 @@ TEST(store_search_past_the_posting_budget)
 	fixture_close(&f);
 }
 
+/* A caller's own posting budget keeps the rarest terms while their
+ * chunks fit it, and the rarest whatever its count: the common word is
+ * dropped, and with it every chunk only it matches. */
+TEST(store_search_within_a_posting_budget)
+{
+	Fixture f;
+	IndexHit *h;
+	uint32_t n;
+	Buf text = {0};
+	const char *q = "rare_word shared_word";
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	for (int i = 0; i < 30; i++)
+		buf_printf(&text, "def f%d(x):\n    return shared_word + %d\n",
+			   i, i);
+	buf_puts(&text, "def g(x):\n    return shared_word + rare_word\n");
+	ASSERT_INT_EQ(put(f.ix, "m.py", text.data, NULL), 0);
+	buf_free(&text);
+	ASSERT_INT_EQ(index_search_within(f.ix, q, strlen(q), 10, 10, &h, &n),
+		      0);
+	ASSERT_INT_EQ(n, 1);
+	EXPECT_TRUE(strstr(h[0].text, "rare_word") != NULL);
+	index_hits_free(h, n);
+	ASSERT_INT_EQ(index_search_within(f.ix, q, strlen(q), 10, 0, &h, &n),
+		      0);
+	EXPECT_INT_EQ(n, 10);
+	EXPECT_TRUE(strstr(h[0].text, "rare_word") != NULL);
+	index_hits_free(h, n);
+	fixture_close(&f);
+}
+
 /* Between index_read_begin and index_read_end a connection reads one
  * state of the database: another connection's rewrite of a file shows
  * neither in a search nor in the file's spans until the reader ends,
