@@ -29,8 +29,7 @@
  * caller asks for fewer): FTS5 scores every chunk a term matches before
  * it sorts, so the cost of a query is its posting lists' length, which
  * grows with the workspace while the best hits come from its rarest
- * terms. The rarest term is always kept. Frequencies are counted up to
- * this budget whatever a query's own, as the cache keeps them. */
+ * terms. The rarest term is always kept. */
 #define POSTING_BUDGET INDEX_POSTINGS_MAX
 /* Chunks scored when the rarest term alone is past the budget. */
 #define OVER_BUDGET_SCORED 5000
@@ -96,6 +95,7 @@ typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
 	int64_t df;	/* 0: the slot is empty */
 	uint32_t epoch; /* the cache's epoch when it was counted */
+	bool at_least;	/* counted up to df only: there are more */
 } DfSlot;
 
 struct DfCache {
@@ -121,7 +121,8 @@ static DfSlot *df_slot(struct DfCache *c, const char *term)
 	}
 }
 
-static void df_remember(struct DfCache *c, const char *term, int64_t df)
+static void df_remember(struct DfCache *c, const char *term, int64_t df,
+			bool at_least)
 {
 	DfSlot *d;
 
@@ -139,6 +140,7 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df)
 	}
 	d->df = df > 0 ? df : 1; /* 0 is an empty slot; 1 matches as little */
 	d->epoch = c->epoch;
+	d->at_least = at_least;
 }
 
 /* The cache for a table whose last chunk row id is rows, in a new epoch
@@ -193,9 +195,12 @@ static int df_count(Index *ix, Terms *ts, const int *want, int n, int64_t cap)
 }
 
 /* Document frequencies of the terms, from the cache or the vocabulary,
- * and the number of chunks (the last row id: near enough, and found
- * without counting). */
-static int look_up_df(Index *ix, Terms *ts, int64_t *total)
+ * counted up to cap (a count of cap says "cap or more"), and the number
+ * of chunks (the last row id: near enough, and found without counting).
+ * A query with a small posting budget needs to know no more than that a
+ * common term is past it: counting its chunks to the end is what a
+ * query's first search on a large workspace spends most on. */
+static int look_up_df(Index *ix, Terms *ts, int64_t cap, int64_t *total)
 {
 	sqlite3_stmt *s = index__stmt(ix, ST_CHUNK_COUNT);
 	struct DfCache *c;
@@ -208,14 +213,15 @@ static int look_up_df(Index *ix, Terms *ts, int64_t *total)
 		DfSlot *d = df_slot(c, ts->t[i].term);
 
 		ts->t[i].df = d->df;
-		if (!d->df ||
+		if (!d->df || (d->at_least && d->df < cap) ||
 		    (d->epoch != c->epoch && stale++ < DF_REFRESH_MAX))
 			want[n++] = i;
 	}
-	if (n && (err = df_count(ix, ts, want, n, POSTING_BUDGET + 1)))
+	if (n && (err = df_count(ix, ts, want, n, cap)))
 		return err;
 	for (int i = 0; i < n; i++)
-		df_remember(c, ts->t[want[i]].term, ts->t[want[i]].df);
+		df_remember(c, ts->t[want[i]].term, ts->t[want[i]].df,
+			    ts->t[want[i]].df >= cap);
 	return 0;
 }
 
@@ -234,7 +240,7 @@ static int rare_terms_query(Index *ix, const char *q, size_t len, Buf *out,
 	code_tokenize(q, len, collect_term, &ts);
 	if (ts.n == 0)
 		return 0;
-	if ((err = look_up_df(ix, &ts, &total)))
+	if ((err = look_up_df(ix, &ts, budget + 1, &total)))
 		return err;
 	qsort(ts.t, (size_t)ts.n, sizeof(ts.t[0]), cmp_df);
 	for (i = 0; i < ts.n && kept < QUERY_TERMS_MAX; i++) {

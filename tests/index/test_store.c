@@ -832,6 +832,44 @@ TEST(store_search_counts_stale_frequencies_again)
 	fixture_close(&f);
 }
 
+/* A search within a small posting budget counts a common term's chunks
+ * only to past that budget; a search with a larger one counts it again
+ * rather than take the partial count for the whole: its scores are a
+ * fresh connection's. */
+TEST(store_search_counts_past_a_smaller_budget_again)
+{
+	static const char q[] = "rare_word shared_word";
+	Fixture f;
+	Index *fresh;
+	IndexOptions o = {0};
+	IndexHit *h;
+	uint32_t n;
+	Buf text = {0};
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	for (int i = 0; i < 3000; i++)
+		buf_printf(&text, "def f%d(x):\n    return shared_word + %d\n",
+			   i, i);
+	buf_puts(&text, "def g(x):\n    return shared_word + rare_word\n");
+	ASSERT_INT_EQ(put(f.ix, "m.py", text.data, NULL), 0);
+	buf_free(&text);
+	/* More chunks hold the common word than the small budget. */
+	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunks") > 300);
+	ASSERT_INT_EQ(
+	    index_search_within(f.ix, q, strlen(q), 5, 150, &h, &n), 0);
+	EXPECT_INT_EQ(n, 1);
+	index_hits_free(h, n);
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.max_chunk_size = SMALL_CHUNK;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &fresh), 0);
+	EXPECT_TRUE(fabs(top_score(f.ix, q) - top_score(fresh, q)) < 1e-9);
+	index_close(fresh);
+	fixture_close(&f);
+}
+
 TEST(store_search_limit_and_order)
 {
 	Fixture f;
