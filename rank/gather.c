@@ -548,17 +548,23 @@ static void gather_bases(Where *w, int r, Index *ix)
 			    cls[i].kind != SPAN_INTERFACE)
 				continue;
 			for (uint32_t j = 0; j < nk; j++) {
+				const IndexSpan *kid = &kids[j];
+				double m;
 				Cand *c;
 
-				if (kids[j].parent_id != cls[i].id ||
-				    (is_data(kids[j].kind) &&
-				     in_class(w, kids[j].name)) ||
-				    !(c = add_span(w, r, &kids[j])))
+				if (kid->parent_id != cls[i].id ||
+				    (is_data(kid->kind) &&
+				     in_class(w, kid->name)))
 					continue;
-				c->member = true;
-				set_mention(c, kids[j].name,
-					    rank__mention(w->ids, w->nids,
-							  kids[j].name));
+				/* Found by its name already, it is no less a
+				 * member. */
+				m = rank__mention(w->ids, w->nids, kid->name);
+				if ((c = add_span(w, r, kid)))
+					set_mention(c, kid->name, m);
+				else
+					c = find_span(&w->cs, r, kid->id);
+				if (c)
+					c->member = true;
 			}
 		}
 	}

@@ -203,6 +203,61 @@ TEST(member_of_base_class)
 	ws_close(&w);
 }
 
+/* A base's member found first by its name, as the method being
+ * written overrides it, is still marked a member, and so ranks above a
+ * namesake in an unrelated class. */
+TEST(member_of_base_class_found_by_name)
+{
+	static const File files[] = {
+	    {"shapes/base.py", "class Shape:\n"
+			       "    def grid(self, n):\n"
+			       "        rows = []\n"
+			       "        for i in range(n):\n"
+			       "            row = []\n"
+			       "            for j in range(n):\n"
+			       "                row.append(i * j)\n"
+			       "            rows.append(row)\n"
+			       "        total = 0\n"
+			       "        for row in rows:\n"
+			       "            for cell in row:\n"
+			       "                total += cell\n"
+			       "        if total > 100:\n"
+			       "            total = 100\n"
+			       "        if total < 0:\n"
+			       "            total = 0\n"
+			       "        self.total = total\n"
+			       "        return rows\n\n"
+			       "    def size(self):\n"
+			       "        return self.total\n\n"
+			       "    def describe(self):\n"
+			       "        return 'a shape'\n"},
+	    {"shapes/label.py", "class Label:\n"
+				"    def describe(self):\n"
+				"        return 'a label'\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int base, other;
+
+	ws_open(&w, files);
+	rank_at(&w, "shapes/circle.py",
+		"from shapes.base import Shape\n\n\n"
+		"class Circle(Shape):\n"
+		"    def describe(self):\n"
+		"        " CURSOR "\n",
+		2000, &r);
+	base = find(&r, "shapes/base.py", "Shape.describe");
+	other = find(&r, "shapes/label.py", "Label.describe");
+	if (base < 0)
+		explain(&r);
+	ASSERT_TRUE(base >= 0);
+	EXPECT_TRUE(r.items[base].signals.member);
+	EXPECT_TRUE(other < 0 || base < other);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The buffer's own definitions come from its live text, with their
  * distance and uses; sibling fields join into one item. */
 TEST(same_file_and_joined)
