@@ -578,6 +578,22 @@ TEST(store_search_past_the_posting_budget)
 	fixture_close(&f);
 }
 
+/* Puts m.py: n definitions that use shared_word, and one that uses
+ * rare_word as well. */
+static int put_shared(Index *ix, int n)
+{
+	Buf text = {0};
+	int err;
+
+	for (int i = 0; i < n; i++)
+		buf_printf(&text, "def f%d(x):\n    return shared_word + %d\n",
+			   i, i);
+	buf_puts(&text, "def g(x):\n    return shared_word + rare_word\n");
+	err = put(ix, "m.py", text.data, NULL);
+	buf_free(&text);
+	return err;
+}
+
 /* A caller's own posting budget keeps the rarest terms while their
  * chunks fit it, and the rarest whatever its count: the common word is
  * dropped, and with it every chunk only it matches. */
@@ -586,17 +602,11 @@ TEST(store_search_within_a_posting_budget)
 	Fixture f;
 	IndexHit *h;
 	uint32_t n;
-	Buf text = {0};
 	const char *q = "rare_word shared_word";
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
-	for (int i = 0; i < 30; i++)
-		buf_printf(&text, "def f%d(x):\n    return shared_word + %d\n",
-			   i, i);
-	buf_puts(&text, "def g(x):\n    return shared_word + rare_word\n");
-	ASSERT_INT_EQ(put(f.ix, "m.py", text.data, NULL), 0);
-	buf_free(&text);
+	ASSERT_INT_EQ(put_shared(f.ix, 30), 0);
 	ASSERT_INT_EQ(index_search_within(f.ix, q, strlen(q), 10, 10, &h, &n),
 		      0);
 	ASSERT_INT_EQ(n, 1);
@@ -610,6 +620,23 @@ TEST(store_search_within_a_posting_budget)
 	fixture_close(&f);
 }
 
+/* Whether ix finds the one definition named here, by search and by
+ * name, and nothing of gone. */
+static bool sees_only(Index *ix, const char *here, const char *gone)
+{
+	IndexSpan *sp;
+	uint32_t n, m;
+
+	if (index_spans_named(ix, here, 5, &sp, &n))
+		return false;
+	index_spans_free(sp, n);
+	if (index_spans_named(ix, gone, 5, &sp, &m))
+		return false;
+	index_spans_free(sp, m);
+	return n == 1 && m == 0 && search_n(ix, here, 5) == 1 &&
+	       search_n(ix, gone, 5) == 0;
+}
+
 /* Between index_read_begin and index_read_end a connection reads one
  * state of the database: another connection's rewrite of a file shows
  * neither in a search nor in the file's spans until the reader ends,
@@ -618,8 +645,6 @@ TEST(store_reads_see_one_state_until_they_end)
 {
 	Fixture f;
 	Index *reader;
-	IndexSpan *sp;
-	uint32_t n;
 	IndexOptions o = {0};
 
 	fixture_init(&f);
@@ -634,17 +659,9 @@ TEST(store_reads_see_one_state_until_they_end)
 	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 1);
 	ASSERT_INT_EQ(put(f.ix, "m.py", "def wombat():\n    pass\n", NULL),
 		      0);
-	EXPECT_INT_EQ(search_n(reader, "wombat", 5), 0);
-	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 1);
-	ASSERT_INT_EQ(index_spans_named(reader, "wombat", 5, &sp, &n), 0);
-	EXPECT_INT_EQ(n, 0);
-	index_spans_free(sp, n);
+	EXPECT_TRUE(sees_only(reader, "quokka", "wombat"));
 	index_read_end(reader);
-	EXPECT_INT_EQ(search_n(reader, "wombat", 5), 1);
-	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 0);
-	ASSERT_INT_EQ(index_spans_named(reader, "wombat", 5, &sp, &n), 0);
-	EXPECT_INT_EQ(n, 1);
-	index_spans_free(sp, n);
+	EXPECT_TRUE(sees_only(reader, "wombat", "quokka"));
 	index_close(reader);
 	fixture_close(&f);
 }
@@ -844,16 +861,10 @@ TEST(store_search_counts_past_a_smaller_budget_again)
 	IndexOptions o = {0};
 	IndexHit *h;
 	uint32_t n;
-	Buf text = {0};
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
-	for (int i = 0; i < 3000; i++)
-		buf_printf(&text, "def f%d(x):\n    return shared_word + %d\n",
-			   i, i);
-	buf_puts(&text, "def g(x):\n    return shared_word + rare_word\n");
-	ASSERT_INT_EQ(put(f.ix, "m.py", text.data, NULL), 0);
-	buf_free(&text);
+	ASSERT_INT_EQ(put_shared(f.ix, 3000), 0);
 	/* More chunks hold the common word than the small budget. */
 	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunks") > 300);
 	ASSERT_INT_EQ(
