@@ -545,11 +545,12 @@ static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
 	return n;
 }
 
-/* Fewer tokens than definition c's item would cost, known before its
- * text is read: one of at most RANK_ITEM_LINES lines is shown whole (up
- * to ITEM_BYTES), a longer one by at least a byte a line. Once the
- * budget is nearly spent, this turns away most of what is left without
- * reading it; on a large workspace that is hundreds of candidates above
+/* No more tokens than definition c's item will cost, known before its
+ * text is read: one of at most RANK_ITEM_LINES lines and ITEM_BYTES is
+ * shown whole; a longer one by its first lines, at least a byte each,
+ * unless it is a class, whose outline may be a line. Once the budget is
+ * nearly spent, this turns away most of what is left without reading
+ * it; on a large workspace that is hundreds of candidates above
  * score_min, and reading their texts cost more than the rest of the
  * packing. Other candidates' texts are at hand: 1. */
 static uint32_t tokens_at_least(const Cand *c)
@@ -559,9 +560,9 @@ static uint32_t tokens_at_least(const Cand *c)
 
 	if (c->from != FROM_SPAN)
 		return 1;
-	if (lines > RANK_ITEM_LINES)
-		return rank_tokens(RANK_ITEM_LINES);
-	return rank_tokens(bytes < ITEM_BYTES ? bytes : ITEM_BYTES);
+	if (lines > RANK_ITEM_LINES || bytes > ITEM_BYTES)
+		return c->is_class ? 1 : rank_tokens(RANK_ITEM_LINES);
+	return rank_tokens(bytes);
 }
 
 /* Takes candidate i as the next item if it fits: not too many from its
