@@ -258,6 +258,7 @@ typedef struct {
 	int32_t cls;		    /* innermost class around the cursor */
 	const char *own; /* the name of the definition being written, or
 			  * NULL (borrowed from live) */
+	uint32_t own_start; /* where it starts (the cursor without one) */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
 	Buf query;

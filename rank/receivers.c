@@ -164,6 +164,30 @@ static void static_members(Where *w)
 	}
 }
 
+/* A name the definition being written gives a type (a parameter, a
+ * local assigned a constructor's result) is a local: its uses near the
+ * cursor are no uses of the definitions that share its name. */
+static void drop_locals(Where *w, const TypedName *tn, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const ByteRange *r = &tn[i].name;
+		size_t len = r->end - r->start;
+		int k = 0;
+
+		if (tn[i].member || r->start < w->own_start)
+			continue;
+		while (k < w->nids && (strlen(w->ids[k].name) != len ||
+				       memcmp(w->ids[k].name,
+					      w->q->text + r->start, len) != 0))
+			k++;
+		if (k < w->nids) {
+			memmove(&w->ids[k], &w->ids[k + 1],
+				(size_t)(w->nids - k - 1) * sizeof(w->ids[0]));
+			w->nids--;
+		}
+	}
+}
+
 void rank__receivers(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -180,6 +204,7 @@ void rank__receivers(Where *w)
 			break;
 		}
 	n = chunker_typed_names(q->lang, w->tree, lo, q->cursor, &tn);
+	drop_locals(w, tn, n);
 	/* The last typing of a name wins. */
 	for (uint32_t i = n; i-- > 0;) {
 		bool seen = false;

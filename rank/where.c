@@ -175,8 +175,11 @@ void rank__locate(Where *w, const RankCursor *q)
 			       castls_count_newlines(q->text, lo), skip, nskip,
 			       w->ids, IDENTS_CAP);
 	xfree(skip);
-	if (fn >= 0)
+	w->own_start = cursor;
+	if (fn >= 0) {
 		w->own = w->live.spans[fn].name;
+		w->own_start = w->live.spans[fn].bytes.start;
+	}
 }
 
 void rank__file_words(Where *w)

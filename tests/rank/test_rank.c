@@ -956,6 +956,37 @@ TEST(tsconfig_paths_and_workspace_packages)
  * Receivers and duplicates
  * ---------------------------------------------------------------------- */
 
+/* A parameter of the function being written, given a type, is a local:
+ * its name near the cursor is no use of a function of the same name
+ * elsewhere, while the type it names is. */
+TEST(typed_parameter_is_a_local)
+{
+	static const File files[] = {
+	    {"shop/grouping.py", "def group(items):\n    return list(items)\n"},
+	    {"shop/models.py", "class Group:\n    name = ''\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int fn, cls;
+
+	ws_open(&w, files);
+	rank_at(&w, "shop/render.py",
+		"from shop.models import Group\n\n\n"
+		"def render(group: Group):\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	fn = find(&r, "shop/grouping.py", "group");
+	cls = find(&r, "shop/models.py", "Group");
+	if (cls < 0)
+		explain(&r);
+	ASSERT_TRUE(cls >= 0);
+	EXPECT_TRUE(r.items[cls].signals.definition > 0);
+	EXPECT_TRUE(fn < 0 || r.items[fn].signals.definition == 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* collector = Collector(...); collector.delete(): Collector.delete ranks
  * ahead of the delete of every other class, and says why. */
 TEST(receiver_types)
