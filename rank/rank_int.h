@@ -256,8 +256,8 @@ typedef struct {
 	TSTree *own_tree;	    /* parsed here, to free */
 	Chunking live;		    /* every span of the buffer */
 	int32_t cls;		    /* innermost class around the cursor */
-	const char *own; /* the name of the definition being written, or
-			  * NULL (borrowed from live) */
+	const char *own;    /* the name of the definition being written, or
+			     * NULL (borrowed from live) */
 	uint32_t own_start; /* where it starts (the cursor without one) */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
