@@ -107,6 +107,8 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		      ByteRange hole, uint32_t cursor_line, uint32_t first_line,
 		      const ByteRange *skip, uint32_t nskip, Ident *out,
 		      int cap);
+/* The index of name[0, len) among ids, -1 when absent. */
+int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len);
 /* The weight of name among ids, 0 when absent. */
 double rank__mention(const Ident *ids, int nids, const char *name);
 /* The weight of the identifiers ids has in t[a, z). */

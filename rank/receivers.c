@@ -171,16 +171,13 @@ static void drop_locals(Where *w, const TypedName *tn, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		const ByteRange *r = &tn[i].name;
-		size_t len = r->end - r->start;
-		int k = 0;
+		int k;
 
 		if (tn[i].member || r->start < w->own_start)
 			continue;
-		while (k < w->nids && (strlen(w->ids[k].name) != len ||
-				       memcmp(w->ids[k].name,
-					      w->q->text + r->start, len) != 0))
-			k++;
-		if (k < w->nids) {
+		k = rank__ident_find(w->ids, w->nids, w->q->text + r->start,
+				     r->end - r->start);
+		if (k >= 0) {
 			memmove(&w->ids[k], &w->ids[k + 1],
 				(size_t)(w->nids - k - 1) * sizeof(w->ids[0]));
 			w->nids--;

@@ -85,11 +85,8 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		    lang_is_stopword(lang, text + a, len))
 			continue;
 		w = 1.0 / (1.0 + (double)(cursor_line - line) / 8.0);
-		for (k = 0; k < n; k++)
-			if (strlen(out[k].name) == len &&
-			    memcmp(out[k].name, text + a, len) == 0)
-				break;
-		if (k == n) {
+		if ((k = rank__ident_find(out, n, text + a, len)) < 0) {
+			k = n;
 			if (n == cap)
 				continue;
 			memcpy(out[n].name, text + a, len);
@@ -168,12 +165,20 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 	return n;
 }
 
-double rank__mention(const Ident *ids, int nids, const char *name)
+int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len)
 {
 	for (int k = 0; k < nids; k++)
-		if (strcmp(ids[k].name, name) == 0)
-			return ids[k].weight;
-	return 0;
+		if (strncmp(ids[k].name, name, len) == 0 &&
+		    ids[k].name[len] == '\0')
+			return k;
+	return -1;
+}
+
+double rank__mention(const Ident *ids, int nids, const char *name)
+{
+	int k = rank__ident_find(ids, nids, name, strlen(name));
+
+	return k < 0 ? 0 : ids[k].weight;
 }
 
 double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
