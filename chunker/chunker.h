@@ -81,6 +81,8 @@ typedef enum {
 	SPAN_CONSTANT, /* Go's and Rust's `const` */
 	SPAN_FIELD,    /* Java's fields */
 	SPAN_MACRO,    /* C's `#define`, Rust's `macro_rules!` */
+	SPAN_IMPL,     /* Rust's `impl`: members added to a type defined
+			* elsewhere, named by it but no definition of it */
 	SPAN_KIND_COUNT
 } SpanKind;
 
@@ -98,10 +100,11 @@ typedef enum {
 const char *span_kind_name(SpanKind kind);   /* "class", "function", ... */
 const char *chunk_kind_name(ChunkKind kind); /* "definition", ... */
 
-/* A class or an interface: a span whose body holds members. */
+/* A class, an interface or an impl: a span whose body holds members. */
 static inline bool span_kind_is_class(SpanKind kind)
 {
-	return kind == SPAN_CLASS || kind == SPAN_INTERFACE;
+	return kind == SPAN_CLASS || kind == SPAN_INTERFACE ||
+	       kind == SPAN_IMPL;
 }
 
 typedef struct {

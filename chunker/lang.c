@@ -107,9 +107,9 @@ static const DefRule go_defs[] = {
     {.type = NULL},
 };
 
-/* An impl block holds a type's methods as a class body does: it is a
- * class named by its type (`Point` of `impl<T> Display for Point<T>`),
- * and its functions are `Point::fmt`. */
+/* An impl block holds a type's methods as a class body does: it is
+ * named by its type (`Point` of `impl<T> Display for Point<T>`), and its
+ * functions are `Point::fmt`; it is no definition of Point (SPAN_IMPL). */
 static const DefRule rust_defs[] = {
     {.type = "function_item",
      .kind = SPAN_FUNCTION,
@@ -119,7 +119,7 @@ static const DefRule rust_defs[] = {
      .kind = SPAN_FUNCTION,
      .name_field = "name"},
     {.type = "impl_item",
-     .kind = SPAN_CLASS,
+     .kind = SPAN_IMPL,
      .name_field = "type",
      .body_field = "body",
      .name_types = "type_identifier primitive_type",

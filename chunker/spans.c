@@ -21,8 +21,9 @@
 #define HOLDERS_DEPTH_MAX 3
 
 static const char *const span_kinds[SPAN_KIND_COUNT] = {
-    "class",	 "function", "method",	 "interface", "enum",  "type",
-    "namespace", "section",  "variable", "constant",  "field", "macro",
+    "class", "function",  "method",  "interface", "enum",
+    "type",  "namespace", "section", "variable",  "constant",
+    "field", "macro",	  "impl",
 };
 
 static const char *const chunk_kinds[CHUNK_KIND_COUNT] = {

@@ -20,8 +20,9 @@
  * is ordered by qualified length, files by indexed_at; spans keep no doc
  * comment. 6: bindings (`MAX = 3`, `export const a = 1` at the top level
  * or in a class body) are spans, and a name's code comes before its
- * data in spans_name. */
-#define INDEX_SCHEMA_VERSION 6
+ * data in spans_name. 7: Rust's impl blocks are spans of kind impl, after
+ * a name's definitions in spans_name. */
+#define INDEX_SCHEMA_VERSION 7
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

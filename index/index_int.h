@@ -76,21 +76,23 @@ struct Index {
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
 	" s.end_line"
-/* The span kinds that hold data rather than code (span_is_data says the
- * same in C). */
-#define DATA_KINDS "('variable', 'constant', 'field')"
+/* The span kinds a name means last (span_is_late says the same in C):
+ * data (a file's bindings are many) and impl blocks (they add to a type
+ * defined elsewhere). */
+#define LATE_KINDS "('variable', 'constant', 'field', 'impl')"
 
-static inline bool span_is_data(SpanKind k)
+static inline bool span_is_late(SpanKind k)
 {
-	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
+	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD ||
+	       k == SPAN_IMPL;
 }
 
 /* The order of the definitions of one name, in every lookup by name:
- * code before data (a file's bindings are many), the least qualified
+ * code before data and impl blocks (LATE_KINDS), the least qualified
  * first, then by path and place. s and f are a spans and a files alias;
  * the spans_name index holds the first two keys. */
 #define NAME_ORDER(s, f)                                           \
-#s ".kind IN " DATA_KINDS ", length(" #s ".qualname), " #f \
+#s ".kind IN " LATE_KINDS ", length(" #s ".qualname), " #f \
 	   ".path, " #s ".start_byte"
 
 #define HIT_COLUMNS                                                         \

@@ -49,7 +49,7 @@ static const char schema[] =
     "CREATE INDEX spans_file ON spans(file_id, start_byte);"
     "CREATE INDEX spans_parent ON spans(parent_id);"
     /* The order of a name's definitions (NAME_ORDER) starts here. */
-    "CREATE INDEX spans_name ON spans(name, kind IN " DATA_KINDS ","
+    "CREATE INDEX spans_name ON spans(name, kind IN " LATE_KINDS ","
     " length(qualname));"
     "CREATE TABLE chunks("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
@@ -189,7 +189,7 @@ static const char *const statements[ST_COUNT] = {
 	" WHERE q2.name = json_extract(j.value, '$[1]')"
 	" AND length(q2.qualname) >"
 	" length(json_extract(j.value, '$[0]')) + length(q2.name)"
-	" ORDER BY q2.kind IN " DATA_KINDS ", length(q2.qualname)"
+	" ORDER BY q2.kind IN " LATE_KINDS ", length(q2.qualname)"
 	" LIMIT " QUALIFIED_SCAN ")"
 	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"
 	" json_extract(j.value, '$[0]') || '.' || q.name)"

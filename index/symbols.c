@@ -682,8 +682,8 @@ static int cmp_named(const void *a, const void *b)
 
 	if ((c = strcmp(x->name, y->name)))
 		return c;
-	if (span_is_data(x->kind) != span_is_data(y->kind))
-		return span_is_data(x->kind) ? 1 : -1;
+	if (span_is_late(x->kind) != span_is_late(y->kind))
+		return span_is_late(x->kind) ? 1 : -1;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
 	if ((c = strcmp(x->path, y->path)))

@@ -243,6 +243,7 @@ static const int symbol_kinds[SPAN_KIND_COUNT] = {
     [SPAN_INTERFACE] = 11, [SPAN_ENUM] = 10,	 [SPAN_TYPE] = 23,
     [SPAN_NAMESPACE] = 3,  [SPAN_SECTION] = 15,	 [SPAN_VARIABLE] = 13,
     [SPAN_CONSTANT] = 14,  [SPAN_FIELD] = 8,	 [SPAN_MACRO] = 14,
+    [SPAN_IMPL] = 5,
 };
 
 static cJSON *document_symbol(const Snapshot *sn, const Span *sp)

@@ -158,10 +158,11 @@ static void gather_live(Where *w)
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
 		c->is_class = span_kind_is_class(sp->kind);
+		c->adds_to = sp->kind == SPAN_IMPL;
 		/* The name of the definition being written, in its header,
 		 * is no use of the buffer's namesakes: other classes'
 		 * versions of the same method filled the top. */
-		if (!w->own || strcmp(sp->name, w->own) != 0)
+		if (!c->adds_to && (!w->own || strcmp(sp->name, w->own) != 0))
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
@@ -213,7 +214,7 @@ static bool defined_here(const Cands *cs, const char *name)
 {
 	for (uint32_t i = 0; i < cs->n; i++)
 		if (cs->c[i].from == FROM_LIVE && cs->c[i].live_parent < 0 &&
-		    strcmp(cs->c[i].symbol, name) == 0)
+		    !cs->c[i].adds_to && strcmp(cs->c[i].symbol, name) == 0)
 			return true;
 	return false;
 }
@@ -338,13 +339,16 @@ static bool in_class(const Where *w, const char *name)
 }
 
 /* Whether index span sp is what a bare name near the cursor may mean.
- * Data needs more than its name: code names its own locals `model` and
- * `config` as scripts name their globals, and a class's fields are
- * reached through an object (receivers, bases, `Cls.x`). A variable or
- * constant counts in a file this one imports (at its top level or in a
- * namespace), a field never. */
+ * An impl block is named by its type but does not define it. Data needs
+ * more than its name: code names its own locals `model` and `config` as
+ * scripts name their globals, and a class's fields are reached through
+ * an object (receivers, bases, `Cls.x`). A variable or constant counts
+ * in a file this one imports (at its top level or in a namespace), a
+ * field never. */
 static bool named_here(const Where *w, const IndexSpan *sp)
 {
+	if (sp->kind == SPAN_IMPL)
+		return false;
 	if (!is_data(sp->kind))
 		return true;
 	return sp->kind != SPAN_FIELD && rank__path_imported(w, sp->path);
@@ -453,7 +457,8 @@ static void gather_imported(Where *w, int r, Index *ix)
 		 * the import's only where nothing at the top level is
 		 * (Java's `import static a.C.m`). */
 		for (uint32_t j = at; j < at + k; j++)
-			if (rank__import_resolves_to(w, im, sp[j].path))
+			if (sp[j].kind != SPAN_IMPL &&
+			    rank__import_resolves_to(w, im, sp[j].path))
 				resolved++, top += sp[j].parent_id == 0;
 		if (im->member && !resolved)
 			continue; /* not a module's member after all */
@@ -469,7 +474,8 @@ static void gather_imported(Where *w, int r, Index *ix)
 			double m;
 			Cand *c;
 
-			if (resolved ? !mine : j - at >= DEFS_PER_IDENT)
+			if (sp[j].kind == SPAN_IMPL ||
+			    (resolved ? !mine : j - at >= DEFS_PER_IDENT))
 				continue;
 			m = rank__mention(w->ids, w->nids, im->name) / share;
 			/* Found by its name already, it may have had a share
@@ -507,7 +513,14 @@ static void gather_receivers(Where *w, int r, Index *ix)
 		return;
 	for (uint32_t j = 0; j < n; j++) {
 		double m = rank__mention(w->ids, w->nids, sp[j].name);
-		Cand *c = add_span(w, r, &sp[j]);
+		Cand *c;
+
+		/* A stopword near the cursor has no weight as a bare name
+		 * (Rust's `new`), but called on a type it names one method. */
+		for (int i = 0; i < w->nrecv; i++)
+			if (strcmp(w->recv[i].name, sp[j].name) == 0)
+				m = fmax(m, w->recv[i].weight);
+		c = add_span(w, r, &sp[j]);
 
 		if (c)
 			set_mention(c, sp[j].name, m);
@@ -544,8 +557,7 @@ static void gather_bases(Where *w, int r, Index *ix)
 		uint32_t at, k = named(cls, n, w->bases[b], &at);
 
 		for (uint32_t i = at; i < at + k; i++) {
-			if (cls[i].kind != SPAN_CLASS &&
-			    cls[i].kind != SPAN_INTERFACE)
+			if (!span_kind_is_class(cls[i].kind))
 				continue;
 			for (uint32_t j = 0; j < nk; j++) {
 				const IndexSpan *kid = &kids[j];

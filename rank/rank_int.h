@@ -107,6 +107,10 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		      ByteRange hole, uint32_t cursor_line, uint32_t first_line,
 		      const ByteRange *skip, uint32_t nskip, Ident *out,
 		      int cap);
+/* Adds to *acc the weight of a use line_gap lines before the cursor, as
+ * rank__idents weighs the uses of a name: proximity dominates, repeated
+ * use adds a little. */
+void rank__add_use(double *acc, uint32_t line_gap);
 /* The index of name[0, len) among ids, -1 when absent. */
 int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len);
 /* The weight of name among ids, 0 when absent. */
@@ -190,6 +194,7 @@ typedef struct {
 typedef struct {
 	char cls[IDENT_MAX];
 	char name[IDENT_MAX];
+	double weight; /* its calls' weight as uses (rank__add_use) */
 } Receiver;
 
 typedef enum {
@@ -228,6 +233,8 @@ typedef struct {
 	bool is_class;	  /* a class-like definition: shown as an outline
 			   * when its body does not fit */
 	bool outlined;	  /* it is */
+	bool adds_to;	  /* named by a type it adds members to (Rust's
+			   * impl): no definition of the name */
 	bool imported, same_file, taken, clipped;
 	bool import_name;   /* a name the current file imports */
 	bool import_unused; /* by name, and does not use yet */

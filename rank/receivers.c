@@ -87,14 +87,16 @@ static void calls_on(Where *w, const char *recv, const char *cls,
 {
 	const char *t = w->q->text;
 	size_t rl = strlen(recv);
-	uint32_t hi = w->q->cursor;
+	uint32_t hi = w->q->cursor, gap = 0;
 
-	for (uint32_t i = w->q_lo; i + rl + 1 < hi && w->nrecv < RECEIVERS_MAX;
-	     i++) {
+	for (uint32_t i = w->q_lo; i < hi; i++)
+		gap += t[i] == '\n';
+	for (uint32_t i = w->q_lo; i + rl + 1 < hi; i++) {
 		uint32_t a, z;
 		Receiver *r;
 		int k;
 
+		gap -= i > w->q_lo && t[i - 1] == '\n';
 		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, sep, &a, &z))
 			continue;
 		for (k = 0; k < w->nrecv; k++)
@@ -102,12 +104,16 @@ static void calls_on(Where *w, const char *recv, const char *cls,
 			    strlen(w->recv[k].name) == z - a &&
 			    memcmp(w->recv[k].name, t + a, z - a) == 0)
 				break;
-		if (k < w->nrecv)
-			continue;
-		r = &w->recv[w->nrecv++];
-		memcpy(r->cls, cls, strlen(cls) + 1);
-		memcpy(r->name, t + a, z - a);
-		r->name[z - a] = '\0';
+		if (k == w->nrecv) {
+			if (w->nrecv == RECEIVERS_MAX)
+				continue;
+			r = &w->recv[w->nrecv++];
+			memcpy(r->cls, cls, strlen(cls) + 1);
+			memcpy(r->name, t + a, z - a);
+			r->name[z - a] = '\0';
+			r->weight = 0;
+		}
+		rank__add_use(&w->recv[k].weight, gap);
 	}
 }
 

@@ -64,6 +64,13 @@ static int cmp_ident(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+void rank__add_use(double *acc, uint32_t line_gap)
+{
+	double w = 1.0 / (1.0 + (double)line_gap / 8.0);
+
+	*acc = *acc ? fmax(*acc, w) + 0.1 * w : w;
+}
+
 int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		 uint32_t cursor_line, uint32_t first_line,
 		 const ByteRange *skip, uint32_t nskip, Ident *out, int cap)
@@ -73,7 +80,6 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 
 	for (uint32_t i = lo, a; rank__next_word(text, lo, hi, &i, &a);) {
 		uint32_t len = i - a;
-		double w;
 		int k;
 
 		for (; seen < a; seen++)
@@ -84,7 +90,6 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		    (s < nskip && skip[s].start <= a) ||
 		    lang_is_stopword(lang, text + a, len))
 			continue;
-		w = 1.0 / (1.0 + (double)(cursor_line - line) / 8.0);
 		if ((k = rank__ident_find(out, n, text + a, len)) < 0) {
 			k = n;
 			if (n == cap)
@@ -93,9 +98,7 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 			out[n].name[len] = '\0';
 			out[n++].weight = 0;
 		}
-		/* Repeated use adds a little, proximity dominates. */
-		out[k].weight =
-		    out[k].weight ? fmax(out[k].weight, w) + 0.1 * w : w;
+		rank__add_use(&out[k].weight, cursor_line - line);
 	}
 	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
 	return n;

@@ -194,7 +194,8 @@ TEST(spans_go)
 		     "function New\n");
 }
 
-/* An impl block is its type's class; a trait impl's functions too. */
+/* An impl block holds its type's methods, a trait impl's too, and is
+ * of its own kind: no definition of the type. */
 TEST(spans_rust)
 {
 	EXPECT_SPANS(LANG_RUST,
@@ -209,11 +210,11 @@ TEST(spans_rust)
 		     "enum E { A }\ntype Al = u8;\nunion U { x: u8 }\n",
 		     "interface T\n"
 		     "  method T::f\n"
-		     "class Wrap\n"
+		     "impl Wrap\n"
 		     "  method Wrap::f\n"
-		     "class B\n"
+		     "impl B\n"
 		     "  method B::fmt\n"
-		     "class Bar\n"
+		     "impl Bar\n"
 		     "namespace m\n"
 		     "  class m::S\n"
 		     "  constant m::C\n"

@@ -124,6 +124,68 @@ TEST(receivers_rust)
 			"Rect::area");
 }
 
+/* Rust's `new` is no keyword, but as a bare name it means every type's
+ * constructor and stays unlooked-up; called on a type, `Span::new` is
+ * one method, and weighs as a use near the cursor. */
+TEST(receivers_rust_constructor)
+{
+	static const File files[] = {
+	    {"src/span.rs",
+	     "pub struct Span { pub lo: usize, pub hi: usize }\n\n"
+	     "impl Span {\n"
+	     "    pub fn new(lo: usize, hi: usize) -> Span {\n"
+	     "        Span { lo, hi }\n    }\n}\n"},
+	    {"src/token.rs",
+	     "pub struct Token { pub n: usize }\n\n"
+	     "impl Token {\n"
+	     "    pub fn new(n: usize) -> Token { Token { n } }\n"
+	     "}\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/lex.rs",
+		"fn scan(at: usize) -> usize {\n"
+		"    let s = Span::new(at, at + 1);\n    " CURSOR "\n}\n",
+		4000, &r);
+	i = find(&r, "src/span.rs", "Span::new");
+	j = find(&r, "src/token.rs", "Token::new");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.receiver);
+	EXPECT_TRUE(r.items[i].signals.definition > 0);
+	EXPECT_TRUE(j < 0 || j > i);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* An impl block is named by its type but defines none: `Error` near the
+ * cursor means the enum, not the buffer's own `impl Display for Error`
+ * (which would shadow every other file's Error) nor another file's
+ * `impl Error`. */
+TEST(impl_block_is_no_definition_rust)
+{
+	static const File files[] = {
+	    {"src/error.rs", "/// What went wrong.\n"
+			     "pub enum Error {\n    Io(u32),\n    Parse,\n}\n"},
+	    {"src/kind.rs", "use crate::error::Error;\n\n"
+			    "impl Error {\n"
+			    "    pub fn code(&self) -> u32 { 0 }\n}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_ahead(files, "src/show.rs",
+		     "use std::fmt;\n\n"
+		     "impl fmt::Display for Error {\n"
+		     "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result "
+		     "{\n        Ok(())\n    }\n}\n\n"
+		     "fn describe(e: &Error) -> &'static str {\n    " CURSOR
+		     "\n}\n",
+		     "src/error.rs", "Error", "src/kind.rs", "Error", 0);
+}
+
 TEST(receivers_java)
 {
 	static const File files[] = {
@@ -706,7 +768,8 @@ TEST(names_used_elsewhere_in_the_file)
 	buf_puts(&text, "package store\n\nfunc Load(b []byte) uint32 {\n"
 			"\treturn checksum(b)\n}\n\n");
 	for (int k = 0; k < 40; k++)
-		buf_printf(&text, "func step%d(x int) int {\n\treturn x + %d\n}\n\n",
+		buf_printf(&text,
+			   "func step%d(x int) int {\n\treturn x + %d\n}\n\n",
 			   k, k);
 	buf_puts(&text, "func Save(b []byte) uint32 {\n\t" CURSOR "\n}\n");
 	ws_open(&w, files);
