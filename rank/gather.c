@@ -234,7 +234,21 @@ static uint32_t named(const IndexSpan *sp, uint32_t n, const char *name,
 	return k;
 }
 
-/* named, and in *kept how many of the run pass ok. */
+/* Whether sp[j] is a constructor of a class of the run sp[at, j) that
+ * passes ok: the class stands for it (its outline shows it), and the
+ * name's weight is not split between them. */
+static bool in_named_class(const Where *w, const IndexSpan *sp, uint32_t at,
+			   uint32_t j,
+			   bool (*ok)(const Where *, const IndexSpan *))
+{
+	for (uint32_t i = at; i < j; i++)
+		if (sp[i].id == sp[j].parent_id && ok(w, &sp[i]))
+			return true;
+	return false;
+}
+
+/* named, and in *kept how many of the run pass ok, constructors of a
+ * class of the run aside. */
 static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
 			 const char *name,
 			 bool (*ok)(const Where *, const IndexSpan *),
@@ -244,7 +258,7 @@ static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
 
 	*kept = 0;
 	for (uint32_t j = *at; j < *at + k; j++)
-		*kept += ok(w, &sp[j]);
+		*kept += ok(w, &sp[j]) && !in_named_class(w, sp, *at, j, ok);
 	return k;
 }
 
@@ -373,7 +387,8 @@ static void gather_named(Where *w, int r, Index *ix)
 		for (uint32_t j = at; j < at + k; j++) {
 			Cand *c;
 
-			if (!named_here(w, &sp[j]))
+			if (!named_here(w, &sp[j]) ||
+			    in_named_class(w, sp, at, j, named_here))
 				continue;
 			c = add_span(w, r, &sp[j]);
 			/* A name defined in several places says less about

@@ -207,6 +207,41 @@ TEST(receivers_java)
 			"src/shop/Cart.java", "Cart.add");
 }
 
+/* A class's constructors share its name but are no other meaning of it:
+ * `Widget` near the cursor weighs on the class as fully as `Gadget` does
+ * on a class with none, and the constructors are no items of their own
+ * (the class's outline shows them). */
+TEST(constructors_are_their_class_java)
+{
+	static const File files[] = {
+	    {"src/ui/Widget.java", "package ui;\n\npublic class Widget {\n"
+				   "    public Widget() {}\n"
+				   "    public Widget(int size) {}\n"
+				   "    public int size() { return 0; }\n}\n"},
+	    {"src/ui/Gadget.java", "package ui;\n\npublic class Gadget {\n"
+				   "    public int size() { return 1; }\n}\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/ui/Main.java",
+		"package ui;\n\nclass Main {\n"
+		"    int run(Widget a, Gadget b) {\n        " CURSOR
+		"\n    }\n}\n",
+		4000, &r);
+	i = find(&r, "src/ui/Widget.java", "Widget");
+	j = find(&r, "src/ui/Gadget.java", "Gadget");
+	ASSERT_TRUE(i >= 0 && j >= 0);
+	EXPECT_TRUE(r.items[i].signals.definition >=
+		    r.items[j].signals.definition);
+	EXPECT_TRUE(find(&r, "src/ui/Widget.java", "Widget.Widget") < 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The member defined out of its class is found by its qualifier, the
  * class being declared in a header outside the workspace. */
 TEST(receivers_cpp)
