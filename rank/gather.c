@@ -166,6 +166,7 @@ static void gather_live(Where *w)
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
+		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =
 			    sp->parent == w->cls || is_base(w, up->name);
@@ -448,6 +449,41 @@ static void gather_file_named(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* Definitions of the names the buffer's other definitions of the name
+ * being written use, as gather_file_named takes them. */
+static void gather_sibling_named(Where *w, int r, Index *ix)
+{
+	const char *names[SIBLING_LOOKUPS];
+	double weight[SIBLING_LOOKUPS];
+	uint32_t nn = 0, n, at, k;
+	IndexSpan *sp;
+
+	for (int i = 0; i < w->nsids && nn < SIBLING_LOOKUPS; i++)
+		if (!defined_here(&w->cs, w->sids[i].name)) {
+			weight[nn] = w->sids[i].weight;
+			names[nn++] = w->sids[i].name;
+		}
+	if (!nn ||
+	    index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
+		return;
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t kept;
+
+		k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c;
+
+			if (!file_named(w, &sp[j]) ||
+			    in_named_class(w, sp, at, j, file_named))
+				continue;
+			if ((c = add_span(w, r, &sp[j])) ||
+			    (c = find_span(&w->cs, r, sp[j].id)))
+				c->sibling = fmax(c->sibling, weight[i] / kept);
+		}
+	}
+	index_spans_free(sp, n);
+}
+
 /* Definitions of the names the buffer imports: the module's own when the
  * import resolves to one, any of the same name when it does not (a
  * package, a re-export). */
@@ -635,6 +671,7 @@ void rank__gather(Where *w)
 
 	rank__imports(w);
 	rank__file_words(w);
+	rank__sibling_words(w);
 	rank__receivers(w);
 	gather_live(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
@@ -647,6 +684,7 @@ void rank__gather(Where *w)
 		gather_lexical(w, (int)r, ix);
 		gather_named(w, (int)r, ix);
 		gather_file_named(w, (int)r, ix);
+		gather_sibling_named(w, (int)r, ix);
 		gather_imported(w, (int)r, ix);
 		gather_bases(w, (int)r, ix);
 		gather_receivers(w, (int)r, ix);

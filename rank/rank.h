@@ -51,6 +51,9 @@ typedef struct {
 	char *defines;	       /* those names, comma-separated; "" none */
 	double file_use;       /* its name is used elsewhere in the buffer:
 				* the weight of those uses, by proximity */
+	double sibling;	       /* its name is used by the buffer's other
+				* definitions of the name being written:
+				* the share of them that do */
 	bool import;	       /* in a file the current one imports */
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */

@@ -65,6 +65,10 @@
 #define FILE_NEAR_LINES 50.0
 #define FILE_IDENTS_CAP 256 /* names collected there */
 #define FILE_LOOKUPS 32	    /* of those, looked up in the index */
+/* The buffer's other definitions of the name being written read for the
+ * names they use, and how many of those names are looked up. */
+#define SIBLINGS_MAX 8
+#define SIBLING_LOOKUPS 16
 
 /* ---------------------------------------------------------------------- *
  * words.c
@@ -111,6 +115,8 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
  * rank__idents weighs the uses of a name: proximity dominates, repeated
  * use adds a little. */
 void rank__add_use(double *acc, uint32_t line_gap);
+/* Sorts ids heaviest first. */
+void rank__idents_sort(Ident *ids, int n);
 /* The index of name[0, len) among ids, -1 when absent. */
 int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len);
 /* The weight of name among ids, 0 when absent. */
@@ -223,6 +229,8 @@ typedef struct {
 	bool fetched;	     /* raw was asked for */
 	double mention;	     /* its name is used near the cursor */
 	double file_use;     /* ... elsewhere in the buffer (index rows) */
+	double sibling;	     /* ... by the buffer's other definitions of
+			      * the name being written */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
 	double bm25, score;
 	uint32_t near;	  /* lines from the cursor, same file only */
@@ -276,6 +284,10 @@ typedef struct {
 	int nids;
 	Ident fids[FILE_IDENTS_CAP]; /* elsewhere in the buffer */
 	int nfids;
+	Ident sids[FILE_IDENTS_CAP]; /* in the buffer's namesakes of the
+				      * definition being written, weighed by
+				      * the share of them that use each */
+	int nsids;
 	Import *imp; /* names imported */
 	int nimp;
 	ByteRange *paths; /* the module paths of its imports, in order */
@@ -317,6 +329,11 @@ const char *rank__root_path(const Where *w);
  * the code after the cursor too, the rest of the definition being
  * written and its neighbours. */
 void rank__file_words(Where *w);
+/* The names the buffer's other definitions of the name being written use
+ * (up to SIBLINGS_MAX of them, the nearest), into w->sids: another
+ * class's version of the same method, an overload, does what the code
+ * being written is about to. */
+void rank__sibling_words(Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);
@@ -409,6 +426,10 @@ typedef struct {
 			       * buffer uses, by how often and how near,
 			       * in a file the buffer imports */
 	double file_namesake; /* ... in some other file */
+	double sibling;	      /* a definition of a name the buffer's other
+			       * definitions of the name being written use
+			       * (the same method of another class, an
+			       * overload), by the share of them that do */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

@@ -3,11 +3,13 @@
  *
  * A definition scores for its name being used near the cursor (weighted
  * by proximity), for being a member of the class being written, for being
- * imported (more when the file does not use it yet), and, in the current
- * file, for being close and for how often the file uses it; a member of
- * some other class scores less. Every candidate scores for its lexical
- * match with the code before the cursor. The region around the cursor is
- * left out. Runs of small sibling definitions become one item.
+ * imported (more when the file does not use it yet), for being used by
+ * the file's other definitions of the name being written (the same
+ * method of another class), and, in the current file, for being close
+ * and for how often the file uses it; a member of some other class scores
+ * less. Every candidate scores for its lexical match with the code before
+ * the cursor. The region around the cursor is left out. Runs of small
+ * sibling definitions become one item.
  */
 #include "rank_int.h"
 
@@ -31,6 +33,7 @@ const Weights rank__weights = {
     .import_member = 0.8,
     .file_use = 0.5,
     .file_namesake = 0.2,
+    .sibling = 1.0,
     .uses = 0.4,
     .uses_full = 64.0,
     .bm25 = 0.6,
@@ -111,7 +114,8 @@ static double score_of(const Where *w, const Cand *c)
 	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) +
 	     (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) + file_prior(c) +
-	     (c->imported ? W->imported : 0) + imported_name(c);
+	     (c->imported ? W->imported : 0) + imported_name(c) +
+	     W->sibling * fmin(c->sibling, 1.0);
 	if (c->same_file)
 		s += W->near / (1.0 + c->near / W->near_lines) +
 		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0);

@@ -197,6 +197,77 @@ void rank__file_words(Where *w)
 	    w->npaths, w->fids, FILE_IDENTS_CAP);
 }
 
+static uint32_t lines_apart(const Span *sp, uint32_t line)
+{
+	return sp->lines.start > line ? sp->lines.start - line
+				      : line - sp->lines.start;
+}
+
+/* Whether live span sp is a namesake of the definition being written,
+ * neither it nor a class. */
+static bool sibling(const Where *w, const Span *sp)
+{
+	return sp->bytes.start != w->own_start &&
+	       !span_kind_is_class(sp->kind) && sp->kind != SPAN_SECTION &&
+	       strcmp(sp->name, w->own) == 0;
+}
+
+void rank__sibling_words(Where *w)
+{
+	const Chunking *lc = &w->live;
+	const Span *sib[SIBLINGS_MAX];
+	Ident *got;
+	uint32_t nsib = 0;
+
+	if (!w->own)
+		return;
+	for (uint32_t i = 0; i < lc->nspans; i++) {
+		const Span *sp = &lc->spans[i];
+		uint32_t far = 0;
+
+		if (!sibling(w, sp))
+			continue;
+		if (nsib < SIBLINGS_MAX) {
+			sib[nsib++] = sp;
+			continue;
+		}
+		/* Full: the nearest are kept. */
+		for (uint32_t m = 1; m < nsib; m++)
+			if (lines_apart(sib[m], w->cursor_line) >
+			    lines_apart(sib[far], w->cursor_line))
+				far = m;
+		if (lines_apart(sp, w->cursor_line) <
+		    lines_apart(sib[far], w->cursor_line))
+			sib[far] = sp;
+	}
+	got = xmalloc(FILE_IDENTS_CAP * sizeof(*got));
+	for (uint32_t s = 0; s < nsib; s++) {
+		int n = rank__file_idents(w->q->lang, w->q->text,
+					  sib[s]->bytes.start,
+					  sib[s]->bytes.end, (ByteRange){0, 0},
+					  0, sib[s]->lines.start, w->paths,
+					  w->npaths, got, FILE_IDENTS_CAP);
+
+		for (int i = 0; i < n; i++) {
+			int k = rank__ident_find(w->sids, w->nsids, got[i].name,
+						 strlen(got[i].name));
+
+			if (strcmp(got[i].name, w->own) == 0)
+				continue;
+			if (k < 0) {
+				if (w->nsids == FILE_IDENTS_CAP)
+					continue;
+				k = w->nsids++;
+				w->sids[k] = got[i];
+				w->sids[k].weight = 0;
+			}
+			w->sids[k].weight += 1.0 / nsib;
+		}
+	}
+	rank__idents_sort(w->sids, w->nsids);
+	xfree(got);
+}
+
 bool rank__excluded(const Where *w, const Cand *c)
 {
 	return c->same_file && c->lines.end >= w->ex_first &&

@@ -71,6 +71,11 @@ void rank__add_use(double *acc, uint32_t line_gap)
 	*acc = *acc ? fmax(*acc, w) + 0.1 * w : w;
 }
 
+void rank__idents_sort(Ident *ids, int n)
+{
+	qsort(ids, (size_t)n, sizeof(*ids), cmp_ident);
+}
+
 int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		 uint32_t cursor_line, uint32_t first_line,
 		 const ByteRange *skip, uint32_t nskip, Ident *out, int cap)

@@ -242,6 +242,50 @@ TEST(constructors_are_their_class_java)
 	ws_close(&w);
 }
 
+/* The file's other definitions of the name being written (the same
+ * method of other types) use what the code being written will: Go's
+ * dumpHelper, called by both other Dump methods, ranks ahead of
+ * formatNode, which the file uses more often and nearer the cursor but
+ * no Dump does, and says why. */
+TEST(namesakes_in_the_file_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/ast\n\ngo 1.19\n"},
+	    {"ast/helper.go",
+	     "package ast\n\n"
+	     "func dumpHelper(n any, src []byte) {}\n\n"
+	     "func formatNode(n any) string { return \"\" }\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Buf why = {0};
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "ast/nodes.go",
+		"package ast\n\n"
+		"type A struct{}\ntype B struct{}\ntype C struct{}\n\n"
+		"func (n *A) Dump(src []byte) { dumpHelper(n, src) }\n\n"
+		"func (n *B) Dump(src []byte) { dumpHelper(n, src) }\n\n"
+		"func (n *A) String() string { return formatNode(n) }\n\n"
+		"func (n *B) String() string { return formatNode(n) }\n\n"
+		"func (n *C) String() string { return formatNode(n) }\n\n"
+		"func (n *C) Dump(src []byte) {\n\t" CURSOR "\n}\n",
+		4000, &r);
+	i = find(&r, "ast/helper.go", "dumpHelper");
+	j = find(&r, "ast/helper.go", "formatNode");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || j > i);
+	EXPECT_TRUE(r.items[i].signals.sibling > 0.99);
+	rank_why(&r.items[i], &why);
+	EXPECT_TRUE(strstr(why.data, "other definitions of the same name") !=
+		    NULL);
+	buf_free(&why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The member defined out of its class is found by its qualifier, the
  * class being declared in a header outside the workspace. */
 TEST(receivers_cpp)

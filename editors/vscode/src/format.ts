@@ -28,6 +28,8 @@ export interface ContextSignals {
 	definition?: number;
 	defines?: string; /* "a, b": comma-separated (older servers: spaces) */
 	fileUse?: number; /* its name is used elsewhere in the file */
+	sibling?: number; /* used by the file's other definitions of the name
+			   * being written (share of them) */
 	import?: boolean;
 	sameFile?: boolean;
 	importedName?: boolean;
