@@ -338,7 +338,8 @@ void rank__sibling_words(Where *w);
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);
 /* Whether span sp of the buffer holds the cursor (blank lines after its
- * body, indented deeper than its first line, count as inside). */
+ * body, indented deeper than its first line, count as inside; after a
+ * function with no body yet, at any column). */
 bool rank__around(const Where *w, const Span *sp);
 
 /* ---------------------------------------------------------------------- *

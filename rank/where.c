@@ -62,6 +62,13 @@ bool rank__around(const Where *w, const Span *sp)
 	for (uint32_t i = sp->bytes.end; i < cursor; i++)
 		if (!isspace((unsigned char)text[i]))
 			return false;
+	/* A function with no body yet (Python's `def f():` just typed) is
+	 * continued on the blank lines after it, at any column: its body is
+	 * what comes next. One that ends in `;` is a declaration. */
+	if ((sp->kind == SPAN_FUNCTION || sp->kind == SPAN_METHOD) &&
+	    sp->body_start >= sp->bytes.end &&
+	    sp->bytes.end > sp->bytes.start && text[sp->bytes.end - 1] != ';')
+		return true;
 	ls = rank__line_start(text, sp->bytes.start);
 	while (text[ls + indent] == ' ' || text[ls + indent] == '\t')
 		indent++;

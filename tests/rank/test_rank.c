@@ -1254,7 +1254,8 @@ TEST(own_name_is_no_use)
 		"        base = self.p\n        return half(" CURSOR "\n",
 		2000, &r);
 	for (uint32_t i = 0; i < r.nitems; i++) {
-		if (r.items[i].in_buffer && strcmp(r.items[i].symbol, "half") == 0)
+		if (r.items[i].in_buffer &&
+		    strcmp(r.items[i].symbol, "half") == 0)
 			named = (int)i;
 		if (r.items[i].in_buffer &&
 		    strstr(r.items[i].symbol, ".area") != NULL)
@@ -1263,6 +1264,36 @@ TEST(own_name_is_no_use)
 	if (named != 0)
 		explain(&r);
 	EXPECT_INT_EQ(named, 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Right after a Python method with no body yet, at column 0 of a blank
+ * line (where RepoEval puts the cursor), the method is being written:
+ * what the file's other `write` methods call is what it will. */
+TEST(bodiless_function_is_being_written)
+{
+	static const File files[] = {{NULL, NULL}};
+	Ws w;
+	RankResult r;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/codecs.py",
+		"def _pack(b):\n    return bytes(b)\n\n\n"
+		"class Json:\n    def write(self, b):\n"
+		"        return _pack(b)\n\n\n"
+		"class Yaml:\n    def write(self, b):\n"
+		"        return _pack(b)\n\n\n"
+		"class Toml:\n    def write(self, b):\n" CURSOR "\n\n\n"
+		"class Ini:\n    pass\n",
+		2000, &r);
+	for (i = 0; i < (int)r.nitems; i++)
+		if (r.items[i].in_buffer &&
+		    strcmp(r.items[i].symbol, "_pack") == 0)
+			break;
+	ASSERT_TRUE(i < (int)r.nitems);
+	EXPECT_TRUE(r.items[i].signals.sibling > 0.99);
 	rank_result_free(&r);
 	ws_close(&w);
 }
