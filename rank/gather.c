@@ -412,6 +412,36 @@ static bool file_named(const Where *w, const IndexSpan *sp)
 	       named_here(w, sp);
 }
 
+/* Takes the definitions in sp[0, n) of names[0, nn) that file_named
+ * takes, each with its name's weight shared among the name's meanings,
+ * as its candidate's file_use, or its sibling for names the namesakes
+ * of the definition being written use (added, or found already: the
+ * greater weight stays). */
+static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
+			    const char *const *names, const double *weight,
+			    uint32_t nn, bool namesakes)
+{
+	for (uint32_t i = 0; i < nn; i++) {
+		uint32_t at, kept,
+		    k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
+
+		for (uint32_t j = at; j < at + k; j++) {
+			Cand *c;
+
+			if (!file_named(w, &sp[j]))
+				continue;
+			if (!(c = add_span(w, r, &sp[j])) &&
+			    !(c = find_span(&w->cs, r, sp[j].id)))
+				continue;
+			if (namesakes)
+				c->sibling = fmax(c->sibling, weight[i] / kept);
+			else
+				c->file_use =
+				    fmax(c->file_use, weight[i] / kept);
+		}
+	}
+}
+
 /* Definitions of the names the rest of the buffer uses most, near the
  * cursor first: the code being written tends to use what its neighbours
  * do. The names near the cursor that gather_named looks up are its. */
@@ -420,7 +450,7 @@ static void gather_file_named(Where *w, int r, Index *ix)
 	const char *names[FILE_LOOKUPS] = {0};
 	double weight[FILE_LOOKUPS];
 	int looked_up = w->nids < MAX_IDENTS ? w->nids : MAX_IDENTS;
-	uint32_t nn = 0, n, at, k;
+	uint32_t nn = 0, n;
 	IndexSpan *sp;
 
 	for (int i = 0; i < w->nfids && nn < FILE_LOOKUPS; i++)
@@ -431,21 +461,7 @@ static void gather_file_named(Where *w, int r, Index *ix)
 		}
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	for (uint32_t i = 0; i < nn; i++) {
-		uint32_t kept;
-
-		k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
-		for (uint32_t j = at; j < at + k; j++) {
-			Cand *c;
-
-			if (!file_named(w, &sp[j]))
-				continue;
-			if ((c = add_span(w, r, &sp[j])) ||
-			    (c = find_span(&w->cs, r, sp[j].id)))
-				c->file_use =
-				    fmax(c->file_use, weight[i] / kept);
-		}
-	}
+	take_file_named(w, r, sp, n, names, weight, nn, false);
 	index_spans_free(sp, n);
 }
 
@@ -455,7 +471,7 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 {
 	const char *names[SIBLING_LOOKUPS];
 	double weight[SIBLING_LOOKUPS];
-	uint32_t nn = 0, n, at, k;
+	uint32_t nn = 0, n;
 	IndexSpan *sp;
 
 	for (int i = 0; i < w->nsids && nn < SIBLING_LOOKUPS; i++)
@@ -466,21 +482,7 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 	if (!nn ||
 	    index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	for (uint32_t i = 0; i < nn; i++) {
-		uint32_t kept;
-
-		k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
-		for (uint32_t j = at; j < at + k; j++) {
-			Cand *c;
-
-			if (!file_named(w, &sp[j]) ||
-			    in_named_class(w, sp, at, j, file_named))
-				continue;
-			if ((c = add_span(w, r, &sp[j])) ||
-			    (c = find_span(&w->cs, r, sp[j].id)))
-				c->sibling = fmax(c->sibling, weight[i] / kept);
-		}
-	}
+	take_file_named(w, r, sp, n, names, weight, nn, true);
 	index_spans_free(sp, n);
 }
 
