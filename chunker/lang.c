@@ -292,6 +292,7 @@ static const DefRule cpp_defs[] = {
     CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
     CPP_DECL("declaration", SPAN_VARIABLE, NULL),
     CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
+    CPP_DECL("field_declaration", SPAN_FIELD, NULL),
     CPP_TAG("class_specifier", SPAN_CLASS),
     CPP_TAG("struct_specifier", SPAN_CLASS),
     CPP_TAG("union_specifier", SPAN_CLASS),

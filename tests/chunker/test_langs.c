@@ -295,7 +295,8 @@ TEST(spans_c)
 }
 
 /* Qualified names run through namespaces and the qualifiers of an
- * out-of-class definition; templates wrap what they declare. */
+ * out-of-class definition; templates wrap what they declare; a class's
+ * data members are fields. */
 TEST(spans_cpp)
 {
 	EXPECT_SPANS(LANG_CPP,
@@ -318,6 +319,7 @@ TEST(spans_cpp)
 		     "      method a::b::C::~C\n"
 		     "      method a::b::C::m\n"
 		     "      method a::b::C::operator<\n"
+		     "      field a::b::C::d\n"
 		     "namespace a\n"
 		     "  method a::b::C::C\n"
 		     "  method a::b::C::t\n"
