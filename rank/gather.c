@@ -617,9 +617,15 @@ static void gather_bases(Where *w, int r, Index *ix)
 				double m;
 				Cand *c;
 
+				/* The owner's methods are declared there
+				 * and defined out of it, where the names
+				 * near the cursor find them: its data and
+				 * types are what it adds. */
 				if (kid->parent_id != cls[i].id ||
 				    (is_data(kid->kind) &&
-				     in_class(w, kid->name)))
+				     in_class(w, kid->name)) ||
+				    (b == w->owner && !is_data(kid->kind) &&
+				     !span_kind_is_class(kid->kind)))
 					continue;
 				/* Found by its name already, it is no less a
 				 * member. */

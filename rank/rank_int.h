@@ -278,6 +278,8 @@ typedef struct {
 	uint32_t own_start; /* where it starts (the cursor without one) */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
+	int owner; /* the base that is the class of a method written outside
+		    * it (where.c's owner_class), or -1 */
 	Buf query;
 	Words words;	       /* of the whole buffer */
 	Ident ids[IDENTS_CAP]; /* near the cursor, heaviest first */

@@ -50,6 +50,42 @@ static int header_bases(Lang lang, const Span *sp, char (*out)[IDENT_MAX],
 	return n;
 }
 
+/* The class of method sp when the buffer does not hold its body: C++'s
+ * `void A::B::f()` (B), Go's `func (s *Store) Put()` (Store), a method of
+ * a Rust impl block (its type). That class is being written, but its
+ * members are declared elsewhere: they are looked up as a base's are. */
+static void owner_class(Where *w, const Span *sp)
+{
+	const Span *up = sp->parent >= 0 ? &w->live.spans[sp->parent] : NULL;
+	const char *q = sp->qualname;
+	size_t end = strlen(q) - strlen(sp->name), start;
+
+	if (sp->kind != SPAN_METHOD || w->nbases == MAX_BASES ||
+	    (up && span_kind_is_class(up->kind) && up->kind != SPAN_IMPL))
+		return;
+	if (up && up->kind == SPAN_IMPL) {
+		q = up->name;
+		end = strlen(q);
+	}
+	while (end > 0 && !rank__ident_char((unsigned char)q[end - 1]))
+		end--;
+	start = end;
+	while (start > 0 && rank__ident_char((unsigned char)q[start - 1]))
+		start--;
+	if (end == start || end - start >= IDENT_MAX ||
+	    (up && strlen(up->name) == end - start &&
+	     memcmp(up->name, q + start, end - start) == 0 &&
+	     up->kind != SPAN_IMPL))
+		return; /* none, or a namespace's */
+	for (int b = 0; b < w->nbases; b++)
+		if (strlen(w->bases[b]) == end - start &&
+		    memcmp(w->bases[b], q + start, end - start) == 0)
+			return;
+	memcpy(w->bases[w->nbases], q + start, end - start);
+	w->bases[w->nbases][end - start] = '\0';
+	w->owner = w->nbases++;
+}
+
 bool rank__around(const Where *w, const Span *sp)
 {
 	const char *text = w->q->text;
@@ -130,6 +166,7 @@ void rank__locate(Where *w, const RankCursor *q)
 	memset(w, 0, sizeof(*w));
 	w->q = q;
 	w->cls = -1;
+	w->owner = -1;
 	w->cursor_line = castls_count_newlines(q->text, cursor);
 	while (lo > 0 && back < QUERY_LINES) {
 		lo = rank__line_start(q->text, lo - 1);
@@ -164,6 +201,8 @@ void rank__locate(Where *w, const RankCursor *q)
 	if (w->cls >= 0)
 		w->nbases = header_bases(q->lang, &w->live.spans[w->cls],
 					 w->bases, MAX_BASES);
+	if (fn >= 0)
+		owner_class(w, &w->live.spans[fn]);
 	nskip = noncode(w, lo, &skip);
 	append_code(&w->query, q->text, lo, cursor, skip, nskip);
 	if (w->query.len > QUERY_MAX) { /* keep the part nearest the cursor */

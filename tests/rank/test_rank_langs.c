@@ -286,6 +286,44 @@ TEST(namesakes_in_the_file_go)
 	ws_close(&w);
 }
 
+/* A method defined out of its class writes that class: the fields its
+ * header declares are members the code uses bare (`mutex_`), found
+ * though a field's bare name is looked up nowhere else; the header's
+ * declaration of the method being written is no item. */
+TEST(owner_of_a_method_defined_outside_cpp)
+{
+	static const File files[] = {
+	    {"src/reactor.hpp", "#pragma once\n#include <mutex>\n\n"
+				"class reactor {\npublic:\n"
+				"    void run();\n    void stop();\n"
+				"private:\n    std::mutex mutex_;\n"
+				"    int fd_;\n};\n"},
+	    {"src/timer.hpp", "#pragma once\n#include <mutex>\n\n"
+			      "class timer {\n    std::mutex mutex_;\n};\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/reactor.cpp",
+		"#include \"reactor.hpp\"\n\n"
+		"void reactor::stop()\n{\n    fd_ = -1;\n}\n\n"
+		"void reactor::run()\n{\n"
+		"    std::lock_guard<std::mutex> lock(mutex_);\n    " CURSOR
+		"\n}\n",
+		4000, &r);
+	i = find(&r, "src/reactor.hpp", "reactor::mutex_");
+	j = find(&r, "src/timer.hpp", "timer::mutex_");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.member);
+	EXPECT_TRUE(j < 0 || j > i);
+	EXPECT_TRUE(find(&r, "src/reactor.hpp", "reactor::run") < 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The member defined out of its class is found by its qualifier, the
  * class being declared in a header outside the workspace. */
 TEST(receivers_cpp)
