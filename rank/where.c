@@ -58,11 +58,13 @@ static void owner_class(Where *w, const Span *sp)
 {
 	const Span *up = sp->parent >= 0 ? &w->live.spans[sp->parent] : NULL;
 	const char *q = sp->qualname;
-	size_t end = strlen(q) - strlen(sp->name), start;
+	size_t end = strlen(q), start;
 
-	if (sp->kind != SPAN_METHOD || w->nbases == MAX_BASES ||
+	if (end < strlen(sp->name) || sp->kind != SPAN_METHOD ||
+	    w->nbases == MAX_BASES ||
 	    (up && span_kind_is_class(up->kind) && up->kind != SPAN_IMPL))
 		return;
+	end -= strlen(sp->name);
 	if (up && up->kind == SPAN_IMPL) {
 		q = up->name;
 		end = strlen(q);
