@@ -154,6 +154,7 @@ static const DefRule rust_defs[] = {
      .body_types = "{ ("},
     {.type = "const_item", .kind = SPAN_CONSTANT, .name_field = "name"},
     {.type = "static_item", .kind = SPAN_VARIABLE, .name_field = "name"},
+    {.type = "enum_variant", .kind = SPAN_CONSTANT, .name_field = "name"},
     {.type = NULL},
 };
 
@@ -176,6 +177,10 @@ static const DefRule java_defs[] = {
      .body_field = "body"},
     {.type = "enum_declaration",
      .kind = SPAN_ENUM,
+     .name_field = "name",
+     .body_field = "body"},
+    {.type = "enum_constant",
+     .kind = SPAN_CONSTANT,
      .name_field = "name",
      .body_field = "body"},
     {.type = "method_declaration",
@@ -252,6 +257,7 @@ static const DefRule c_defs[] = {
     C_TAG("struct_specifier", SPAN_CLASS),
     C_TAG("union_specifier", SPAN_CLASS),
     C_TAG("enum_specifier", SPAN_ENUM),
+    {.type = "enumerator", .kind = SPAN_CONSTANT, .name_field = "name"},
     C_TYPEDEF(.value_field = "type", .value_types = C_TAGS,
 	      .body_field = "body"),
     C_TYPEDEF(.value_types = NULL),
@@ -297,6 +303,7 @@ static const DefRule cpp_defs[] = {
     CPP_TAG("struct_specifier", SPAN_CLASS),
     CPP_TAG("union_specifier", SPAN_CLASS),
     CPP_TAG("enum_specifier", SPAN_ENUM),
+    {.type = "enumerator", .kind = SPAN_CONSTANT, .name_field = "name"},
     {.type = "namespace_definition",
      .kind = SPAN_NAMESPACE,
      .name_field = "name",
@@ -366,7 +373,7 @@ static const TypingRule cpp_typings[] = {
 	"raw_string_literal attribute_item parameters "          \
 	"type_arguments type_parameters where_clause "           \
 	"field_declaration_list ordered_field_declaration_list " \
-	"enum_variant_list visibility_modifier "                 \
+	"visibility_modifier "                                   \
 	"call_expression match_expression if_expression "        \
 	"struct_expression closure_expression "                  \
 	"binary_expression field_expression "                    \

@@ -324,6 +324,28 @@ TEST(owner_of_a_method_defined_outside_cpp)
 	ws_close(&w);
 }
 
+/* An enum's constants are definitions of their own: `Color.RED` near
+ * the cursor is the constant of Color (with its doc comment), not the
+ * RED of another enum. */
+TEST(enum_constants_java)
+{
+	static const File files[] = {
+	    {"src/ui/Color.java", "package ui;\n\npublic enum Color {\n"
+				  "    /** Stop. */\n    RED,\n"
+				  "    /** Go. */\n    GREEN;\n}\n"},
+	    {"src/ui/Alert.java", "package ui;\n\npublic enum Alert {\n"
+				  "    RED, AMBER;\n}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_receiver(files, "src/ui/Lamp.java",
+			"package ui;\n\nclass Lamp {\n"
+			"    void show() {\n        paint(Color.RED);\n"
+			"        " CURSOR "\n    }\n}\n",
+			"src/ui/Color.java", "Color.RED", "src/ui/Alert.java",
+			"Alert.RED");
+}
+
 /* The member defined out of its class is found by its qualifier, the
  * class being declared in a header outside the workspace. */
 TEST(receivers_cpp)
