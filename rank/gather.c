@@ -101,6 +101,12 @@ static bool is_base(const Where *w, const char *name)
 	return false;
 }
 
+/* A span that holds data (a variable, constant or field), not code. */
+static bool is_data(SpanKind k)
+{
+	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
+}
+
 static void set_mention(Cand *c, const char *name, double m)
 {
 	c->mention = m;
@@ -158,6 +164,7 @@ static void gather_live(Where *w)
 		c->symbol = xstrdup(sp->qualname);
 		c->live_parent = sp->parent;
 		c->is_class = span_kind_is_class(sp->kind);
+		c->data = is_data(sp->kind);
 		c->adds_to = sp->kind == SPAN_IMPL;
 		/* The name of the definition being written, in its header,
 		 * is no use of the buffer's namesakes: other classes'
@@ -193,6 +200,7 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	c->lang = sp->lang;
 	c->kind = CHUNK_DEFINITION;
 	c->is_class = span_kind_is_class(sp->kind);
+	c->data = is_data(sp->kind);
 	c->file_id = sp->file_id;
 	c->parent = sp->parent_id;
 	c->bytes = sp->bytes;
@@ -334,12 +342,6 @@ static void gather_lexical(Where *w, int r, Index *ix)
 		c->symbol = xstrdup("");
 	}
 	index_hits_free(h, n);
-}
-
-/* A span that holds data (a variable, constant or field), not code. */
-static bool is_data(SpanKind k)
-{
-	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
 }
 
 /* Whether the class being written defines name itself: a base's field of

@@ -44,12 +44,13 @@
  * so it keeps its rarest terms only (a search keeps more). On a large
  * workspace the search's cost is this budget. */
 #define BM25_POSTINGS 5000
-#define PER_FILE 3	/* items from one other file */
-#define PER_SAME_FILE 5 /* and from the current file */
-#define TOP_ITEMS 5	/* the first items ... */
-#define TOP_SAME_FILE 4 /* ... hold at most this many of the current file */
-#define TOP_UNNAMED 2	/* ... and this many not named near the cursor */
-#define JOIN_LINES 6	/* longest definition joined to a neighbour */
+#define PER_FILE 3	 /* items from one other file */
+#define PER_SAME_FILE 5	 /* and from the current file */
+#define TOP_ITEMS 5	 /* the first items ... */
+#define TOP_SAME_FILE 4	 /* ... hold at most this many of the current file */
+#define TOP_UNNAMED 2	 /* ... and this many not named near the cursor */
+#define JOIN_LINES 6	 /* longest definition joined to a neighbour */
+#define DATA_GAP_LINES 5 /* lines apart data siblings may be, joined */
 #define ITEM_BYTES (RANK_ITEM_LINES * 160)
 #define CLIP_SCAN_LINES 400 /* a chunk's lines searched for the best window */
 #define CHAIN_MAX 16	    /* enclosing definitions shown */
@@ -241,6 +242,7 @@ typedef struct {
 	bool is_class;	  /* a class-like definition: shown as an outline
 			   * when its body does not fit */
 	bool outlined;	  /* it is */
+	bool data;	  /* a constant, variable or field */
 	bool adds_to;	  /* named by a type it adds members to (Rust's
 			   * impl): no definition of the name */
 	bool imported, same_file, taken, clipped;

@@ -130,6 +130,10 @@ static bool joinable(const Cand *c, const Cand *d)
 	uint32_t a =
 	    c->lines.start < d->lines.start ? c->lines.start : d->lines.start;
 	uint32_t z = c->lines.end > d->lines.end ? c->lines.end : d->lines.end;
+	/* A type's data (an enum's constants, a class's fields) may be a
+	 * doc comment apart. */
+	bool member = c->from == FROM_LIVE ? c->live_parent >= 0 : c->parent;
+	uint32_t gap = c->data && d->data && member ? DATA_GAP_LINES : 2;
 
 	if (c->from != d->from || c->root != d->root ||
 	    d->score < rank__weights.score_min ||
@@ -137,8 +141,8 @@ static bool joinable(const Cand *c, const Cand *d)
 		 ? c->live_parent != d->live_parent
 		 : c->parent != d->parent || c->file_id != d->file_id))
 		return false;
-	if (c->lines.end + 2 < d->lines.start ||
-	    d->lines.end + 2 < c->lines.start ||
+	if (c->lines.end + gap < d->lines.start ||
+	    d->lines.end + gap < c->lines.start ||
 	    d->lines.end - d->lines.start + 1 > JOIN_LINES)
 		return false;
 	/* d may lie between two siblings c has already joined. */

@@ -346,6 +346,36 @@ TEST(enum_constants_java)
 			"Alert.RED");
 }
 
+/* Constants a doc comment apart are one item, as siblings a line apart
+ * are: the code near the cursor uses RED and GREEN, and one item shows
+ * both. */
+TEST(enum_constants_join)
+{
+	static const File files[] = {
+	    {"src/ui/Color.java",
+	     "package ui;\n\npublic enum Color {\n"
+	     "    /**\n     * Stop.\n     */\n    RED,\n"
+	     "    /**\n     * Go.\n     */\n    GREEN;\n}\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/ui/Lamp.java",
+		"package ui;\n\nclass Lamp {\n"
+		"    void show() {\n        paint(Color.RED, Color.GREEN);\n"
+		"        " CURSOR "\n    }\n}\n",
+		4000, &r);
+	i = find(&r, "src/ui/Color.java", "Color.RED");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(strstr(r.items[i].signals.joined, "Color.GREEN") != NULL);
+	EXPECT_TRUE(find(&r, "src/ui/Color.java", "Color.GREEN") < 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The member defined out of its class is found by its qualifier, the
  * class being declared in a header outside the workspace. */
 TEST(receivers_cpp)
