@@ -107,6 +107,14 @@ static bool is_data(SpanKind k)
 	return k == SPAN_VARIABLE || k == SPAN_CONSTANT || k == SPAN_FIELD;
 }
 
+/* Whether live span up is a base of the class being written (not the
+ * class of a method written outside it). */
+static bool overridden(const Where *w, const Span *up)
+{
+	return up && span_kind_is_class(up->kind) && is_base(w, up->name) &&
+	       (w->owner < 0 || strcmp(w->bases[w->owner], up->name) != 0);
+}
+
 static void set_mention(Cand *c, const char *name, double m)
 {
 	c->mention = m;
@@ -168,8 +176,11 @@ static void gather_live(Where *w)
 		c->adds_to = sp->kind == SPAN_IMPL;
 		/* The name of the definition being written, in its header,
 		 * is no use of the buffer's namesakes: other classes'
-		 * versions of the same method filled the top. */
-		if (!c->adds_to && (!w->own || strcmp(sp->name, w->own) != 0))
+		 * versions of the same method filled the top. A base's
+		 * version is the one it overrides (`super().__init__`); the
+		 * owner's is its own declaration. */
+		if (!c->adds_to && (!w->own || strcmp(sp->name, w->own) != 0 ||
+				    overridden(w, up)))
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);

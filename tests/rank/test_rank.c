@@ -1298,6 +1298,50 @@ TEST(bodiless_function_is_being_written)
 	ws_close(&w);
 }
 
+/* The name of the method being written is no use of the file's other
+ * classes' namesakes, but a base's is the method it overrides: deep in
+ * Child.__init__, `super().__init__(...)` names Base.__init__, and it
+ * weighs as used; Other.__init__ does not. */
+TEST(overridden_method_is_a_use)
+{
+	static const File files[] = {{NULL, NULL}};
+	Buf text = {0};
+	Ws w;
+	RankResult r;
+	int base = -1, other = -1;
+
+	buf_puts(&text, "class Base(Exception):\n"
+			"    def __init__(self, message, code=0):\n"
+			"        self.message = message\n"
+			"        self.code = code\n\n\n"
+			"class Other:\n    def __init__(self, path):\n"
+			"        self.path = path\n\n\n"
+			"class Child(Base):\n"
+			"    def __init__(self, message, hint=None):\n");
+	for (int k = 0; k < 40; k++)
+		buf_printf(&text, "        self.f%d = %d\n", k, k);
+	buf_puts(&text, "        super().__init__(message)\n        " CURSOR
+			"\n\n\nclass Last:\n    pass\n");
+	ws_open(&w, files);
+	rank_at(&w, "app/errors.py", text.data, 2000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++) {
+		if (!r.items[i].in_buffer)
+			continue;
+		if (strcmp(r.items[i].symbol, "Base.__init__") == 0)
+			base = (int)i;
+		if (strcmp(r.items[i].symbol, "Other.__init__") == 0)
+			other = (int)i;
+	}
+	if (base < 0)
+		explain(&r);
+	ASSERT_TRUE(base >= 0);
+	EXPECT_TRUE(r.items[base].signals.definition > 0);
+	EXPECT_TRUE(other < 0 || r.items[other].signals.definition <= 0);
+	buf_free(&text);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A name imported by name and not used yet outranks the neighbours of
  * the cursor that nothing names: the code being written is the likeliest
  * to use it. A module's member named through the module (`u.to_feet`) is
