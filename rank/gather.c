@@ -93,14 +93,6 @@ void rank__cands_free(Cands *cs)
 	memset(cs, 0, sizeof(*cs));
 }
 
-static bool is_base(const Where *w, const char *name)
-{
-	for (int i = 0; i < w->nbases; i++)
-		if (strcmp(w->bases[i], name) == 0)
-			return true;
-	return false;
-}
-
 /* A span that holds data (a variable, constant or field), not code. */
 static bool is_data(SpanKind k)
 {
@@ -111,7 +103,8 @@ static bool is_data(SpanKind k)
  * class of a method written outside it). */
 static bool overridden(const Where *w, const Span *up)
 {
-	return up && span_kind_is_class(up->kind) && is_base(w, up->name) &&
+	return up && span_kind_is_class(up->kind) &&
+	       rank__is_base(w, up->name) &&
 	       (w->owner < 0 || strcmp(w->bases[w->owner], up->name) != 0);
 }
 
@@ -120,11 +113,6 @@ static void set_mention(Cand *c, const char *name, double m)
 	c->mention = m;
 	if (m > 0 && strlen(name) < sizeof(c->defined))
 		memcpy(c->defined, name, strlen(name) + 1);
-}
-
-static uint32_t lines_between(uint32_t a, uint32_t b)
-{
-	return a > b ? a - b : b - a;
 }
 
 /* Uses of a definition's name besides the definition itself. */
@@ -150,7 +138,7 @@ static Cand *live_cand(Where *w, int64_t row, ChunkKind kind, ByteRange bytes,
 	c->bytes = bytes;
 	c->lines = lines;
 	c->same_file = true;
-	c->near = lines_between(lines.start, w->cursor_line);
+	c->near = rank__lines_between(lines.start, w->cursor_line);
 	return c;
 }
 
@@ -187,7 +175,7 @@ static void gather_live(Where *w)
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =
-			    sp->parent == w->cls || is_base(w, up->name);
+			    sp->parent == w->cls || rank__is_base(w, up->name);
 			c->other_class = !c->member;
 		}
 	}

@@ -341,6 +341,9 @@ void rank__sibling_words(Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);
+uint32_t rank__lines_between(uint32_t a, uint32_t b);
+/* Whether name is one of w->bases. */
+bool rank__is_base(const Where *w, const char *name);
 /* Whether span sp of the buffer holds the cursor (blank lines after its
  * body, indented deeper than its first line, count as inside; after a
  * function with no body yet, at any column). */

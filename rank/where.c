@@ -16,6 +16,19 @@ uint32_t rank__line_start(const char *text, uint32_t off)
 	return off;
 }
 
+uint32_t rank__lines_between(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+bool rank__is_base(const Where *w, const char *name)
+{
+	for (int i = 0; i < w->nbases; i++)
+		if (strcmp(w->bases[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* The base classes named in a class header: identifiers between the
  * parentheses of `class X(A, m.B):` or after extends/implements. Keyword
  * arguments (metaclass=M) and the language's stopwords are skipped. */
@@ -59,6 +72,7 @@ static void owner_class(Where *w, const Span *sp)
 	const Span *up = sp->parent >= 0 ? &w->live.spans[sp->parent] : NULL;
 	const char *q = sp->qualname;
 	size_t end = strlen(q), start;
+	char *owner;
 
 	if (end < strlen(sp->name) || sp->kind != SPAN_METHOD ||
 	    w->nbases == MAX_BASES ||
@@ -74,17 +88,15 @@ static void owner_class(Where *w, const Span *sp)
 	start = end;
 	while (start > 0 && rank__ident_char((unsigned char)q[start - 1]))
 		start--;
-	if (end == start || end - start >= IDENT_MAX ||
-	    (up && strlen(up->name) == end - start &&
-	     memcmp(up->name, q + start, end - start) == 0 &&
-	     up->kind != SPAN_IMPL))
-		return; /* none, or a namespace's */
-	for (int b = 0; b < w->nbases; b++)
-		if (strlen(w->bases[b]) == end - start &&
-		    memcmp(w->bases[b], q + start, end - start) == 0)
-			return;
-	memcpy(w->bases[w->nbases], q + start, end - start);
-	w->bases[w->nbases][end - start] = '\0';
+	if (end == start || end - start >= IDENT_MAX)
+		return;
+	/* Written in the next free slot, kept only if new. */
+	owner = w->bases[w->nbases];
+	memcpy(owner, q + start, end - start);
+	owner[end - start] = '\0';
+	if ((up && up->kind != SPAN_IMPL && strcmp(up->name, owner) == 0) ||
+	    rank__is_base(w, owner))
+		return; /* a namespace's, or a base already */
 	w->owner = w->nbases++;
 }
 
@@ -245,12 +257,6 @@ void rank__file_words(Where *w)
 	    w->npaths, w->fids, FILE_IDENTS_CAP);
 }
 
-static uint32_t lines_apart(const Span *sp, uint32_t line)
-{
-	return sp->lines.start > line ? sp->lines.start - line
-				      : line - sp->lines.start;
-}
-
 /* Whether live span sp is a namesake of the definition being written,
  * neither it nor a class. */
 static bool sibling(const Where *w, const Span *sp)
@@ -281,11 +287,13 @@ void rank__sibling_words(Where *w)
 		}
 		/* Full: the nearest are kept. */
 		for (uint32_t m = 1; m < nsib; m++)
-			if (lines_apart(sib[m], w->cursor_line) >
-			    lines_apart(sib[far], w->cursor_line))
+			if (rank__lines_between(sib[m]->lines.start,
+						w->cursor_line) >
+			    rank__lines_between(sib[far]->lines.start,
+						w->cursor_line))
 				far = m;
-		if (lines_apart(sp, w->cursor_line) <
-		    lines_apart(sib[far], w->cursor_line))
+		if (rank__lines_between(sp->lines.start, w->cursor_line) <
+		    rank__lines_between(sib[far]->lines.start, w->cursor_line))
 			sib[far] = sp;
 	}
 	got = xmalloc(FILE_IDENTS_CAP * sizeof(*got));

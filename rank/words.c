@@ -105,7 +105,7 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		}
 		rank__add_use(&out[k].weight, cursor_line - line);
 	}
-	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
+	rank__idents_sort(out, n);
 	return n;
 }
 
@@ -167,7 +167,7 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 				       : cursor_line - line;
 		out[*k].weight += 1.0 / (1.0 + (double)d / FILE_NEAR_LINES);
 	}
-	qsort(out, (size_t)n, sizeof(*out), cmp_ident);
+	rank__idents_sort(out, n);
 	while (n && out[n - 1].weight < 0)
 		n--;
 	return n;
