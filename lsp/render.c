@@ -46,6 +46,8 @@ static cJSON *signals_json(const RankSignals *g)
 		cJSON_AddNumberToObject(o, "fileUse", cut(g->file_use, 1e3));
 	if (g->sibling > 0)
 		cJSON_AddNumberToObject(o, "sibling", cut(g->sibling, 1e3));
+	if (g->similar > 0)
+		cJSON_AddNumberToObject(o, "similar", cut(g->similar, 1e3));
 	cJSON_AddBoolToObject(o, "import", g->import);
 	cJSON_AddBoolToObject(o, "sameFile", g->same_file);
 	if (g->imported_name)

@@ -413,14 +413,20 @@ static bool file_named(const Where *w, const IndexSpan *sp)
 	       named_here(w, sp);
 }
 
+/* What a name looked up by take_file_named weighs for. */
+typedef enum {
+	FOR_FILE_USE, /* the rest of the buffer uses it */
+	FOR_SIBLING,  /* the namesakes of the definition being written do */
+	FOR_SIMILAR,  /* the definitions like it do */
+} LookedFor;
+
 /* Takes the definitions in sp[0, n) of names[0, nn) that file_named
  * takes, each with its name's weight shared among the name's meanings,
- * as its candidate's file_use, or its sibling for names the namesakes
- * of the definition being written use (added, or found already: the
- * greater weight stays). */
+ * as the signal of its candidate that for[i] says (added, or found
+ * already: the greater weight stays). */
 static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			    const char *const *names, const double *weight,
-			    uint32_t nn, bool namesakes)
+			    const LookedFor *for_, uint32_t nn)
 {
 	for (uint32_t i = 0; i < nn; i++) {
 		uint32_t at, kept,
@@ -434,11 +440,11 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			if (!(c = add_span(w, r, &sp[j])) &&
 			    !(c = find_span(&w->cs, r, sp[j].id)))
 				continue;
-			if (namesakes)
-				c->sibling = fmax(c->sibling, weight[i] / kept);
-			else
-				c->file_use =
-				    fmax(c->file_use, weight[i] / kept);
+			double *to = for_[i] == FOR_SIBLING   ? &c->sibling
+				     : for_[i] == FOR_SIMILAR ? &c->similar
+							      : &c->file_use;
+
+			*to = fmax(*to, weight[i] / kept);
 		}
 	}
 }
@@ -450,6 +456,7 @@ static void gather_file_named(Where *w, int r, Index *ix)
 {
 	const char *names[FILE_LOOKUPS] = {0};
 	double weight[FILE_LOOKUPS];
+	LookedFor for_[FILE_LOOKUPS] = {FOR_FILE_USE};
 	int looked_up = w->nids < MAX_IDENTS ? w->nids : MAX_IDENTS;
 	uint32_t nn = 0, n;
 	IndexSpan *sp;
@@ -462,28 +469,43 @@ static void gather_file_named(Where *w, int r, Index *ix)
 		}
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	take_file_named(w, r, sp, n, names, weight, nn, false);
+	take_file_named(w, r, sp, n, names, weight, for_, nn);
 	index_spans_free(sp, n);
 }
 
 /* Definitions of the names the buffer's other definitions of the name
- * being written use, as gather_file_named takes them. */
+ * being written use, and of those the bodies of its definitions like it
+ * use, heaviest first, as gather_file_named takes them. Only in other
+ * files: the buffer's own helpers that similar definitions use crowded
+ * out the names a TypeScript file imports for the code being written. */
 static void gather_sibling_named(Where *w, int r, Index *ix)
 {
 	const char *names[SIBLING_LOOKUPS];
 	double weight[SIBLING_LOOKUPS];
+	LookedFor for_[SIBLING_LOOKUPS];
 	uint32_t nn = 0, n;
+	int a = 0, b = 0;
 	IndexSpan *sp;
 
-	for (int i = 0; i < w->nsids && nn < SIBLING_LOOKUPS; i++)
-		if (!defined_here(&w->cs, w->sids[i].name)) {
-			weight[nn] = w->sids[i].weight;
-			names[nn++] = w->sids[i].name;
-		}
+	while (nn < SIBLING_LOOKUPS && (a < w->nsids || b < w->nsimids)) {
+		bool sib =
+		    b == w->nsimids ||
+		    (a < w->nsids && w->sids[a].weight >= w->simids[b].weight);
+		const Ident *id = sib ? &w->sids[a++] : &w->simids[b++];
+		uint32_t k = 0;
+
+		while (k < nn && strcmp(names[k], id->name) != 0)
+			k++;
+		if (k < nn || defined_here(&w->cs, id->name))
+			continue;
+		weight[nn] = id->weight;
+		for_[nn] = sib ? FOR_SIBLING : FOR_SIMILAR;
+		names[nn++] = id->name;
+	}
 	if (!nn ||
 	    index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	take_file_named(w, r, sp, n, names, weight, nn, true);
+	take_file_named(w, r, sp, n, names, weight, for_, nn);
 	index_spans_free(sp, n);
 }
 
@@ -681,6 +703,7 @@ void rank__gather(Where *w)
 	rank__imports(w);
 	rank__file_words(w);
 	rank__sibling_words(w);
+	rank__similar_words(w);
 	rank__receivers(w);
 	gather_live(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {

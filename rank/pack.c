@@ -462,6 +462,7 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	g->defines = xstrdup(c->defined);
 	g->file_use = c->file_use;
 	g->sibling = c->sibling;
+	g->similar = c->similar;
 	g->import = c->imported;
 	g->imported_name = c->import_name;
 	g->unused_import = c->import_unused;

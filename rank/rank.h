@@ -54,6 +54,9 @@ typedef struct {
 	double sibling;	       /* its name is used by the buffer's other
 				* definitions of the name being written:
 				* the share of them that do */
+	double similar;	       /* ... by the bodies of the buffer's
+				* definitions with headers like the one
+				* being written: their share of likeness */
 	bool import;	       /* in a file the current one imports */
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */

@@ -70,6 +70,15 @@
  * names they use, and how many of those names are looked up. */
 #define SIBLINGS_MAX 8
 #define SIBLING_LOOKUPS 16
+/* The buffer's definitions whose headers are like that of the one being
+ * written (sharing at least SIMILAR_MIN of its words, weighed by how
+ * rare they are among the buffer's headers), at most SIMILAR_MAX of
+ * them, the likest, are read for the names their bodies use; those
+ * names share the namesakes' lookups. HEADER_WORDS: a header's words
+ * compared, at most. */
+#define SIMILAR_MAX 8
+#define SIMILAR_MIN 0.4
+#define HEADER_WORDS 24
 
 /* ---------------------------------------------------------------------- *
  * words.c
@@ -232,6 +241,8 @@ typedef struct {
 	double file_use;     /* ... elsewhere in the buffer (index rows) */
 	double sibling;	     /* ... by the buffer's other definitions of
 			      * the name being written */
+	double similar;	     /* ... by the buffer's definitions with
+			      * headers like its (index rows) */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
 	double bm25, score;
 	uint32_t near;	  /* lines from the cursor, same file only */
@@ -278,6 +289,7 @@ typedef struct {
 	const char *own;    /* the name of the definition being written, or
 			     * NULL (borrowed from live) */
 	uint32_t own_start; /* where it starts (the cursor without one) */
+	int32_t own_span;   /* its live span, or -1 */
 	char bases[MAX_BASES][IDENT_MAX]; /* that class's bases */
 	int nbases;
 	int owner; /* the base that is the class of a method written outside
@@ -292,6 +304,10 @@ typedef struct {
 				      * definition being written, weighed by
 				      * the share of them that use each */
 	int nsids;
+	Ident simids[FILE_IDENTS_CAP]; /* in the bodies of its similar
+					* definitions, weighed by their
+					* likeness */
+	int nsimids;
 	Import *imp; /* names imported */
 	int nimp;
 	ByteRange *paths; /* the module paths of its imports, in order */
@@ -338,6 +354,11 @@ void rank__file_words(Where *w);
  * class's version of the same method, an overload, does what the code
  * being written is about to. */
 void rank__sibling_words(Where *w);
+/* The names the bodies of the buffer's definitions with headers like the
+ * one being written use (the SIMILAR_MAX likest), into w->simids, each
+ * weighed by the likeness of those that use it over theirs in all:
+ * functions that take the same things tend to do the same with them. */
+void rank__similar_words(Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
 uint32_t rank__line_start(const char *text, uint32_t off);
@@ -438,6 +459,9 @@ typedef struct {
 			       * definitions of the name being written use
 			       * (the same method of another class, an
 			       * overload), by the share of them that do */
+	double similar;	      /* a definition of a name the bodies of the
+			       * buffer's definitions with headers like the
+			       * one being written use, in another file */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

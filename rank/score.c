@@ -5,7 +5,8 @@
  * by proximity), for being a member of the class being written, for being
  * imported (more when the file does not use it yet), for being used by
  * the file's other definitions of the name being written (the same
- * method of another class), and, in the current file, for being close
+ * method of another class) or by the bodies of its definitions with like
+ * headers, and, in the current file, for being close
  * and for how often the file uses it; a member of some other class scores
  * less. Every candidate scores for its lexical match with the code before
  * the cursor. The region around the cursor is left out. Runs of small
@@ -34,6 +35,7 @@ const Weights rank__weights = {
     .file_use = 0.5,
     .file_namesake = 0.2,
     .sibling = 1.0,
+    .similar = 1.0,
     .uses = 0.4,
     .uses_full = 64.0,
     .bm25 = 0.6,
@@ -115,7 +117,8 @@ static double score_of(const Where *w, const Cand *c)
 	     (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) + file_prior(c) +
 	     (c->imported ? W->imported : 0) + imported_name(c) +
-	     W->sibling * fmin(c->sibling, 1.0);
+	     W->sibling * fmin(c->sibling, 1.0) +
+	     W->similar * fmin(c->similar, 1.0);
 	if (c->same_file)
 		s += W->near / (1.0 + c->near / W->near_lines) +
 		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0);

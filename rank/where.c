@@ -7,6 +7,7 @@
 #include "rank_int.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 uint32_t rank__line_start(const char *text, uint32_t off)
@@ -181,6 +182,7 @@ void rank__locate(Where *w, const RankCursor *q)
 	w->q = q;
 	w->cls = -1;
 	w->owner = -1;
+	w->own_span = -1;
 	w->cursor_line = castls_count_newlines(q->text, cursor);
 	while (lo > 0 && back < QUERY_LINES) {
 		lo = rank__line_start(q->text, lo - 1);
@@ -236,6 +238,7 @@ void rank__locate(Where *w, const RankCursor *q)
 			       w->ids, IDENTS_CAP);
 	xfree(skip);
 	w->own_start = cursor;
+	w->own_span = fn;
 	if (fn >= 0) {
 		w->own = w->live.spans[fn].name;
 		w->own_start = w->live.spans[fn].bytes.start;
@@ -266,11 +269,45 @@ static bool sibling(const Where *w, const Span *sp)
 	       strcmp(sp->name, w->own) == 0;
 }
 
+/* Adds to into[0, *n) the names the code of spans sp[0, ns) uses, from
+ * each one's body only if body, each span weighing part[i]. */
+static void words_of(Where *w, const Span **sp, const double *part, uint32_t ns,
+		     bool body, Ident *into, int *n)
+{
+	Ident *got = xmalloc(FILE_IDENTS_CAP * sizeof(*got));
+
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t from = body ? sp[s]->body_start : sp[s]->bytes.start;
+		int m = rank__file_idents(w->q->lang, w->q->text, from,
+					  sp[s]->bytes.end, (ByteRange){0, 0},
+					  0, sp[s]->lines.start, w->paths,
+					  w->npaths, got, FILE_IDENTS_CAP);
+
+		for (int i = 0; i < m; i++) {
+			int k = rank__ident_find(into, *n, got[i].name,
+						 strlen(got[i].name));
+
+			if (strcmp(got[i].name, w->own) == 0)
+				continue;
+			if (k < 0) {
+				if (*n == FILE_IDENTS_CAP)
+					continue;
+				k = (*n)++;
+				into[k] = got[i];
+				into[k].weight = 0;
+			}
+			into[k].weight += part[s];
+		}
+	}
+	rank__idents_sort(into, *n);
+	xfree(got);
+}
+
 void rank__sibling_words(Where *w)
 {
 	const Chunking *lc = &w->live;
 	const Span *sib[SIBLINGS_MAX];
-	Ident *got;
+	double part[SIBLINGS_MAX];
 	uint32_t nsib = 0;
 
 	if (!w->own)
@@ -296,32 +333,110 @@ void rank__sibling_words(Where *w)
 		    rank__lines_between(sib[far]->lines.start, w->cursor_line))
 			sib[far] = sp;
 	}
-	got = xmalloc(FILE_IDENTS_CAP * sizeof(*got));
-	for (uint32_t s = 0; s < nsib; s++) {
-		int n = rank__file_idents(w->q->lang, w->q->text,
-					  sib[s]->bytes.start,
-					  sib[s]->bytes.end, (ByteRange){0, 0},
-					  0, sib[s]->lines.start, w->paths,
-					  w->npaths, got, FILE_IDENTS_CAP);
+	for (uint32_t s = 0; s < nsib; s++)
+		part[s] = 1.0 / nsib;
+	words_of(w, sib, part, nsib, false, w->sids, &w->nsids);
+}
 
-		for (int i = 0; i < n; i++) {
-			int k = rank__ident_find(w->sids, w->nsids, got[i].name,
-						 strlen(got[i].name));
+/* The words of live span sp's header, but its name, into out. */
+static int header_words(const Where *w, const Span *sp, Ident *out)
+{
+	const RankCursor *q = w->q;
+	uint32_t end =
+	    sp->body_start < sp->bytes.end ? sp->body_start : sp->bytes.end;
+	int n;
 
-			if (strcmp(got[i].name, w->own) == 0)
-				continue;
-			if (k < 0) {
-				if (w->nsids == FILE_IDENTS_CAP)
-					continue;
-				k = w->nsids++;
-				w->sids[k] = got[i];
-				w->sids[k].weight = 0;
-			}
-			w->sids[k].weight += 1.0 / nsib;
+	if (end > q->len)
+		end = (uint32_t)q->len;
+	n = rank__idents(q->lang, q->text, sp->bytes.start, end, 0, 0, w->paths,
+			 w->npaths, out, HEADER_WORDS);
+	for (int i = 0; i < n; i++)
+		if (strcmp(out[i].name, sp->name) == 0) {
+			out[i] = out[--n];
+			break;
 		}
+	return n;
+}
+
+static bool has_word(const Ident *in, int n, const char *s)
+{
+	return rank__ident_find(in, n, s, strlen(s)) >= 0;
+}
+
+/* Whether live span sp may be like the definition being written: a
+ * function or method other than it, its namesakes (rank__sibling_words
+ * reads those) and what encloses the cursor. */
+static bool similar_kind(const Where *w, const Span *sp)
+{
+	return (sp->kind == SPAN_FUNCTION || sp->kind == SPAN_METHOD) &&
+	       sp != &w->live.spans[w->own_span] &&
+	       strcmp(sp->name, w->own) != 0 && !rank__around(w, sp);
+}
+
+/* Into like[] (likest first) the buffer's definitions whose headers share
+ * at least SIMILAR_MIN of the words of the one being written, each word
+ * weighing the rarer it is among the headers; their likeness into
+ * sim[]. */
+static uint32_t similar_spans(const Where *w, const Span **like, double *sim)
+{
+	const Chunking *lc = &w->live;
+	Ident own[HEADER_WORDS], other[HEADER_WORDS];
+	uint32_t df[HEADER_WORDS] = {0}, ndefs = 0, n = 0;
+	double idf[HEADER_WORDS], total = 0;
+	int nown, no;
+
+	nown = header_words(w, &lc->spans[w->own_span], own);
+	for (uint32_t i = 0; i < lc->nspans && nown; i++) {
+		if (!similar_kind(w, &lc->spans[i]))
+			continue;
+		ndefs++;
+		no = header_words(w, &lc->spans[i], other);
+		for (int k = 0; k < nown; k++)
+			df[k] += has_word(other, no, own[k].name);
 	}
-	rank__idents_sort(w->sids, w->nsids);
-	xfree(got);
+	for (int k = 0; k < nown; k++)
+		total += idf[k] = log((ndefs + 1.0) / (df[k] + 0.5));
+	for (uint32_t i = 0; i < lc->nspans && total > 0; i++) {
+		const Span *sp = &lc->spans[i];
+		double s = 0;
+		uint32_t at;
+
+		if (!similar_kind(w, sp))
+			continue;
+		no = header_words(w, sp, other);
+		for (int k = 0; k < nown; k++)
+			if (idf[k] > 0 && has_word(other, no, own[k].name))
+				s += idf[k];
+		if ((s /= total) < SIMILAR_MIN ||
+		    (n == SIMILAR_MAX && s <= sim[n - 1]))
+			continue;
+		at = n < SIMILAR_MAX ? n++ : n - 1;
+		for (; at > 0 && sim[at - 1] < s; at--) {
+			like[at] = like[at - 1];
+			sim[at] = sim[at - 1];
+		}
+		like[at] = sp;
+		sim[at] = s;
+	}
+	return n;
+}
+
+void rank__similar_words(Where *w)
+{
+	const Span *like[SIMILAR_MAX];
+	double sim[SIMILAR_MAX], sum = 0;
+	uint32_t n;
+
+	if (!w->own || w->own_span < 0)
+		return;
+	n = similar_spans(w, like, sim);
+	for (uint32_t i = 0; i < n; i++)
+		sum += sim[i];
+	for (uint32_t i = 0; i < n; i++)
+		sim[i] /= sum;
+	/* Their headers are what they share with the one being written;
+	 * what they do is in their bodies. */
+	words_of(w, like, sim, n, true, w->simids, &w->nsimids);
 }
 
 bool rank__excluded(const Where *w, const Cand *c)

@@ -11,6 +11,7 @@ static bool file_use(const RankSignals *g)
 	return g->file_use > 0 && !g->same_file;
 }
 static bool sibling(const RankSignals *g) { return g->sibling > 0; }
+static bool similar(const RankSignals *g) { return g->similar > 0; }
 static bool member(const RankSignals *g) { return g->member; }
 static bool receiver(const RankSignals *g) { return g->receiver; }
 static bool unused(const RankSignals *g) { return g->unused_import; }
@@ -60,6 +61,10 @@ static const struct {
     {defines, NULL, say_defines},
     {file_use, "its name is used elsewhere in this file", NULL},
     {sibling, "used by this file's other definitions of the same name", NULL},
+    {similar,
+     "used by this file's definitions with headers like the one being "
+     "written",
+     NULL},
     {member, "a member of the class being written or its bases", NULL},
     {receiver, "a method of the type of what it is called on", NULL},
     {unused, "imported by this file and not used yet", NULL},

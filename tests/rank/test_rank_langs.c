@@ -286,6 +286,51 @@ TEST(namesakes_in_the_file_go)
 	ws_close(&w);
 }
 
+/* The functions of a file that take what the one being written takes
+ * call what it is about to: its similar definitions' callee comes before
+ * a helper the rest of the file uses more. */
+TEST(similar_headers_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/wire\n\ngo 1.19\n"},
+	    {"wire/util.go",
+	     "package wire\n\n"
+	     "func logEvent(msg string) {}\n\n"
+	     "func sendPacket(c *Conn, p []byte) error { return nil }\n\n"
+	     "type Conn struct{ fd int }\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Buf why = {0};
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "wire/session.go",
+		"package wire\n\n"
+		"func handshake(c *Conn, hello []byte) error {\n"
+		"\tlogEvent(\"hello\")\n\treturn sendPacket(c, hello)\n}\n\n"
+		"func ping(c *Conn, data []byte) error {\n"
+		"\treturn sendPacket(c, data)\n}\n\n"
+		"func report(name string) { logEvent(name); logEvent(name) }\n\n"
+		"func audit(name string) { logEvent(name) }\n\n"
+		"func trace(name string) { logEvent(name) }\n\n"
+		"func pong(c *Conn, data []byte) error {\n\t" CURSOR "\n}\n",
+		4000, &r);
+	i = find(&r, "wire/util.go", "sendPacket");
+	j = find(&r, "wire/util.go", "logEvent");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || j > i);
+	EXPECT_TRUE(r.items[i].signals.similar > 0.5);
+	EXPECT_TRUE(j < 0 || r.items[j].signals.similar < 0.5);
+	rank_why(&r.items[i], &why);
+	EXPECT_TRUE(strstr(why.data, "headers like the one being written") !=
+		    NULL);
+	buf_free(&why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A method defined out of its class writes that class: the fields its
  * header declares are members the code uses bare (`mutex_`), found
  * though a field's bare name is looked up nowhere else; the header's

@@ -30,6 +30,8 @@ export interface ContextSignals {
 	fileUse?: number; /* its name is used elsewhere in the file */
 	sibling?: number; /* used by the file's other definitions of the name
 			   * being written (share of them) */
+	similar?: number; /* used by the bodies of the file's definitions
+			   * with headers like the one being written */
 	import?: boolean;
 	sameFile?: boolean;
 	importedName?: boolean;
