@@ -1018,8 +1018,8 @@ def run_switch(args, srv, sw, forward, events, probes, db, idle_wait=None):
     period = args.probe_ms / 1e3
     ip = IndexProbe(db)
     out = {"files": len(steps), "events": events, "forward": forward,
-           "waits_ms": [], "server_ms": [], "gone": 0, "stale": 0,
-           "answers": 0, "examples": []}
+           "waits_ms": [], "server_ms": [], "kinds": [], "gone": 0,
+           "stale": 0, "answers": 0, "examples": []}
     k = [0]
 
     def probe():
@@ -1030,6 +1030,7 @@ def run_switch(args, srv, sw, forward, events, probes, db, idle_wait=None):
         else:
             rel, ln, col = probes[(i // 2) % len(probes)]
             r, dt = srv.context(rel, ln, col)
+        out["kinds"].append("search" if i % 2 == 0 else "context")
         out["waits_ms"].append(dt * 1e3)
         out["server_ms"].append(r.get("elapsedMs", float("nan")))
         bad = check_answer(srv.root, r, changed, {})
@@ -1092,6 +1093,7 @@ def run_switch(args, srv, sw, forward, events, probes, db, idle_wait=None):
     if out["waits_ms"]:  # its time in the server (the rest: queued)
         i = out["waits_ms"].index(out["max_wait_ms"])
         out["max_wait_server_ms"] = out["server_ms"][i]
+        out["max_wait_kind"] = out["kinds"][i]
     out["p50_wait_ms"] = pct(out["waits_ms"], 50)
     return out
 
@@ -1135,11 +1137,12 @@ def phase_branch(args, size, srv, db, files, probes, rng, res):
                                None if events else args.idle_wait))
         log("%s: and back, with events" % size)
         runs.append(run_switch(args, srv, sw, False, True, probes, db))
-        log("%s: (index = disk s, longest wait ms, of it in the server)"
-            " %s" % (size, [(round(r.get("match_s") or -1, 2),
-                             round(r["max_wait_ms"] or -1, 1),
-                             round(r.get("max_wait_server_ms", -1), 1))
-                            for r in runs[-2:]]))
+        log("%s: (index = disk s, longest wait ms, of it in the server,"
+            " the request) %s" % (
+                size, [(round(r.get("match_s") or -1, 2),
+                        round(r["max_wait_ms"] or -1, 1),
+                        round(r.get("max_wait_server_ms", -1), 1),
+                        r.get("max_wait_kind", "-")) for r in runs[-2:]]))
     ev = [r for r in runs if r["events"]]
     res["branch"] = {
         "files": n, "runs": runs,
