@@ -69,7 +69,7 @@
 /* The buffer's other definitions of the name being written read for the
  * names they use, and how many of those names are looked up. */
 #define SIBLINGS_MAX 8
-#define SIBLING_LOOKUPS 16
+#define SIBLING_LOOKUPS 32
 /* The buffer's definitions whose headers are like that of the one being
  * written (sharing at least SIMILAR_MIN of its words, weighed by how
  * rare they are among the buffer's headers), at most SIMILAR_MAX of
