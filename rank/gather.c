@@ -422,17 +422,18 @@ typedef enum {
 
 /* Takes the definitions in sp[0, n) of names[0, nn) that file_named
  * takes, each with its name's weight shared among the name's meanings,
- * as the signal of its candidate that for[i] says (added, or found
+ * as the signal of its candidate that as[i] names (added, or found
  * already: the greater weight stays). */
 static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			    const char *const *names, const double *weight,
-			    const LookedFor *for_, uint32_t nn)
+			    const LookedFor *as, uint32_t nn)
 {
 	for (uint32_t i = 0; i < nn; i++) {
 		uint32_t at, kept,
 		    k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
 
 		for (uint32_t j = at; j < at + k; j++) {
+			double *to;
 			Cand *c;
 
 			if (!file_named(w, &sp[j]))
@@ -440,10 +441,9 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			if (!(c = add_span(w, r, &sp[j])) &&
 			    !(c = find_span(&w->cs, r, sp[j].id)))
 				continue;
-			double *to = for_[i] == FOR_SIBLING   ? &c->sibling
-				     : for_[i] == FOR_SIMILAR ? &c->similar
-							      : &c->file_use;
-
+			to = as[i] == FOR_SIBLING   ? &c->sibling
+			     : as[i] == FOR_SIMILAR ? &c->similar
+						    : &c->file_use;
 			*to = fmax(*to, weight[i] / kept);
 		}
 	}
@@ -456,7 +456,7 @@ static void gather_file_named(Where *w, int r, Index *ix)
 {
 	const char *names[FILE_LOOKUPS] = {0};
 	double weight[FILE_LOOKUPS];
-	LookedFor for_[FILE_LOOKUPS] = {FOR_FILE_USE};
+	LookedFor as[FILE_LOOKUPS] = {FOR_FILE_USE};
 	int looked_up = w->nids < MAX_IDENTS ? w->nids : MAX_IDENTS;
 	uint32_t nn = 0, n;
 	IndexSpan *sp;
@@ -469,7 +469,7 @@ static void gather_file_named(Where *w, int r, Index *ix)
 		}
 	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	take_file_named(w, r, sp, n, names, weight, for_, nn);
+	take_file_named(w, r, sp, n, names, weight, as, nn);
 	index_spans_free(sp, n);
 }
 
@@ -482,7 +482,7 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 {
 	const char *names[SIBLING_LOOKUPS];
 	double weight[SIBLING_LOOKUPS];
-	LookedFor for_[SIBLING_LOOKUPS];
+	LookedFor as[SIBLING_LOOKUPS];
 	uint32_t nn = 0, n;
 	int a = 0, b = 0;
 	IndexSpan *sp;
@@ -499,13 +499,13 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 		if (k < nn || defined_here(&w->cs, id->name))
 			continue;
 		weight[nn] = id->weight;
-		for_[nn] = sib ? FOR_SIBLING : FOR_SIMILAR;
+		as[nn] = sib ? FOR_SIBLING : FOR_SIMILAR;
 		names[nn++] = id->name;
 	}
 	if (!nn ||
 	    index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
 		return;
-	take_file_named(w, r, sp, n, names, weight, for_, nn);
+	take_file_named(w, r, sp, n, names, weight, as, nn);
 	index_spans_free(sp, n);
 }
 

@@ -355,9 +355,10 @@ void rank__file_words(Where *w);
  * being written is about to. */
 void rank__sibling_words(Where *w);
 /* The names the bodies of the buffer's definitions with headers like the
- * one being written use (the SIMILAR_MAX likest), into w->simids, each
- * weighed by the likeness of those that use it over theirs in all:
- * functions that take the same things tend to do the same with them. */
+ * one being written use (the SIMILAR_MAX likest), into w->simids: a
+ * name weighs the likeness of the definitions that use it over that of
+ * all those read. Functions that take the same things tend to do the
+ * same with them. */
 void rank__similar_words(Where *w);
 /* Whether candidate c lies in the region of the buffer left out. */
 bool rank__excluded(const Where *w, const Cand *c);
