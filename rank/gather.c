@@ -588,22 +588,33 @@ static void gather_receivers(Where *w, int r, Index *ix)
 				     RECEIVER_DEFS, &sp, &n))
 		return;
 	for (uint32_t j = 0; j < n; j++) {
-		double m = rank__mention(w->ids, w->nids, sp[j].name);
+		double m = rank__mention(w->ids, w->nids, sp[j].name), s = 0;
+		bool near = false;
 		Cand *c;
 
 		/* A stopword near the cursor has no weight as a bare name
 		 * (Rust's `new`), but called on a type it names one method. */
-		for (int i = 0; i < w->nrecv; i++)
-			if (strcmp(w->recv[i].name, sp[j].name) == 0)
-				m = fmax(m, w->recv[i].weight);
-		c = add_span(w, r, &sp[j]);
+		for (int i = 0; i < w->nrecv; i++) {
+			const Receiver *rv = &w->recv[i];
 
-		if (c)
-			set_mention(c, sp[j].name, m);
-		else if ((c = find_span(&w->cs, r, sp[j].id)) && m > c->mention)
-			set_mention(c, sp[j].name, m);
-		if (c)
+			if (strcmp(rv->name, sp[j].name) != 0)
+				continue;
+			if (!rv->similar)
+				m = fmax(m, rv->weight), near = true;
+			else if (strstr(sp[j].qualname, rv->cls))
+				s = fmax(s, rv->weight);
+		}
+		if (!near && m <= 0 && s <= 0)
+			continue;
+		c = add_span(w, r, &sp[j]);
+		if (!c && !(c = find_span(&w->cs, r, sp[j].id)))
+			continue;
+		if (near || m > 0) {
+			if (m > c->mention)
+				set_mention(c, sp[j].name, m);
 			c->receiver = true;
+		}
+		c->similar = fmax(c->similar, s);
 	}
 	index_spans_free(sp, n);
 }

@@ -210,7 +210,11 @@ typedef struct {
 typedef struct {
 	char cls[IDENT_MAX];
 	char name[IDENT_MAX];
-	double weight; /* its calls' weight as uses (rank__add_use) */
+	double weight; /* its calls' weight as uses (rank__add_use), or
+			* the likeness share of the similar definitions
+			* that call it */
+	bool similar;  /* called in a similar definition's body, not near
+			* the cursor */
 } Receiver;
 
 typedef enum {
@@ -304,6 +308,9 @@ typedef struct {
 				      * definition being written, weighed by
 				      * the share of them that use each */
 	int nsids;
+	const Span *like[SIMILAR_MAX];	/* its similar definitions */
+	double like_share[SIMILAR_MAX]; /* each one's share of likeness */
+	uint32_t nlike;
 	Ident simids[FILE_IDENTS_CAP]; /* in the bodies of its similar
 					* definitions, weighed by their
 					* likeness */

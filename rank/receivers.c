@@ -82,25 +82,34 @@ static bool receiver_of(const Where *w, const TypedName *t, char *out,
 }
 
 /* Adds (cls, name) for each `recv.name` in the code before the cursor. */
-static void calls_on(Where *w, const char *recv, const char *cls,
-		     const char *sep)
+/* The text a scan for calls reads: the code before the cursor, or the
+ * body of a similar definition, whose calls weigh its share. */
+typedef struct {
+	uint32_t lo, hi;
+	double share; /* 0: near the cursor, weighed by proximity */
+} Scan;
+
+static void calls_on(Where *w, const Scan *sc, const char *recv,
+		     const char *cls, const char *sep)
 {
 	const char *t = w->q->text;
 	size_t rl = strlen(recv);
-	uint32_t hi = w->q->cursor, gap = 0;
+	uint32_t lo = sc->lo, hi = sc->hi, gap = 0;
+	bool similar = sc->share > 0;
 
-	for (uint32_t i = w->q_lo; i < hi; i++)
+	for (uint32_t i = lo; i < hi; i++)
 		gap += t[i] == '\n';
-	for (uint32_t i = w->q_lo; i + rl + 1 < hi; i++) {
+	for (uint32_t i = lo; i + rl + 1 < hi; i++) {
 		uint32_t a, z;
 		Receiver *r;
 		int k;
 
-		gap -= i > w->q_lo && t[i - 1] == '\n';
-		if (!rank__member_at(t, w->q_lo, hi, i, recv, rl, sep, &a, &z))
+		gap -= i > lo && t[i - 1] == '\n';
+		if (!rank__member_at(t, lo, hi, i, recv, rl, sep, &a, &z))
 			continue;
 		for (k = 0; k < w->nrecv; k++)
-			if (strcmp(w->recv[k].cls, cls) == 0 &&
+			if (w->recv[k].similar == similar &&
+			    strcmp(w->recv[k].cls, cls) == 0 &&
 			    strlen(w->recv[k].name) == z - a &&
 			    memcmp(w->recv[k].name, t + a, z - a) == 0)
 				break;
@@ -112,14 +121,21 @@ static void calls_on(Where *w, const char *recv, const char *cls,
 			memcpy(r->name, t + a, z - a);
 			r->name[z - a] = '\0';
 			r->weight = 0;
+			r->similar = similar;
+		} else if (similar) {
+			continue; /* a definition's share counts once */
 		}
-		rank__add_use(&w->recv[k].weight, gap);
+		if (similar)
+			w->recv[k].weight += sc->share;
+		else
+			rank__add_use(&w->recv[k].weight, gap);
 	}
 }
 
 /* calls_on through each of the language's member operators: `x.m`,
  * and `x->m` where a name may hold a pointer. */
-static void calls_through(Where *w, const char *recv, const char *cls)
+static void calls_through(Where *w, const Scan *sc, const char *recv,
+			  const char *cls)
 {
 	for (const char *op = lang_member_ops(w->q->lang); *op;
 	     op += *op == ' ') {
@@ -129,7 +145,7 @@ static void calls_through(Where *w, const char *recv, const char *cls)
 		if (n < sizeof(sep)) {
 			memcpy(sep, op, n);
 			sep[n] = '\0';
-			calls_on(w, recv, cls, sep);
+			calls_on(w, sc, recv, cls, sep);
 		}
 		op += n;
 	}
@@ -138,16 +154,15 @@ static void calls_through(Where *w, const char *recv, const char *cls)
 /* `Foo.bar` and `Foo::bar` in the code before the cursor, Foo read as a
  * class name (type_name's rule): a static member, a nested type, an
  * enum's constant, a constructor of Foo's own. */
-static void static_members(Where *w)
+static void static_members(Where *w, const Scan *sc)
 {
 	const char *t = w->q->text, *qsep = w->mr.sep;
-	uint32_t hi = w->q->cursor;
+	uint32_t lo = sc->lo, hi = sc->hi;
 	char seen[RECEIVERS_MAX][IDENT_MAX];
 	int nseen = 0;
 
-	for (uint32_t i = w->q_lo, a;
-	     nseen < RECEIVERS_MAX &&
-	     rank__next_word(t, w->q_lo, hi, &i, &a);) {
+	for (uint32_t i = lo, a;
+	     nseen < RECEIVERS_MAX && rank__next_word(t, lo, hi, &i, &a);) {
 		char *cls = seen[nseen];
 		bool dot = i < hi && t[i] == '.',
 		     sep = *qsep && strncmp(t + i, qsep, strlen(qsep)) == 0;
@@ -157,16 +172,16 @@ static void static_members(Where *w)
 		    !type_name(w->q->lang, t, (ByteRange){a, i}, false, false,
 			       cls) ||
 		    strlen(cls) != i - a ||
-		    (a > w->q_lo && (t[a - 1] == '.' || t[a - 1] == ':')))
+		    (a > lo && (t[a - 1] == '.' || t[a - 1] == ':')))
 			continue;
 		for (k = 0; k < nseen && strcmp(seen[k], cls) != 0; k++)
 			;
 		if (k < nseen)
 			continue;
 		nseen++;
-		calls_on(w, cls, cls, ".");
+		calls_on(w, sc, cls, cls, ".");
 		if (*qsep && strcmp(qsep, ".") != 0)
-			calls_on(w, cls, cls, qsep);
+			calls_on(w, sc, cls, cls, qsep);
 	}
 }
 
@@ -191,11 +206,40 @@ static void drop_locals(Where *w, const TypedName *tn, uint32_t n)
 	}
 }
 
+/* The calls on typed names and on classes in the bodies of the buffer's
+ * definitions like the one being written (`c.Write(..)` for a `c *Conn`
+ * parameter, Rust's `Span::new(..)`), each weighing the likeness share
+ * of the definitions that make it: what they call, the code being
+ * written is likely to. */
+static void similar_calls(Where *w)
+{
+	const RankCursor *q = w->q;
+	char recv[2 * IDENT_MAX], cls[IDENT_MAX];
+
+	for (uint32_t i = 0; i < w->nlike; i++) {
+		const Span *sp = w->like[i];
+		Scan sc = {sp->body_start, sp->bytes.end, w->like_share[i]};
+		TypedName *tn;
+		uint32_t n = chunker_typed_names(
+		    q->lang, w->tree, sp->bytes.start, sp->bytes.end, &tn);
+
+		for (uint32_t k = 0; k < n; k++)
+			if (!tn[k].member &&
+			    receiver_of(w, &tn[k], recv, sizeof(recv)) &&
+			    type_name(q->lang, q->text, tn[k].type, tn[k].call,
+				      lang_lower_types(q->lang), cls))
+				calls_through(w, &sc, recv, cls);
+		xfree(tn);
+		static_members(w, &sc);
+	}
+}
+
 void rank__receivers(Where *w)
 {
 	const RankCursor *q = w->q;
 	uint32_t lo = w->q_lo, n;
 	char recv[2 * IDENT_MAX], cls[IDENT_MAX];
+	Scan near = {w->q_lo, q->cursor, 0};
 	TypedName *tn;
 
 	/* From the outermost definition around the cursor: a class's
@@ -223,8 +267,9 @@ void rank__receivers(Where *w)
 			       strcmp(later, recv) == 0;
 		}
 		if (!seen)
-			calls_through(w, recv, cls);
+			calls_through(w, &near, recv, cls);
 	}
 	xfree(tn);
-	static_members(w);
+	static_members(w, &near);
+	similar_calls(w);
 }

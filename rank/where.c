@@ -432,11 +432,14 @@ void rank__similar_words(Where *w)
 	n = similar_spans(w, like, sim);
 	for (uint32_t i = 0; i < n; i++)
 		sum += sim[i];
-	for (uint32_t i = 0; i < n; i++)
-		sim[i] /= sum;
+	for (uint32_t i = 0; i < n; i++) {
+		w->like[i] = like[i];
+		w->like_share[i] = sim[i] / sum;
+	}
+	w->nlike = n;
 	/* Their headers are what they share with the one being written;
 	 * what they do is in their bodies. */
-	words_of(w, like, sim, n, true, w->simids, &w->nsimids);
+	words_of(w, w->like, w->like_share, n, true, w->simids, &w->nsimids);
 }
 
 bool rank__excluded(const Where *w, const Cand *c)

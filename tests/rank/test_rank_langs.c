@@ -306,23 +306,66 @@ TEST(similar_headers_go)
 	int i, j;
 
 	ws_open(&w, files);
-	rank_at(&w, "wire/session.go",
-		"package wire\n\n"
-		"func handshake(c *Conn, hello []byte) error {\n"
-		"\tlogEvent(\"hello\")\n\treturn sendPacket(c, hello)\n}\n\n"
-		"func ping(c *Conn, data []byte) error {\n"
-		"\treturn sendPacket(c, data)\n}\n\n"
-		"func report(name string) { logEvent(name); logEvent(name) }\n\n"
-		"func audit(name string) { logEvent(name) }\n\n"
-		"func trace(name string) { logEvent(name) }\n\n"
-		"func pong(c *Conn, data []byte) error {\n\t" CURSOR "\n}\n",
-		4000, &r);
+	rank_at(
+	    &w, "wire/session.go",
+	    "package wire\n\n"
+	    "func handshake(c *Conn, hello []byte) error {\n"
+	    "\tlogEvent(\"hello\")\n\treturn sendPacket(c, hello)\n}\n\n"
+	    "func ping(c *Conn, data []byte) error {\n"
+	    "\treturn sendPacket(c, data)\n}\n\n"
+	    "func report(name string) { logEvent(name); logEvent(name) }\n\n"
+	    "func audit(name string) { logEvent(name) }\n\n"
+	    "func trace(name string) { logEvent(name) }\n\n"
+	    "func pong(c *Conn, data []byte) error {\n\t" CURSOR "\n}\n",
+	    4000, &r);
 	i = find(&r, "wire/util.go", "sendPacket");
 	j = find(&r, "wire/util.go", "logEvent");
 	ASSERT_TRUE(i >= 0);
 	EXPECT_TRUE(j < 0 || j > i);
 	EXPECT_TRUE(r.items[i].signals.similar > 0.5);
 	EXPECT_TRUE(j < 0 || r.items[j].signals.similar < 0.5);
+	rank_why(&r.items[i], &why);
+	EXPECT_TRUE(strstr(why.data, "headers like the one being written") !=
+		    NULL);
+	buf_free(&why);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* What the similar functions call on their typed parameters is looked
+ * up as the method of the type: Conn's flush, not Writer's. */
+TEST(similar_calls_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/wire\n\ngo 1.19\n"},
+	    {"wire/conn.go", "package wire\n\n"
+			     "type Conn struct{ fd int }\n\n"
+			     "func (c *Conn) flush() error { return nil }\n"},
+	    {"wire/writer.go",
+	     "package wire\n\n"
+	     "type Writer struct{ n int }\n\n"
+	     "func (w *Writer) flush() error { return nil }\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Buf why = {0};
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "wire/session.go",
+		"package wire\n\n"
+		"func handshake(c *Conn, hello []byte) error {\n"
+		"\treturn c.flush()\n}\n\n"
+		"func ping(c *Conn, data []byte) error {\n"
+		"\treturn c.flush()\n}\n\n"
+		"func pong(c *Conn, data []byte) error {\n\t" CURSOR "\n}\n",
+		4000, &r);
+	i = find(&r, "wire/conn.go", "Conn.flush");
+	j = find(&r, "wire/writer.go", "Writer.flush");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.similar > 0.5);
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.similar == 0));
 	rank_why(&r.items[i], &why);
 	EXPECT_TRUE(strstr(why.data, "headers like the one being written") !=
 		    NULL);
