@@ -215,6 +215,8 @@ typedef struct {
 			* that call it */
 	bool similar;  /* called in a similar definition's body, not near
 			* the cursor */
+	uint32_t scan; /* the last similar definition's scan that counted
+			* it (receivers.c) */
 } Receiver;
 
 typedef enum {

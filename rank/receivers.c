@@ -81,14 +81,15 @@ static bool receiver_of(const Where *w, const TypedName *t, char *out,
 	return true;
 }
 
-/* Adds (cls, name) for each `recv.name` in the code before the cursor. */
 /* The text a scan for calls reads: the code before the cursor, or the
  * body of a similar definition, whose calls weigh its share. */
 typedef struct {
 	uint32_t lo, hi;
 	double share; /* 0: near the cursor, weighed by proximity */
+	uint32_t id;  /* of a similar definition's scan, from 1 */
 } Scan;
 
+/* Adds (cls, name) for each `recv.name` in the text sc reads. */
 static void calls_on(Where *w, const Scan *sc, const char *recv,
 		     const char *cls, const char *sep)
 {
@@ -122,13 +123,15 @@ static void calls_on(Where *w, const Scan *sc, const char *recv,
 			r->name[z - a] = '\0';
 			r->weight = 0;
 			r->similar = similar;
-		} else if (similar) {
-			continue; /* a definition's share counts once */
+			r->scan = 0;
 		}
-		if (similar)
-			w->recv[k].weight += sc->share;
-		else
+		if (!similar) {
 			rank__add_use(&w->recv[k].weight, gap);
+		} else if (w->recv[k].scan != sc->id) {
+			/* A definition's share counts once. */
+			w->recv[k].weight += sc->share;
+			w->recv[k].scan = sc->id;
+		}
 	}
 }
 
@@ -151,7 +154,7 @@ static void calls_through(Where *w, const Scan *sc, const char *recv,
 	}
 }
 
-/* `Foo.bar` and `Foo::bar` in the code before the cursor, Foo read as a
+/* `Foo.bar` and `Foo::bar` in the text sc reads, Foo read as a
  * class name (type_name's rule): a static member, a nested type, an
  * enum's constant, a constructor of Foo's own. */
 static void static_members(Where *w, const Scan *sc)
@@ -218,7 +221,8 @@ static void similar_calls(Where *w)
 
 	for (uint32_t i = 0; i < w->nlike; i++) {
 		const Span *sp = w->like[i];
-		Scan sc = {sp->body_start, sp->bytes.end, w->like_share[i]};
+		Scan sc = {sp->body_start, sp->bytes.end, w->like_share[i],
+			   i + 1};
 		TypedName *tn;
 		uint32_t n = chunker_typed_names(
 		    q->lang, w->tree, sp->bytes.start, sp->bytes.end, &tn);
@@ -239,7 +243,7 @@ void rank__receivers(Where *w)
 	const RankCursor *q = w->q;
 	uint32_t lo = w->q_lo, n;
 	char recv[2 * IDENT_MAX], cls[IDENT_MAX];
-	Scan near = {w->q_lo, q->cursor, 0};
+	Scan near = {w->q_lo, q->cursor, 0, 0};
 	TypedName *tn;
 
 	/* From the outermost definition around the cursor: a class's
