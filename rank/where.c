@@ -373,73 +373,76 @@ static bool similar_kind(const Where *w, const Span *sp)
 	       strcmp(sp->name, w->own) != 0 && !rank__around(w, sp);
 }
 
-/* Into like[] (likest first) the buffer's definitions whose headers share
- * at least SIMILAR_MIN of the words of the one being written, each word
- * weighing the rarer it is among the headers; their likeness into
- * sim[]. */
-static uint32_t similar_spans(const Where *w, const Span **like, double *sim)
+/* Into w->like (likest first) the buffer's definitions whose headers
+ * share at least SIMILAR_MIN of the words of the one being written, each
+ * word weighing the rarer it is among the headers; their likeness into
+ * w->like_share. Each header is read once: which of those words it has
+ * is kept as a bit mask (HEADER_WORDS of them fit). */
+_Static_assert(HEADER_WORDS <= 32, "a header's words are a uint32_t mask");
+
+static void similar_spans(Where *w)
 {
 	const Chunking *lc = &w->live;
 	Ident own[HEADER_WORDS], other[HEADER_WORDS];
 	uint32_t df[HEADER_WORDS] = {0}, ndefs = 0, n = 0;
-	double idf[HEADER_WORDS], total = 0;
-	int nown, no;
+	uint32_t *has = xcalloc(lc->nspans + 1, sizeof(*has));
+	double idf[HEADER_WORDS], *sim = w->like_share, total = 0;
+	int nown = header_words(w, &lc->spans[w->own_span], own);
 
-	nown = header_words(w, &lc->spans[w->own_span], own);
 	for (uint32_t i = 0; i < lc->nspans && nown; i++) {
+		int no;
+
 		if (!similar_kind(w, &lc->spans[i]))
 			continue;
 		ndefs++;
 		no = header_words(w, &lc->spans[i], other);
 		for (int k = 0; k < nown; k++)
-			df[k] += has_word(other, no, own[k].name);
+			if (has_word(other, no, own[k].name)) {
+				has[i] |= (uint32_t)1 << k;
+				df[k]++;
+			}
 	}
 	for (int k = 0; k < nown; k++)
 		total += idf[k] = log((ndefs + 1.0) / (df[k] + 0.5));
 	for (uint32_t i = 0; i < lc->nspans && total > 0; i++) {
-		const Span *sp = &lc->spans[i];
 		double s = 0;
 		uint32_t at;
 
-		if (!similar_kind(w, sp))
+		if (!has[i])
 			continue;
-		no = header_words(w, sp, other);
 		for (int k = 0; k < nown; k++)
-			if (idf[k] > 0 && has_word(other, no, own[k].name))
+			if (has[i] >> k & 1)
 				s += idf[k];
 		if ((s /= total) < SIMILAR_MIN ||
 		    (n == SIMILAR_MAX && s <= sim[n - 1]))
 			continue;
 		at = n < SIMILAR_MAX ? n++ : n - 1;
 		for (; at > 0 && sim[at - 1] < s; at--) {
-			like[at] = like[at - 1];
+			w->like[at] = w->like[at - 1];
 			sim[at] = sim[at - 1];
 		}
-		like[at] = sp;
+		w->like[at] = &lc->spans[i];
 		sim[at] = s;
 	}
-	return n;
+	xfree(has);
+	w->nlike = n;
 }
 
 void rank__similar_words(Where *w)
 {
-	const Span *like[SIMILAR_MAX];
-	double sim[SIMILAR_MAX], sum = 0;
-	uint32_t n;
+	double sum = 0;
 
 	if (!w->own || w->own_span < 0)
 		return;
-	n = similar_spans(w, like, sim);
-	for (uint32_t i = 0; i < n; i++)
-		sum += sim[i];
-	for (uint32_t i = 0; i < n; i++) {
-		w->like[i] = like[i];
-		w->like_share[i] = sim[i] / sum;
-	}
-	w->nlike = n;
+	similar_spans(w);
+	for (uint32_t i = 0; i < w->nlike; i++)
+		sum += w->like_share[i];
+	for (uint32_t i = 0; i < w->nlike; i++)
+		w->like_share[i] /= sum;
 	/* Their headers are what they share with the one being written;
 	 * what they do is in their bodies. */
-	words_of(w, w->like, w->like_share, n, true, w->simids, &w->nsimids);
+	words_of(w, w->like, w->like_share, w->nlike, true, w->simids,
+		 &w->nsimids);
 }
 
 bool rank__excluded(const Where *w, const Cand *c)
