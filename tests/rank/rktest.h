@@ -115,4 +115,23 @@ static inline int find(const RankResult *r, const char *path,
 	return -1;
 }
 
+/* Item's why, in rank_why's words (the caller's to xfree). */
+static inline char *why_of(const RankItem *item)
+{
+	Buf b = {0};
+
+	rank_why(item, &b);
+	return buf_take(&b);
+}
+
+/* Whether item's why holds words. */
+static inline bool why_says(const RankItem *item, const char *words)
+{
+	char *why = why_of(item);
+	bool found = why && strstr(why, words) != NULL;
+
+	xfree(why);
+	return found;
+}
+
 #endif

@@ -258,7 +258,6 @@ TEST(namesakes_in_the_file_go)
 	    {NULL, NULL},
 	};
 	RankResult r;
-	Buf why = {0};
 	Ws w;
 	int i, j;
 
@@ -278,10 +277,8 @@ TEST(namesakes_in_the_file_go)
 	ASSERT_TRUE(i >= 0);
 	EXPECT_TRUE(j < 0 || j > i);
 	EXPECT_TRUE(r.items[i].signals.sibling > 0.99);
-	rank_why(&r.items[i], &why);
-	EXPECT_TRUE(strstr(why.data, "other definitions of the same name") !=
-		    NULL);
-	buf_free(&why);
+	EXPECT_TRUE(
+	    why_says(&r.items[i], "other definitions of the same name"));
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -301,7 +298,6 @@ TEST(similar_headers_go)
 	    {NULL, NULL},
 	};
 	RankResult r;
-	Buf why = {0};
 	Ws w;
 	int i, j;
 
@@ -324,10 +320,8 @@ TEST(similar_headers_go)
 	EXPECT_TRUE(j < 0 || j > i);
 	EXPECT_TRUE(r.items[i].signals.similar > 0.5);
 	EXPECT_TRUE(j < 0 || r.items[j].signals.similar < 0.5);
-	rank_why(&r.items[i], &why);
-	EXPECT_TRUE(strstr(why.data, "headers like the one being written") !=
-		    NULL);
-	buf_free(&why);
+	EXPECT_TRUE(
+	    why_says(&r.items[i], "headers like the one being written"));
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -348,7 +342,6 @@ TEST(similar_calls_go)
 	    {NULL, NULL},
 	};
 	RankResult r;
-	Buf why = {0};
 	Ws w;
 	int i, j;
 
@@ -366,10 +359,8 @@ TEST(similar_calls_go)
 	ASSERT_TRUE(i >= 0);
 	EXPECT_TRUE(r.items[i].signals.similar > 0.5);
 	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.similar == 0));
-	rank_why(&r.items[i], &why);
-	EXPECT_TRUE(strstr(why.data, "headers like the one being written") !=
-		    NULL);
-	buf_free(&why);
+	EXPECT_TRUE(
+	    why_says(&r.items[i], "headers like the one being written"));
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -1017,7 +1008,6 @@ TEST(names_used_elsewhere_in_the_file)
 	    {NULL, NULL},
 	};
 	Buf text = {0};
-	Buf why = {0};
 	RankResult r;
 	Ws w;
 	int i, j;
@@ -1035,10 +1025,8 @@ TEST(names_used_elsewhere_in_the_file)
 	j = find(&r, "other/t.go", NULL);
 	ASSERT_TRUE(i >= 0);
 	EXPECT_TRUE(r.items[i].signals.file_use > 0);
-	rank_why(&r.items[i], &why);
-	EXPECT_TRUE(strstr(why.data, "used elsewhere in this file") != NULL);
+	EXPECT_TRUE(why_says(&r.items[i], "used elsewhere in this file"));
 	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0));
-	buf_free(&why);
 	rank_result_free(&r);
 	ws_close(&w);
 	buf_free(&text);
