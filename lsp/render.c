@@ -49,6 +49,8 @@ static cJSON *signals_json(const RankSignals *g)
 	if (g->similar > 0)
 		cJSON_AddNumberToObject(o, "similar", cut(g->similar, 1e3));
 	cJSON_AddBoolToObject(o, "import", g->import);
+	if (g->declared)
+		cJSON_AddBoolToObject(o, "declared", true);
 	cJSON_AddBoolToObject(o, "sameFile", g->same_file);
 	if (g->imported_name)
 		cJSON_AddBoolToObject(o, "importedName", true);

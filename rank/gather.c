@@ -255,19 +255,72 @@ static bool in_named_class(const Where *w, const IndexSpan *sp, uint32_t at,
 	return false;
 }
 
+/* Whether index span sp declares a function it does not define (C's
+ * prototype in a header): its header is all of it. */
+static bool declares_only(const IndexSpan *sp)
+{
+	size_t n = strlen(sp->header);
+
+	return sp->kind == SPAN_FUNCTION && n && sp->header[n - 1] == ';';
+}
+
+/* In the run sp[at, at + k) of one name, the function that a
+ * declaration in a file the buffer imports is defined by, in another
+ * file (a header's prototype and its source's body), when it is the
+ * run's only function with a body; else -1. The body is what the writer
+ * reads, and the prototype shows little more than its header: the name's
+ * weight goes to the body, and the prototype keeps DECL_SHARE of it.
+ * So when the body is the buffer's own: the prototype of the definition
+ * being written is no context for it, as the name in its header is no
+ * use of its namesakes. */
+static int64_t declared_def(const Where *w, const IndexSpan *sp, uint32_t at,
+			    uint32_t k)
+{
+	int64_t def = -1;
+	bool declared = false;
+
+	for (uint32_t j = at; j < at + k; j++)
+		if (declares_only(&sp[j]))
+			declared |= rank__path_imported(w, sp[j].path);
+		else if (sp[j].kind == SPAN_FUNCTION) {
+			if (def >= 0)
+				return -1;
+			def = j;
+		}
+	if (!declared || def < 0)
+		return -1;
+	for (uint32_t j = at; j < at + k; j++)
+		if (declares_only(&sp[j]) &&
+		    strcmp(sp[j].path, sp[def].path) == 0)
+			return -1;
+	return def;
+}
+
 /* named, and in *kept how many of the run pass ok, constructors of a
- * class of the run aside. */
+ * class of the run aside, and declarations aside when the run's
+ * declared_def (in *def) defines them. */
 static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
 			 const char *name,
 			 bool (*ok)(const Where *, const IndexSpan *),
-			 uint32_t *at, uint32_t *kept)
+			 uint32_t *at, uint32_t *kept, int64_t *def)
 {
 	uint32_t k = named(sp, n, name, at);
 
+	*def = declared_def(w, sp, *at, k);
+	if (*def >= 0 && !ok(w, &sp[*def]))
+		*def = -1;
 	*kept = 0;
 	for (uint32_t j = *at; j < *at + k; j++)
-		*kept += ok(w, &sp[j]) && !in_named_class(w, sp, *at, j, ok);
+		*kept += ok(w, &sp[j]) && !in_named_class(w, sp, *at, j, ok) &&
+			 !(*def >= 0 && declares_only(&sp[j]));
 	return k;
+}
+
+/* The share of its name's weight that sp[j] of a run takes, def being
+ * the run's declared_def. */
+static double share_of(const IndexSpan *sp, uint32_t j, int64_t def)
+{
+	return def >= 0 && declares_only(&sp[j]) ? DECL_SHARE : 1.0;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -384,8 +437,10 @@ static void gather_named(Where *w, int r, Index *ix)
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
 		uint32_t kept;
+		int64_t def;
 
-		k = named_ok(w, sp, n, w->ids[i].name, named_here, &at, &kept);
+		k = named_ok(w, sp, n, w->ids[i].name, named_here, &at, &kept,
+			     &def);
 		for (uint32_t j = at; j < at + k; j++) {
 			Cand *c;
 
@@ -395,9 +450,12 @@ static void gather_named(Where *w, int r, Index *ix)
 			c = add_span(w, r, &sp[j]);
 			/* A name defined in several places says less about
 			 * each. */
-			if (c)
+			if (c) {
 				set_mention(c, w->ids[i].name,
-					    w->ids[i].weight / kept);
+					    w->ids[i].weight / kept *
+						share_of(sp, j, def));
+				c->declared |= j == def;
+			}
 		}
 	}
 	index_spans_free(sp, n);
@@ -429,8 +487,10 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			    const LookedFor *as, uint32_t nn)
 {
 	for (uint32_t i = 0; i < nn; i++) {
-		uint32_t at, kept,
-		    k = named_ok(w, sp, n, names[i], file_named, &at, &kept);
+		uint32_t at, kept;
+		int64_t def;
+		uint32_t k =
+		    named_ok(w, sp, n, names[i], file_named, &at, &kept, &def);
 
 		for (uint32_t j = at; j < at + k; j++) {
 			double *to;
@@ -441,10 +501,12 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			if (!(c = add_span(w, r, &sp[j])) &&
 			    !(c = find_span(&w->cs, r, sp[j].id)))
 				continue;
+			c->declared |= j == def;
 			to = as[i] == FOR_SIBLING   ? &c->sibling
 			     : as[i] == FOR_SIMILAR ? &c->similar
 						    : &c->file_use;
-			*to = fmax(*to, weight[i] / kept);
+			*to =
+			    fmax(*to, weight[i] / kept * share_of(sp, j, def));
 		}
 	}
 }

@@ -464,6 +464,7 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	g->sibling = c->sibling;
 	g->similar = c->similar;
 	g->import = c->imported;
+	g->declared = c->declared && !c->imported;
 	g->imported_name = c->import_name;
 	g->unused_import = c->import_unused;
 	g->member = c->member;

@@ -58,6 +58,8 @@ typedef struct {
 				* definitions with headers like the one
 				* being written: their share of likeness */
 	bool import;	       /* in a file the current one imports */
+	bool declared;	       /* a function declared in a file the current
+				* one imports (a C header), defined here */
 	bool imported_name;    /* defines a name the current file imports */
 	bool unused_import;    /* ... and does not use yet */
 	bool member;	       /* of the class being written or its bases */

@@ -66,6 +66,11 @@ static int cmp_cand(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
+/* Whether c is in a file the buffer imports, or is the body of a
+ * function declared in one (a C header's prototype): what the buffer
+ * imports, either way. */
+static bool imported(const Cand *c) { return c->imported || c->declared; }
+
 /* What a name the file imports earns: most when it is imported by name
  * and not used yet. Code seldom imports a name it does not use, so the
  * code being written is the likeliest to (on the Python development set
@@ -84,7 +89,7 @@ static double imported_name(const Cand *c)
 	if (c->import_member)
 		s = fmax(s, W->import_member);
 	if (c->import_unused)
-		s = fmax(s, c->imported ? W->import_unused : W->import_member);
+		s = fmax(s, imported(c) ? W->import_unused : W->import_member);
 	return s;
 }
 
@@ -99,7 +104,7 @@ static double file_prior(const Cand *c)
 {
 	const Weights *W = &rank__weights;
 
-	return (c->imported ? W->file_use : W->file_namesake) *
+	return (imported(c) ? W->file_use : W->file_namesake) *
 	       fmin(c->file_use, 1.0);
 }
 
@@ -116,7 +121,7 @@ static double score_of(const Where *w, const Cand *c)
 	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) +
 	     (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) + file_prior(c) +
-	     (c->imported ? W->imported : 0) + imported_name(c) +
+	     (imported(c) ? W->imported : 0) + imported_name(c) +
 	     W->sibling * fmin(c->sibling, 1.0) +
 	     W->similar * fmin(c->similar, 1.0);
 	if (c->same_file)

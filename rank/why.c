@@ -20,6 +20,7 @@ static bool imported_name(const RankSignals *g)
 	return g->imported_name && !g->unused_import;
 }
 static bool import(const RankSignals *g) { return g->import; }
+static bool declared(const RankSignals *g) { return g->declared; }
 static bool here_def(const RankSignals *g)
 {
 	return g->same_file && g->definition_item;
@@ -70,6 +71,7 @@ static const struct {
     {unused, "imported by this file and not used yet", NULL},
     {imported_name, "a name this file imports", NULL},
     {import, "in a file this one imports", NULL},
+    {declared, "declared in a file this one imports", NULL},
     {here_def, NULL, say_here},
     {here_chunk, "in this file", NULL},
     {lexical, "matching words", NULL},

@@ -649,6 +649,48 @@ TEST(imports_c)
 	    WANT_IMPORT);
 }
 
+/* C: a function declared in a header the file includes and defined in a
+ * source file of another name (one header for a whole module, as in a
+ * Linux file system). Its body ranks for the declaration, ahead of the
+ * prototype, which is offered too. Defined in two source files, neither
+ * body is the one, and the prototype keeps its rank. */
+TEST(declared_in_a_header_c)
+{
+	static const File files[] = {
+	    {"fs/fs.h", "struct group;\n"
+			"struct group *fs_group(int n);\n"},
+	    {"fs/count.h", "int fs_count(int n);\n"},
+	    {"fs/balloc.c", "#include \"fs.h\"\n\n"
+			    "struct group *fs_group(int n)\n{\n"
+			    "\treturn 0;\n}\n"},
+	    {"fs/super.c", "int fs_count(int n)\n{\n\treturn n;\n}\n"},
+	    {"fs/compat.c", "int fs_count(int n)\n{\n\treturn 0;\n}\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "fs/ialloc.c",
+		"#include \"fs.h\"\n#include \"count.h\"\n\n"
+		"int fs_free(int n)\n{\n\tstruct group *g = fs_group(n);\n"
+		"\tint c = fs_count(n);\n\t" CURSOR "\n}\n",
+		4000, &r);
+	i = find(&r, "fs/balloc.c", "fs_group");
+	j = find(&r, "fs/fs.h", "fs_group");
+	EXPECT_TRUE(i >= 0 && j > i);
+	EXPECT_TRUE(
+	    i >= 0 && r.items[i].signals.declared &&
+	    why_says(&r.items[i], "declared in a file this one imports"));
+	i = find(&r, "fs/count.h", "fs_count");
+	j = find(&r, "fs/super.c", "fs_count");
+	EXPECT_TRUE(i >= 0 && (j < 0 || j > i));
+	EXPECT_TRUE(j < 0 || !r.items[j].signals.declared);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* Go: a name takes its type from `NewT(...)` (Go's constructor
  * convention, also as `x, err :=` and through a package), `&T{}`, `T{}`
  * and `var x T`. */

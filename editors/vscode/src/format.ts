@@ -33,6 +33,8 @@ export interface ContextSignals {
 	similar?: number; /* used by the bodies of the file's definitions
 			   * with headers like the one being written */
 	import?: boolean;
+	declared?: boolean; /* a function whose declaration is in a file the
+			     * file imports (a C header) */
 	sameFile?: boolean;
 	importedName?: boolean;
 	unusedImport?: boolean;
