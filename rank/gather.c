@@ -115,6 +115,30 @@ static void set_mention(Cand *c, const char *name, double m)
 		memcpy(c->defined, name, strlen(name) + 1);
 }
 
+/* Whether a span of kind and header declares a function it does not
+ * define (C's prototype): its header is all of it. */
+static bool declares_only(SpanKind kind, const char *header)
+{
+	size_t n = strlen(header);
+
+	return kind == SPAN_FUNCTION && n && header[n - 1] == ';';
+}
+
+/* Whether live span sp is the prototype of a function the buffer
+ * defines (C's forward declaration of a static function): the body is
+ * the candidate, and it stands for its prototype. */
+static bool defined_below(const Chunking *lc, const Span *sp)
+{
+	if (!declares_only(sp->kind, sp->header))
+		return false;
+	for (uint32_t i = 0; i < lc->nspans; i++)
+		if (lc->spans[i].kind == SPAN_FUNCTION &&
+		    !declares_only(lc->spans[i].kind, lc->spans[i].header) &&
+		    strcmp(lc->spans[i].name, sp->name) == 0)
+			return true;
+	return false;
+}
+
 /* Uses of a definition's name besides the definition itself. */
 static uint32_t uses_besides_one(const Where *w, const char *s)
 {
@@ -153,7 +177,8 @@ static void gather_live(Where *w)
 		    sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
 		Cand *c;
 
-		if (sp->kind == SPAN_SECTION || rank__around(w, sp))
+		if (sp->kind == SPAN_SECTION || rank__around(w, sp) ||
+		    defined_below(lc, sp))
 			continue;
 		c = live_cand(w, (int64_t)i, CHUNK_DEFINITION, sp->bytes,
 			      sp->lines);
@@ -255,15 +280,6 @@ static bool in_named_class(const Where *w, const IndexSpan *sp, uint32_t at,
 	return false;
 }
 
-/* Whether index span sp declares a function it does not define (C's
- * prototype in a header): its header is all of it. */
-static bool declares_only(const IndexSpan *sp)
-{
-	size_t n = strlen(sp->header);
-
-	return sp->kind == SPAN_FUNCTION && n && sp->header[n - 1] == ';';
-}
-
 /* In the run sp[at, at + k) of one name, the function that a
  * declaration in a file the buffer imports is defined by, in another
  * file (a header's prototype and its source's body), when it is the
@@ -280,7 +296,7 @@ static int64_t declared_def(const Where *w, const IndexSpan *sp, uint32_t at,
 	bool declared = false;
 
 	for (uint32_t j = at; j < at + k; j++)
-		if (declares_only(&sp[j]))
+		if (declares_only(sp[j].kind, sp[j].header))
 			declared |= rank__path_imported(w, sp[j].path);
 		else if (sp[j].kind == SPAN_FUNCTION) {
 			if (def >= 0)
@@ -290,7 +306,7 @@ static int64_t declared_def(const Where *w, const IndexSpan *sp, uint32_t at,
 	if (!declared || def < 0)
 		return -1;
 	for (uint32_t j = at; j < at + k; j++)
-		if (declares_only(&sp[j]) &&
+		if (declares_only(sp[j].kind, sp[j].header) &&
 		    strcmp(sp[j].path, sp[def].path) == 0)
 			return -1;
 	return def;
@@ -311,8 +327,9 @@ static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
 		*def = -1;
 	*kept = 0;
 	for (uint32_t j = *at; j < *at + k; j++)
-		*kept += ok(w, &sp[j]) && !in_named_class(w, sp, *at, j, ok) &&
-			 !(*def >= 0 && declares_only(&sp[j]));
+		*kept +=
+		    ok(w, &sp[j]) && !in_named_class(w, sp, *at, j, ok) &&
+		    !(*def >= 0 && declares_only(sp[j].kind, sp[j].header));
 	return k;
 }
 
@@ -320,7 +337,8 @@ static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
  * the run's declared_def. */
 static double share_of(const IndexSpan *sp, uint32_t j, int64_t def)
 {
-	return def >= 0 && declares_only(&sp[j]) ? DECL_SHARE : 1.0;
+	return def >= 0 && declares_only(sp[j].kind, sp[j].header) ? DECL_SHARE
+								   : 1.0;
 }
 
 /* ---------------------------------------------------------------------- *

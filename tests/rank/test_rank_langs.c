@@ -691,6 +691,44 @@ TEST(declared_in_a_header_c)
 	ws_close(&w);
 }
 
+/* C: a static function declared ahead of its body in the same file.
+ * The body is the item, however far below: the forward declarations,
+ * nearer the cursor and joined into one, took a place and showed no
+ * body. */
+TEST(declared_ahead_in_the_file_c)
+{
+	static const File files[] = {{NULL, NULL}};
+	Buf text = {0};
+	RankResult r;
+	Ws w;
+	int i;
+
+	buf_puts(&text, "static int link_space(int n);\n"
+			"static int unlink_space(int n);\n\n"
+			"static void drop(int n)\n{\n\tunlink_space(n);\n"
+			"\tlink_space(n);\n\t" CURSOR "\n}\n");
+	for (int k = 0; k < 30; k++)
+		buf_printf(&text,
+			   "\nstatic int pad%d(int n)\n{\n"
+			   "\treturn n * %d;\n}\n",
+			   k, k);
+	buf_puts(&text, "\n\n\nstatic int link_space(int n)\n{\n"
+			"\treturn n + 1;\n}\n\n\n\n"
+			"static int unlink_space(int n)\n{\n"
+			"\treturn n - 1;\n}\n");
+	ws_open(&w, files);
+	rank_at(&w, "fs/cache.c", text.data, 4000, &r);
+	for (i = 0; i < (int)r.nitems; i++)
+		if (strcmp(r.items[i].symbol, "unlink_space") == 0)
+			break;
+	EXPECT_TRUE(i < (int)r.nitems && r.items[i].lines.start > 150);
+	for (uint32_t k = 0; k < r.nitems; k++)
+		EXPECT_TRUE(r.items[k].lines.start > 1);
+	rank_result_free(&r);
+	buf_free(&text);
+	ws_close(&w);
+}
+
 /* Go: a name takes its type from `NewT(...)` (Go's constructor
  * convention, also as `x, err :=` and through a package), `&T{}`, `T{}`
  * and `var x T`. */
