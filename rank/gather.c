@@ -206,6 +206,12 @@ static void gather_live(Where *w)
 	}
 }
 
+/* Whether path of root r is the buffer's own file. */
+static bool in_buffer(const Where *w, int r, const char *path)
+{
+	return r == w->q->root && w->q->rel && strcmp(path, w->q->rel) == 0;
+}
+
 /* Adds index span sp as a definition candidate, unless it is in the
  * current buffer (gather_live has those) or already there. */
 static Cand *add_span(Where *w, int root, const IndexSpan *sp)
@@ -213,8 +219,7 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	const RankCursor *q = w->q;
 	Cand *c;
 
-	if ((root == q->root && q->rel && strcmp(sp->path, q->rel) == 0) ||
-	    !lang_can_use(q->lang, sp->lang))
+	if (in_buffer(w, root, sp->path) || !lang_can_use(q->lang, sp->lang))
 		return NULL;
 	c = rank__cand_new(&w->cs, FROM_SPAN, root, sp->id);
 	if (!c)
@@ -333,12 +338,16 @@ static uint32_t named_ok(const Where *w, const IndexSpan *sp, uint32_t n,
 	return k;
 }
 
-/* The share of its name's weight that sp[j] of a run takes, def being
- * the run's declared_def. */
-static double share_of(const IndexSpan *sp, uint32_t j, int64_t def)
+/* The share of its name's weight that sp[j] of a run in root r takes,
+ * def being the run's declared_def: none for the prototype of a function
+ * the buffer defines (most often the one being written, whose header is
+ * at the cursor). */
+static double share_of(const Where *w, int r, const IndexSpan *sp, uint32_t j,
+		       int64_t def)
 {
-	return def >= 0 && declares_only(sp[j].kind, sp[j].header) ? DECL_SHARE
-								   : 1.0;
+	if (def < 0 || !declares_only(sp[j].kind, sp[j].header))
+		return 1.0;
+	return in_buffer(w, r, sp[def].path) ? 0 : DECL_SHARE;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -460,9 +469,10 @@ static void gather_named(Where *w, int r, Index *ix)
 		k = named_ok(w, sp, n, w->ids[i].name, named_here, &at, &kept,
 			     &def);
 		for (uint32_t j = at; j < at + k; j++) {
+			double share = share_of(w, r, sp, j, def);
 			Cand *c;
 
-			if (!named_here(w, &sp[j]) ||
+			if (!named_here(w, &sp[j]) || share <= 0 ||
 			    in_named_class(w, sp, at, j, named_here))
 				continue;
 			c = add_span(w, r, &sp[j]);
@@ -470,8 +480,7 @@ static void gather_named(Where *w, int r, Index *ix)
 			 * each. */
 			if (c) {
 				set_mention(c, w->ids[i].name,
-					    w->ids[i].weight / kept *
-						share_of(sp, j, def));
+					    w->ids[i].weight / kept * share);
 				c->declared |= j == def;
 			}
 		}
@@ -511,10 +520,10 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 		    named_ok(w, sp, n, names[i], file_named, &at, &kept, &def);
 
 		for (uint32_t j = at; j < at + k; j++) {
-			double *to;
+			double share = share_of(w, r, sp, j, def), *to;
 			Cand *c;
 
-			if (!file_named(w, &sp[j]))
+			if (!file_named(w, &sp[j]) || share <= 0)
 				continue;
 			if (!(c = add_span(w, r, &sp[j])) &&
 			    !(c = find_span(&w->cs, r, sp[j].id)))
@@ -523,8 +532,7 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			to = as[i] == FOR_SIBLING   ? &c->sibling
 			     : as[i] == FOR_SIMILAR ? &c->similar
 						    : &c->file_use;
-			*to =
-			    fmax(*to, weight[i] / kept * share_of(sp, j, def));
+			*to = fmax(*to, weight[i] / kept * share);
 		}
 	}
 }

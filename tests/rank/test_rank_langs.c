@@ -688,6 +688,13 @@ TEST(declared_in_a_header_c)
 	EXPECT_TRUE(i >= 0 && (j < 0 || j > i));
 	EXPECT_TRUE(j < 0 || !r.items[j].signals.declared);
 	rank_result_free(&r);
+	/* Writing the body, its prototype is no context. */
+	rank_at(&w, "fs/balloc.c",
+		"#include \"fs.h\"\n\nstruct group *fs_group(int n)\n{\n\t"
+		"struct group *g = 0;\n\t" CURSOR "\n}\n",
+		4000, &r);
+	EXPECT_TRUE(find(&r, "fs/fs.h", "fs_group") < 0);
+	rank_result_free(&r);
 	ws_close(&w);
 }
 
