@@ -456,6 +456,9 @@ void rank__gather(Where *w);
 typedef struct {
 	double mention;	      /* a definition of a name used near the cursor,
 			       * by proximity */
+	double mention_apart; /* the share of that for a definition that
+			       * nothing ties to the buffer (see
+			       * mention_share) */
 	double member;	      /* a member of the class being written or of
 			       * its bases (self.x, this.x) */
 	double other_class;   /* (minus) a member of another class */

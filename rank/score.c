@@ -23,6 +23,7 @@
  * eval); see Weights for what each one weighs. */
 const Weights rank__weights = {
     .mention = 2.0,
+    .mention_apart = 0.6,
     .member = 0.3,
     .other_class = 1.0,
     .near = 1.0,
@@ -108,6 +109,24 @@ static double file_prior(const Cand *c)
 	       fmin(c->file_use, 1.0);
 }
 
+/* The share of the mention weight that c earns. A name near the cursor
+ * is most often what the buffer imports, defines, or reaches through a
+ * receiver or its class; a namesake in a file nothing ties to the buffer
+ * (`parse`, `table`, `Name` in another package) is a guess. At full
+ * weight such guesses took the top places from imported definitions. At
+ * 0.6 every language's check half rose or held (Go 0.261 -> 0.275,
+ * TypeScript 0.306 -> 0.314); at 0.3 RepoEval lost 0.010. A language
+ * without imports (shell) ties no file to another, so there it is no
+ * guess. */
+static double mention_share(const Where *w, const Cand *c)
+{
+	return w->mr.style == MODULES_NONE || imported(c) || c->same_file ||
+		       c->member || c->receiver || c->import_name ||
+		       c->import_member
+		   ? 1.0
+		   : rank__weights.mention_apart;
+}
+
 static double score_of(const Where *w, const Cand *c)
 {
 	const Weights *W = &rank__weights;
@@ -118,8 +137,8 @@ static double score_of(const Where *w, const Cand *c)
 		return -1;
 	if (!rank__is_def(c))
 		return s + (c->same_file ? W->same_file : 0);
-	s += W->mention * fmin(c->mention, 1.5) + (c->member ? W->member : 0) +
-	     (c->receiver ? W->receiver : 0) -
+	s += W->mention * fmin(c->mention, 1.5) * mention_share(w, c) +
+	     (c->member ? W->member : 0) + (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) + file_prior(c) +
 	     (imported(c) ? W->imported : 0) + imported_name(c) +
 	     W->sibling * fmin(c->sibling, 1.0) +

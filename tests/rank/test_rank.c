@@ -1426,6 +1426,42 @@ TEST(unused_import_namesake_waits)
 	ws_close(&w);
 }
 
+/* A name at the cursor that only a file nothing ties to the buffer
+ * defines (another package's `table`) is a guess: an imported definition
+ * used a few lines above ranks ahead of it. */
+TEST(namesake_apart_is_a_guess)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/store.py", "def load(path):\n    return open(path)\n"},
+	    {"gen/atoms.py", "def table(rows):\n    return dict(rows)\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int load, table;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/report.py",
+		"from lib.store import load\n\n\n"
+		"def report(path):\n"
+		"    data = load(path)\n"
+		"    rows = [r for r in data]\n"
+		"    rows.sort()\n"
+		"    head = rows[:10]\n"
+		"    tail = rows[10:]\n"
+		"    out = table(head)\n    " CURSOR "\n",
+		2000, &r);
+	load = find(&r, "lib/store.py", "load");
+	table = find(&r, "gen/atoms.py", "table");
+	if (load < 0 || (table >= 0 && table < load))
+		explain(&r);
+	ASSERT_TRUE(load >= 0);
+	EXPECT_TRUE(table < 0 || table > load);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A script whose only tie to the workspace is a name used once, well
  * above the cursor, that three unrelated files define: nothing speaks for
  * any of them, and the stop signal says so. */
