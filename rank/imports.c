@@ -913,6 +913,140 @@ static void module_members(Where *w, const ImportRef *refs, uint32_t n)
 	}
 }
 
+/* ---------------------------------------------------------------------- *
+ * What the headers a C file includes include
+ * ---------------------------------------------------------------------- */
+
+/* The file that `#include m` in a file of directory dir names, into out:
+ * beside it, then in the include directories, then in the common ones. */
+static bool find_include(Where *w, const char *dir, const char *m, size_t n,
+			 char *out, size_t cap)
+{
+	static const char *const common[] = {"include", "", "src"};
+
+	if (rank__stem_below(dir, m, n, out, cap) && file_exists(w, out))
+		return true;
+	for (int i = 0; i < w->nincdirs; i++)
+		if (rank__stem_below(w->incdirs[i], m, n, out, cap) &&
+		    file_exists(w, out))
+			return true;
+	for (size_t i = 0; i < sizeof(common) / sizeof(*common); i++)
+		if (rank__stem_below(common[i], m, n, out, cap) &&
+		    file_exists(w, out))
+			return true;
+	return false;
+}
+
+typedef struct {
+	char (*path)[192];
+	uint8_t *depth;
+	int n, looked; /* files found; lookups made */
+} Closure;
+
+/* Adds the file `#include m` names, from a file of directory dir at
+ * depth, unless it is there already or the closure is full. */
+static void closure_add(Where *w, Closure *cl, const char *dir, const char *m,
+			size_t n, uint8_t depth)
+{
+	char path[sizeof(cl->path[0])];
+
+	if (cl->n == INCLUDE_FILES || cl->looked++ == INCLUDE_LOOKUPS ||
+	    !find_include(w, dir, m, n, path, sizeof(path)))
+		return;
+	for (int i = 0; i < cl->n; i++)
+		if (strcmp(cl->path[i], path) == 0)
+			return;
+	memcpy(cl->path[cl->n], path, strlen(path) + 1);
+	cl->depth[cl->n++] = depth;
+}
+
+/* The includes of text[0, len), a header at path, into cl. A line scan,
+ * not a parse: `#  include "a.h"` and `#include <a/b.h>`. */
+static void scan_includes(Where *w, Closure *cl, const char *path,
+			  const char *text, size_t len, uint8_t depth)
+{
+	char dir[sizeof(cl->path[0])];
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end, *q = p;
+
+		while (q < le && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < le && *q == '#') {
+			for (q++; q < le && (*q == ' ' || *q == '\t');)
+				q++;
+			if (le - q > 8 && memcmp(q, "include", 7) == 0) {
+				const char *a, *z = NULL;
+
+				for (q += 7;
+				     q < le && (*q == ' ' || *q == '\t');)
+					q++;
+				a = q + 1;
+				if (q < le && (*q == '"' || *q == '<'))
+					z = memchr(a, *q == '"' ? '"' : '>',
+						   (size_t)(le - a));
+				if (z && z > a)
+					closure_add(w, cl, dir, a,
+						    (size_t)(z - a), depth);
+			}
+		}
+		p = le + 1;
+	}
+}
+
+/* The headers the buffer's includes include, INCLUDE_DEPTH levels in
+ * all, read from disk, as modules the buffer imports: a struct or macro
+ * reached through another header is what the compiler sees, and, in a
+ * library of headers that include their details, much of what code uses.
+ * Bounded by INCLUDE_FILES headers and INCLUDE_LOOKUPS lookups; a third
+ * level found no more on make eval's C and C++ sets. */
+static void include_closure(Where *w, const ImportRef *refs, uint32_t n)
+{
+	const char *root = rank__root_path(w);
+	Closure cl = {xmalloc(INCLUDE_FILES * sizeof(*cl.path)),
+		      xmalloc(INCLUDE_FILES), 0, 0};
+	char dir[sizeof(cl.path[0])];
+
+	if (!root || !w->q->rel)
+		goto out;
+	rank__include_dirs(w);
+	stem_dir(w, dir, sizeof(dir));
+	for (uint32_t i = 0; i < n; i++)
+		closure_add(w, &cl, dir, w->q->text + refs[i].module.start,
+			    refs[i].module.end - refs[i].module.start, 1);
+	for (int i = 0; i < cl.n; i++) {
+		Buf abs = {0};
+		char *text;
+		size_t len;
+
+		if (cl.depth[i] > 1) {
+			Import im = {0};
+
+			memcpy(im.stem, cl.path[i], sizeof(im.stem));
+			rank__strip_ext(im.stem, w->mr.exts);
+			add_mod(w, &im);
+		}
+		if (cl.depth[i] == INCLUDE_DEPTH)
+			continue;
+		buf_printf(&abs, "%s/%s", root, cl.path[i]);
+		if (castls_read_file_in(root, abs.data, INCLUDE_READ, &text,
+					&len, NULL) == 0) {
+			scan_includes(w, &cl, cl.path[i], text, len,
+				      (uint8_t)(cl.depth[i] + 1));
+			xfree(text);
+		}
+		buf_free(&abs);
+	}
+out:
+	xfree(cl.path);
+	xfree(cl.depth);
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	uint32_t x = ((const ByteRange *)a)->start,
@@ -975,6 +1109,8 @@ void rank__imports(Where *w)
 		im->stmt_end = r->stmt.end;
 		w->nimp++;
 	}
+	if (w->mr.style == MODULES_INCLUDES)
+		include_closure(w, refs, n);
 	count_uses(w);
 	module_members(w, refs, n);
 	xfree(refs);

@@ -39,9 +39,13 @@
 #define IMPORTS_MAX 48		     /* imported names looked up */
 #define IMPORT_DEFS 16	    /* definitions of each, to find its module's */
 #define FRAGS_MAX 128	    /* imported modules, as path fragments */
-#define REDIRECTS_MAX 32    /* go.mod's replaces read */
-#define INCLUDE_DIRS_MAX 32 /* from a compilation database */
-#define TREES_MAX 64	    /* module trees of a workspace read by name */
+#define INCLUDE_DEPTH 2	    /* C: the includes of includes, so deep */
+#define INCLUDE_FILES 48    /* ... at most so many headers in all */
+#define INCLUDE_LOOKUPS 256 /* ... and so many includes looked for */
+#define INCLUDE_READ (512u << 10) /* the largest header read */
+#define REDIRECTS_MAX 32	  /* go.mod's replaces read */
+#define INCLUDE_DIRS_MAX 32	  /* from a compilation database */
+#define TREES_MAX 64		  /* module trees of a workspace read by name */
 #define BM25_HITS 40
 /* Chunks the lexical search of a context request scores at most: its
  * query is thirty lines of code and words are one signal of several,

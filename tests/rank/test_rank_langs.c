@@ -698,6 +698,28 @@ TEST(declared_in_a_header_c)
 	ws_close(&w);
 }
 
+/* C: a header the file includes includes another (here in a cycle):
+ * what that one defines is what the file sees, and its definitions
+ * count as imported, ahead of a namesake in a header nothing includes. */
+TEST(includes_of_includes_c)
+{
+	static const File files[] = {
+	    {"include/fs/fs.h",
+	     "#ifndef FS_H\n#define FS_H\n#include \"fs/types.h\"\n"
+	     "int fs_open(struct fs_inode *ino);\n#endif\n"},
+	    {"include/fs/types.h", "#include <fs/fs.h>\n"
+				   "struct fs_inode {\n\tint size;\n};\n"},
+	    {"old/types.h", "struct fs_inode {\n\tlong size;\n};\n"},
+	    {NULL, NULL},
+	};
+
+	expect_ahead(files, "fs/file.c",
+		     "#include <fs/fs.h>\n\n"
+		     "int fs_size(struct fs_inode *ino)\n{\n\t" CURSOR "\n}\n",
+		     "include/fs/types.h", "fs_inode", "old/types.h",
+		     "fs_inode", WANT_IMPORT);
+}
+
 /* C: a static function declared ahead of its body in the same file.
  * The body is the item, however far below: the forward declarations,
  * nearer the cursor and joined into one, took a place and showed no
