@@ -700,7 +700,8 @@ TEST(declared_in_a_header_c)
 
 /* C: a header the file includes includes another (here in a cycle):
  * what that one defines is what the file sees, and its definitions
- * count as imported, ahead of a namesake in a header nothing includes. */
+ * count as imported, ahead of a namesake in a header nothing includes.
+ * What a header includes is read again once it changes. */
 TEST(includes_of_includes_c)
 {
 	static const File files[] = {
@@ -709,15 +710,25 @@ TEST(includes_of_includes_c)
 	     "int fs_open(struct fs_inode *ino);\n#endif\n"},
 	    {"include/fs/types.h", "#include <fs/fs.h>\n"
 				   "struct fs_inode {\n\tint size;\n};\n"},
-	    {"old/types.h", "struct fs_inode {\n\tlong size;\n};\n"},
+	    {"include/fs/types2.h",
+	     "struct fs_inode {\n\tint size;\n\tint mode;\n};\n"},
 	    {NULL, NULL},
 	};
+	const char *file =
+	    "#include <fs/fs.h>\n\n"
+	    "int fs_size(struct fs_inode *ino)\n{\n\t" CURSOR "\n}\n";
+	Ws w;
 
-	expect_ahead(files, "fs/file.c",
-		     "#include <fs/fs.h>\n\n"
-		     "int fs_size(struct fs_inode *ino)\n{\n\t" CURSOR "\n}\n",
-		     "include/fs/types.h", "fs_inode", "old/types.h",
-		     "fs_inode", WANT_IMPORT);
+	ws_open(&w, files);
+	expect_ahead_in(&w, "fs/file.c", file, "include/fs/types.h", "fs_inode",
+			"include/fs/types2.h", "fs_inode", WANT_IMPORT);
+	ixt_write(w.root, "include/fs/fs.h",
+		  "#ifndef FS_H\n#define FS_H\n#include \"types2.h\"\n"
+		  "#endif\n");
+	expect_ahead_in(&w, "fs/file.c", file, "include/fs/types2.h",
+			"fs_inode", "include/fs/types.h", "fs_inode",
+			WANT_IMPORT);
+	ws_close(&w);
 }
 
 /* C: a static function declared ahead of its body in the same file.
