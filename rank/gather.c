@@ -126,10 +126,15 @@ static bool declares_only(SpanKind kind, const char *header)
 
 /* Whether live span sp is the prototype of a function the buffer
  * defines (C's forward declaration of a static function): the body is
- * the candidate, and it stands for its prototype. */
-static bool defined_below(const Chunking *lc, const Span *sp)
+ * the candidate, and it stands for its prototype. A name the buffer
+ * holds once has no body there: a header of a thousand prototypes is not
+ * searched a thousand times. */
+static bool defined_below(const Where *w, const Span *sp)
 {
-	if (!declares_only(sp->kind, sp->header))
+	const Chunking *lc = &w->live;
+
+	if (!declares_only(sp->kind, sp->header) ||
+	    rank__words_get(&w->words, sp->name, strlen(sp->name)) < 2)
 		return false;
 	for (uint32_t i = 0; i < lc->nspans; i++)
 		if (lc->spans[i].kind == SPAN_FUNCTION &&
@@ -178,7 +183,7 @@ static void gather_live(Where *w)
 		Cand *c;
 
 		if (sp->kind == SPAN_SECTION || rank__around(w, sp) ||
-		    defined_below(lc, sp))
+		    defined_below(w, sp))
 			continue;
 		c = live_cand(w, (int64_t)i, CHUNK_DEFINITION, sp->bytes,
 			      sp->lines);
@@ -290,10 +295,8 @@ static bool in_named_class(const Where *w, const IndexSpan *sp, uint32_t at,
  * file (a header's prototype and its source's body), when it is the
  * run's only function with a body; else -1. The body is what the writer
  * reads, and the prototype shows little more than its header: the name's
- * weight goes to the body, and the prototype keeps DECL_SHARE of it.
- * So when the body is the buffer's own: the prototype of the definition
- * being written is no context for it, as the name in its header is no
- * use of its namesakes. */
+ * weight goes to the body, and the prototype keeps a share of it
+ * (share_of). */
 static int64_t declared_def(const Where *w, const IndexSpan *sp, uint32_t at,
 			    uint32_t k)
 {
