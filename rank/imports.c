@@ -6,7 +6,6 @@
 #include "rank_int.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -1015,109 +1014,24 @@ static bool scan_includes(Where *w, Closure *cl, const char *path,
 	return true;
 }
 
-/* What each header read resolved its includes to, by path, stamp and
- * include directories, shared by every request (and thread): a header
- * changes seldom, and finding its includes again took a request in a
- * C++ header library about 1 ms (up to 4), mostly looking for system
- * headers that are not in the tree. A header created since is seen once
- * the header that includes it changes. Replaced in turn when full. */
-#define HEADER_CACHE 256
-
-typedef struct {
-	char path[192]; /* "" when the slot is empty */
-	int64_t size, mtime;
-	uint64_t dirs; /* dirs_key of the include directories */
-	char *found;   /* the files, each NUL-ended */
-	size_t len;
-} CachedHeader;
-
-static CachedHeader header_cache[HEADER_CACHE];
-static unsigned header_next; /* the slot to replace next */
-static pthread_mutex_t header_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* A hash of the include directories, which the files found depend on. */
-static uint64_t dirs_key(const Where *w)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (int i = 0; i < w->nincdirs; i++)
-		for (const char *c = w->incdirs[i];; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211u;
-			if (!*c)
-				break;
-		}
-	return h;
-}
-
-static bool header_get(const char *path, const DiskStamp *st, uint64_t dirs,
-		       Buf *found)
-{
-	bool hit = false;
-
-	pthread_mutex_lock(&header_mu);
-	for (int i = 0; i < HEADER_CACHE && !hit; i++) {
-		const CachedHeader *c = &header_cache[i];
-
-		if (strcmp(c->path, path) == 0 && c->size == st->size &&
-		    c->mtime == st->mtime && c->dirs == dirs) {
-			buf_append(found, c->found, c->len);
-			hit = true;
-		}
-	}
-	pthread_mutex_unlock(&header_mu);
-	return hit;
-}
-
-static void header_put(const char *path, const DiskStamp *st, uint64_t dirs,
-		       const Buf *found)
-{
-	CachedHeader *c;
-
-	if (strlen(path) >= sizeof(c->path))
-		return;
-	pthread_mutex_lock(&header_mu);
-	c = &header_cache[header_next++ % HEADER_CACHE];
-	for (int i = 0; i < HEADER_CACHE; i++) /* its own slot, if held */
-		if (strcmp(header_cache[i].path, path) == 0)
-			c = &header_cache[i];
-	xfree(c->found);
-	strcpy(c->path, path);
-	c->size = st->size;
-	c->mtime = st->mtime;
-	c->dirs = dirs;
-	c->len = found->len;
-	c->found = xmalloc(found->len + 1);
-	memcpy(c->found, found->data ? found->data : "", found->len);
-	pthread_mutex_unlock(&header_mu);
-}
-
 /* The files the includes of header path name, into found: from the
  * cache while the header's stamp holds, else read from disk. */
 static void includes_of(Where *w, Closure *cl, const char *root,
-			const char *path, uint64_t dirs, Buf *found)
+			const char *path, Buf *found)
 {
 	Buf abs = {0};
-	struct stat sb;
 	DiskStamp st;
 	char *text;
 	size_t len;
 
 	buf_printf(&abs, "%s/%s", root, path);
-	if (stat(abs.data, &sb) == 0) {
-		st.size = (int64_t)sb.st_size;
-		st.mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-			   sb.st_mtim.tv_nsec;
-		if (header_get(path, &st, dirs, found)) {
-			buf_free(&abs);
-			return;
-		}
-	}
-	if (castls_read_file_in(root, abs.data, INCLUDE_READ, &text, &len,
+	if (!rank__header_get(w, path, abs.data, found) &&
+	    castls_read_file_in(root, abs.data, INCLUDE_READ, &text, &len,
 				&st) == 0) {
 		/* Only a whole list is kept: one cut short by the lookups
 		 * would stand for the header next time. */
 		if (scan_includes(w, cl, path, text, len, found))
-			header_put(path, &st, dirs, found);
+			rank__header_put(w, path, &st, found);
 		xfree(text);
 	}
 	buf_free(&abs);
@@ -1136,12 +1050,10 @@ static void include_closure(Where *w, const ImportRef *refs, uint32_t n)
 		      xmalloc(INCLUDE_FILES), 0, 0};
 	char dir[sizeof(cl.path[0])];
 	Buf found = {0};
-	uint64_t dirs;
 
 	if (!root || !w->q->rel)
 		goto out;
 	rank__include_dirs(w);
-	dirs = dirs_key(w);
 	stem_dir(w, dir, sizeof(dir));
 	for (uint32_t i = 0; i < n; i++)
 		look_up(w, &cl, dir, w->q->text + refs[i].module.start,
@@ -1159,7 +1071,7 @@ static void include_closure(Where *w, const ImportRef *refs, uint32_t n)
 		if (cl.depth[i] == INCLUDE_DEPTH)
 			continue;
 		found.len = 0;
-		includes_of(w, &cl, root, cl.path[i], dirs, &found);
+		includes_of(w, &cl, root, cl.path[i], &found);
 		for (size_t k = 0; k < found.len;
 		     k += strlen(found.data + k) + 1)
 			closure_put(&cl, found.data + k,

@@ -434,6 +434,13 @@ void rank__include_dirs(Where *w);
  * directory is relative), added to w->incdirs by w->mr's flags. */
 void rank__include_scan(Where *w, const char *root, const char *dbdir,
 			const char *text, size_t len);
+/* What the includes of header rel (at path, absolute) resolve to under
+ * w's include directories, appended to found (each file NUL-ended) while
+ * its stamp is the one rank__header_put kept; false when not held. */
+bool rank__header_get(const Where *w, const char *rel, const char *path,
+		      Buf *found);
+void rank__header_put(const Where *w, const char *rel, const DiskStamp *st,
+		      const Buf *found);
 
 /* ---------------------------------------------------------------------- *
  * receivers.c
