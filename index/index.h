@@ -21,8 +21,9 @@
  * comment. 6: bindings (`MAX = 3`, `export const a = 1` at the top level
  * or in a class body) are spans, and a name's code comes before its
  * data in spans_name. 7: Rust's impl blocks are spans of kind impl, after
- * a name's definitions in spans_name. */
-#define INDEX_SCHEMA_VERSION 7
+ * a name's definitions in spans_name. 8: spans_name ends in the span's
+ * hash, which orders a name's namesakes in place of their paths. */
+#define INDEX_SCHEMA_VERSION 8
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as
@@ -225,7 +226,8 @@ typedef struct {
 	char *name, *qualname, *header;
 	ByteRange bytes;
 	LineRange lines;
-	double score; /* index_symbols only */
+	uint64_t hash; /* of its text, qualified name and header */
+	double score;  /* index_symbols only */
 } IndexSpan;
 
 /* One span by row id; returns 1 found (release it with

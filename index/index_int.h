@@ -75,7 +75,7 @@ struct Index {
 #define SPAN_COLUMNS                                                     \
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
-	" s.end_line"
+	" s.end_line, s.hash"
 /* The span kinds a name means last (span_is_late says the same in C):
  * data (a file's bindings are many) and impl blocks (they add to a type
  * defined elsewhere). */
@@ -89,11 +89,13 @@ static inline bool span_is_late(SpanKind k)
 
 /* The order of the definitions of one name, in every lookup by name:
  * code before data and impl blocks (LATE_KINDS), the least qualified
- * first, then by path and place. s and f are a spans and a files alias;
- * the spans_name index holds the first two keys. */
-#define NAME_ORDER(s, f)                                           \
-#s ".kind IN " LATE_KINDS ", length(" #s ".qualname), " #f \
-	   ".path, " #s ".start_byte"
+ * first, then by content (the span's hash) and row. The spans_name index
+ * holds all of it: the first few definitions of a name defined thousands
+ * of times (`__init__`) are its first few entries, where ordering them by
+ * path read a spans and a files row for each of the thousands. */
+#define NAME_ORDER(s)                                              \
+#s ".kind IN " LATE_KINDS ", length(" #s ".qualname), " #s \
+	   ".hash, " #s ".id"
 
 #define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \

@@ -50,7 +50,7 @@ static const char schema[] =
     "CREATE INDEX spans_parent ON spans(parent_id);"
     /* The order of a name's definitions (NAME_ORDER) starts here. */
     "CREATE INDEX spans_name ON spans(name, kind IN " LATE_KINDS ","
-    " length(qualname));"
+    " length(qualname), hash);"
     "CREATE TABLE chunks("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
     " kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
@@ -159,11 +159,11 @@ static const char *const statements[ST_COUNT] = {
     [ST_SPANS_NAMED_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT DISTINCT value AS name"
 	" FROM json_each(?1)) j CROSS JOIN spans s ON s.id IN"
-	" (SELECT s2.id FROM spans s2 JOIN files f2 ON f2.id = s2.file_id"
+	" (SELECT s2.id FROM spans s2"
 	" WHERE s2.name = j.name ORDER BY " NAME_ORDER(
-	    s2, f2) " LIMIT ?2)"
-		    " JOIN files f ON f.id = s.file_id"
-		    " ORDER BY s.name, " NAME_ORDER(s, f),
+	    s2) " LIMIT ?2)"
+		" JOIN files f ON f.id = s.file_id"
+		" ORDER BY s.name, " NAME_ORDER(s),
     [ST_CHILDREN_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
 	" row_number() OVER (PARTITION BY s2.parent_id"
@@ -197,9 +197,7 @@ static const char *const statements[ST_COUNT] = {
 	" json_extract(j.value, '$[0]') || '::' || q.name))"
 	" SELECT " SPAN_COLUMNS " FROM (SELECT m.k, m.sid,"
 	" row_number() OVER (PARTITION BY m.k ORDER BY " NAME_ORDER(
-	    s2,
-	    f2) ") AS rk FROM m JOIN spans s2 ON s2.id = m.sid"
-		" JOIN files f2 ON f2.id = s2.file_id) t"
+	    s2) ") AS rk FROM m JOIN spans s2 ON s2.id = m.sid) t"
 		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
 		" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
     /* UNION, not UNION ALL: a span shared by two chains is read once,

@@ -38,6 +38,7 @@ static void read_span(sqlite3_stmt *s, IndexSpan *o)
 	o->bytes.end = (uint32_t)sqlite3_column_int64(s, 10);
 	o->lines.start = (uint32_t)sqlite3_column_int64(s, 11);
 	o->lines.end = (uint32_t)sqlite3_column_int64(s, 12);
+	o->hash = (uint64_t)sqlite3_column_int64(s, 13);
 	o->score = 0;
 }
 
@@ -612,7 +613,7 @@ int index_spans_named(Index *ix, const char *name, uint32_t limit,
 	    prepare_spans(ix,
 			  "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
 			  " ON f.id = s.file_id WHERE s.name = ?1"
-			  " ORDER BY " NAME_ORDER(s, f) " LIMIT ?2",
+			  " ORDER BY " NAME_ORDER(s) " LIMIT ?2",
 			  name, 0, limit, &err);
 
 	*out = NULL;
@@ -686,11 +687,10 @@ static int cmp_named(const void *a, const void *b)
 		return span_is_late(x->kind) ? 1 : -1;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
-	if ((c = strcmp(x->path, y->path)))
-		return c;
-	return x->bytes.start < y->bytes.start	 ? -1
-	       : x->bytes.start > y->bytes.start ? 1
-						 : 0;
+	/* SQLite compares the hash as the signed integer it stores. */
+	if ((int64_t)x->hash != (int64_t)y->hash)
+		return (int64_t)x->hash < (int64_t)y->hash ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Appends the spans of a name that JSON cannot carry: a name is stored
