@@ -286,6 +286,19 @@ int index_file_chunks(Index *ix, const char *relpath, IndexHit **hits,
 int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 			   uint32_t per_name, IndexSpan **out, uint32_t *nout);
 
+/* Whether the span of name in the file at path is one the caller wants;
+ * see index_spans_named_where. */
+typedef bool (*IndexKeepFn)(void *ctx, const char *name, const char *path);
+
+/* index_spans_named_many, and for each name that has more than per_name
+ * spans, also those of its next `scan` spans (in the same order) whose
+ * file keep(ctx, name, path) accepts, at most per_name more: the
+ * definitions in the module an import names, wherever the name's order
+ * puts them. Sorted as index_spans_named_many's. */
+int index_spans_named_where(Index *ix, const char *const *names, uint32_t n,
+			    uint32_t per_name, uint32_t scan, IndexKeepFn keep,
+			    void *ctx, IndexSpan **out, uint32_t *nout);
+
 /* The spans named names[i] whose parent span is named classes[i], or
  * whose qualified name ends in classes[i] and the name (a Go method by
  * its receiver, a C++ member defined outside its class): the methods

@@ -38,6 +38,7 @@ enum {
 	ST_SPAN_GET,	     /* symbols.c: the columns of SPAN_COLUMNS */
 	ST_DEFINITIONS,	     /* symbols.c: HIT_COLUMNS, qualname, text */
 	ST_SPANS_NAMED_MANY, /* symbols.c: the batched lookups */
+	ST_NAMESAKES,
 	ST_CHILDREN_MANY,
 	ST_SPAN_CHAINS,
 	ST_FILE_TEXTS,

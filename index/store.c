@@ -164,6 +164,11 @@ static const char *const statements[ST_COUNT] = {
 	    s2) " LIMIT ?2)"
 		" JOIN files f ON f.id = s.file_id"
 		" ORDER BY s.name, " NAME_ORDER(s),
+    /* The spans of one name past the first ?3, up to ?2 of them, in
+     * NAME_ORDER: index_spans_named_where looks further along. */
+    [ST_NAMESAKES] = "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
+		     " ON f.id = s.file_id WHERE s.name = ?1"
+		     " ORDER BY " NAME_ORDER(s) " LIMIT ?2 OFFSET ?3",
     [ST_CHILDREN_MANY] =
 	"SELECT " SPAN_COLUMNS " FROM (SELECT s2.id AS sid,"
 	" row_number() OVER (PARTITION BY s2.parent_id"

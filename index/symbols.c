@@ -759,6 +759,84 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 	return err;
 }
 
+/* How many spans of sp[0, n) (sorted by name) are named name. */
+static uint32_t count_named(const IndexSpan *sp, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n, k = 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sp[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + k < n && strcmp(sp[lo + k].name, name) == 0)
+		k++;
+	return k;
+}
+
+/* Appends to *out (of *nout) the spans of name past its first per_name,
+ * among the next scan, that keep accepts, at most per_name of them. */
+static int namesakes_kept(Index *ix, const char *name, uint32_t per_name,
+			  uint32_t scan, IndexKeepFn keep, void *ctx,
+			  IndexSpan **out, uint32_t *nout)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_NAMESAKES);
+	uint32_t kept = 0;
+	int rc = SQLITE_DONE;
+
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, scan);
+	sqlite3_bind_int64(s, 3, per_name);
+	while (kept < per_name && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		IndexSpan *o;
+
+		if (!keep(ctx, name, (const char *)sqlite3_column_text(s, 3)))
+			continue;
+		*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+		o = &(*out)[(*nout)++];
+		read_span(s, o);
+		kept++;
+	}
+	if (kept < per_name && rc != SQLITE_DONE) {
+		sqlite3_reset(s);
+		return index__db_error(ix, rc);
+	}
+	sqlite3_reset(s);
+	return 0;
+}
+
+int index_spans_named_where(Index *ix, const char *const *names, uint32_t n,
+			    uint32_t per_name, uint32_t scan, IndexKeepFn keep,
+			    void *ctx, IndexSpan **out, uint32_t *nout)
+{
+	uint32_t first;
+	int err = index_spans_named_many(ix, names, n, per_name, out, nout);
+
+	if (err || !keep || per_name == 0)
+		return err;
+	first = *nout;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		bool again = false;
+
+		for (uint32_t j = 0; j < i && !again; j++)
+			again = strcmp(names[j], names[i]) == 0;
+		if (!again && count_named(*out, first, names[i]) >= per_name)
+			err = namesakes_kept(ix, names[i], per_name, scan, keep,
+					     ctx, out, nout);
+	}
+	if (err) {
+		index_spans_free(*out, *nout);
+		*out = NULL;
+		*nout = 0;
+	} else if (*nout > first) {
+		qsort(*out, *nout, sizeof(**out), cmp_named);
+	}
+	return err;
+}
+
 int index_members_named_many(Index *ix, const char *const *classes,
 			     const char *const *names, uint32_t n,
 			     uint32_t per_pair, IndexSpan **out, uint32_t *nout)

@@ -600,6 +600,19 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* Whether a definition of name in path is in the module of an import of
+ * that name (an IndexKeepFn). */
+static bool import_keeps(void *ctx, const char *name, const char *path)
+{
+	const Where *w = ctx;
+
+	for (int i = 0; i < w->nimp; i++)
+		if (strcmp(w->imp[i].name, name) == 0 &&
+		    rank__import_resolves_to(w, &w->imp[i], path))
+			return true;
+	return false;
+}
+
 /* Definitions of the names the buffer imports: the module's own when the
  * import resolves to one, any of the same name when it does not (a
  * package, a re-export). */
@@ -612,7 +625,8 @@ static void gather_imported(Where *w, int r, Index *ix)
 	for (int i = 0; i < w->nimp; i++)
 		if (!defined_here(&w->cs, w->imp[i].name))
 			names[nn++] = w->imp[i].name;
-	if (index_spans_named_many(ix, names, nn, IMPORT_DEFS, &sp, &n))
+	if (index_spans_named_where(ix, names, nn, IMPORT_DEFS, IMPORT_SCAN,
+				    import_keeps, w, &sp, &n))
 		return;
 	for (int i = 0; i < w->nimp; i++) {
 		const Import *im = &w->imp[i];

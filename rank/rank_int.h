@@ -38,6 +38,7 @@
 #define CONTEXT_PARSE_MAX (4u << 20) /* largest buffer parsed here */
 #define IMPORTS_MAX 48		     /* imported names looked up */
 #define IMPORT_DEFS 16	    /* definitions of each, to find its module's */
+#define IMPORT_SCAN 256	    /* further ones, when those are all elsewhere */
 #define FRAGS_MAX 128	    /* imported modules, as path fragments */
 #define INCLUDE_DEPTH 2	    /* C: the includes of includes, so deep */
 #define INCLUDE_FILES 48    /* ... at most so many headers in all */

@@ -108,6 +108,47 @@ TEST(spans_named_exact)
 	fx_close(&f);
 }
 
+/* The keep callback of spans_named_where: spans in geo/shapes.py; counts
+ * its calls. */
+static bool keep_shapes(void *ctx, const char *name, const char *path)
+{
+	(*(int *)ctx)++;
+	return strcmp(name, "area") == 0 && strcmp(path, "geo/shapes.py") == 0;
+}
+
+/* Past the first per_name spans of a name, those the callback keeps, at
+ * most per_name more, in the same order; a name with fewer spans is not
+ * looked at further. */
+TEST(spans_named_where_looks_further)
+{
+	static const char *const names[] = {"describe", "area"};
+	Fx f;
+	IndexSpan *sp;
+	uint32_t n;
+	int calls = 0;
+
+	fx_open(&f);
+	ASSERT_INT_EQ(index_spans_named_where(f.ix, names, 2, 1, 16,
+					      keep_shapes, &calls, &sp, &n),
+		      0);
+	ASSERT_INT_EQ(n, 3);
+	EXPECT_STR_EQ(sp[0].qualname, "area");
+	EXPECT_STR_EQ(sp[0].path, "other.py");
+	/* Circle.area is kept too, but one more is all per_name allows. */
+	EXPECT_STR_EQ(sp[1].qualname, "Shape.area");
+	EXPECT_STR_EQ(sp[2].qualname, "Shape.describe");
+	EXPECT_INT_EQ(calls, 1);
+	index_spans_free(sp, n);
+	/* Nothing kept: the first per_name alone. */
+	calls = 0;
+	ASSERT_INT_EQ(index_spans_named_where(f.ix, names + 1, 1, 1, 16, NULL,
+					      NULL, &sp, &n),
+		      0);
+	EXPECT_INT_EQ(n, 1);
+	index_spans_free(sp, n);
+	fx_close(&f);
+}
+
 /* A class's members in file order; a function has none. */
 TEST(span_children_in_order)
 {

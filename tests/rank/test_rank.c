@@ -621,6 +621,44 @@ TEST(esm_and_namespace_imports)
 	ws_close(&w);
 }
 
+/* A module's definition of an imported name is found however many other
+ * modules define the name ahead of it: twenty functions named
+ * fromIterable come before Array.ts's constant in the order of a name's
+ * definitions (code before data), past the first the lookup reads. */
+TEST(imported_name_among_many_namesakes)
+{
+	enum { OTHERS = 20 };
+	File files[OTHERS + 2];
+	char rels[OTHERS][32];
+	Ws w;
+	RankResult r;
+	int i;
+
+	for (int k = 0; k < OTHERS; k++) {
+		snprintf(rels[k], sizeof(rels[k]), "src/m%02d.ts", k);
+		files[k] =
+		    (File){rels[k], "export function fromIterable(x: any) "
+				    "{\n  return [x];\n}\n"};
+	}
+	files[OTHERS] =
+	    (File){"src/Array.ts", "export const fromIterable = Array.from;\n"};
+	files[OTHERS + 1] = (File){NULL, NULL};
+	ws_open(&w, files);
+	rank_at(&w, "src/main.ts",
+		"import * as Arr from \"./Array.js\";\n\n"
+		"export function load(xs: any) {\n"
+		"  return Arr.fromIterable(xs)" CURSOR "\n"
+		"}\n",
+		2000, &r);
+	i = find(&r, "src/Array.ts", NULL);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	EXPECT_TRUE(r.items[i].signals.imported_name);
+	EXPECT_TRUE(i == 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* Python modules used through a name: `import pkg.mod as m` and `from
  * pkg import mod`, then `m.f()`. */
 TEST(python_module_members)
