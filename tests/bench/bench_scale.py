@@ -46,6 +46,11 @@ Phases, per size (--only takes a comma-separated subset):
              least 5 packages of the slice, so both sizes answer the
              same cursors; those files are open as in an editor. The
              server's elapsedMs and the round trip.
+  typing     castls/context at the same cursors as a user types: a
+             space typed at the end of the cursor's line and its rows
+             committed, then the request (the space deleted after). A
+             commit empties the read caches of the server's database
+             connections, so this is the request after a write.
   search     castls/search on --queries queries drawn from the slice:
              half real lines of code, half names of definitions.
   symbol     workspace/symbol on --queries names of definitions, each
@@ -131,8 +136,8 @@ MAX_FILE = 1 << 20  # castls' default maxFileSize
 SLICE = 0.10
 OPEN_FILES = 32  # cursor files, open in the editor
 EDIT_CHARS = "abcdefghijklmnopqrstuvwxyz_ .,0123456789"
-PHASES = ("index", "rescan", "context", "search", "symbol", "keystroke",
-          "branch")
+PHASES = ("index", "rescan", "context", "typing", "search", "symbol",
+          "keystroke", "branch")
 
 GOALS = {  # issue 16, full size
     "context_p99": 30.0, "search_p99": 20.0, "symbol_p99": 20.0,
@@ -738,6 +743,48 @@ def phase_context(args, srv, cursors, res):
     res["context"]["cpu_ms"] = cpu * 1e3 / (args.repeat * len(cursors))
     res["context"]["empty_per_pass"] = empty / args.repeat
     res["context"]["n"] = len(cursors)
+
+
+def phase_typing(args, srv, db, cursors, res):
+    """castls/context as an editor asks while the user types: a space
+    typed at the end of the cursor's line, its rows committed (seen by a
+    second connection), then the request; the space is deleted and
+    committed before the next cursor. Every commit empties the read
+    caches of the server's connections, so this is the request after a
+    write, where the context phase measures it on a quiet index."""
+    watches = {}
+    passes_rtt, passes_srv = [], []
+    lost = 0
+    for _ in range(args.repeat):
+        rtt, sms = [], []
+        for rel, ln, col in cursors:
+            text, version = srv.open[rel]
+            line = text.split("\n")[ln]
+            w = watches.get(rel)
+            if w is None:
+                w = watches[rel] = LineWatch(db, rel, args.poll_us / 1e6)
+            for typed in (True, False):
+                version += 1
+                edit = (ln, len(line), " " if typed else None)
+                w.version = w._version()
+                srv.cl.send({"jsonrpc": "2.0",
+                             "method": "textDocument/didChange",
+                             "params": change_params(srv.uri(rel), version,
+                                                     edit)})
+                if w.wait(ln, line + " " if typed else line) is None:
+                    lost += 1
+                if typed:
+                    r, dt = srv.context(rel, ln, col)
+                    rtt.append(dt * 1e3)
+                    sms.append(r.get("elapsedMs", float("nan")))
+            srv.open[rel][1] = version
+        passes_rtt.append(rtt)
+        passes_srv.append(sms)
+    for w in watches.values():
+        w.db.close()
+    res["typing"] = summary(passes_srv, passes_rtt)
+    res["typing"]["lost"] = lost
+    res["typing"]["n"] = len(cursors)
 
 
 def summary(server_passes, rtt_passes):
@@ -1358,6 +1405,9 @@ def report(args, sizes, results):
         "cpu_ms"] if "cpu_ms" in r["context"] else "-")
     row("context round trip p50 / p99", lambda r: pair(
         r["context"]["rtt_p50"], r["context"]["rtt_p99"]))
+    if any("typing" in r for r in results.values()):
+        row("  after a keystroke p50 / p99", lambda r: pair(
+            r["typing"]["server_p50"], r["typing"]["server_p99"]))
     row("search server p50 / p99 ms", lambda r: pair(
         r["search"]["server_p50"], r["search"]["server_p99"]),
         "p99 <= 20", lambda r: verdict(r["search"]["server_p99"], 20))
@@ -1441,7 +1491,8 @@ def run_size(args, man, size, phases, work):
         ensure_db(args, size, root, db, res)
         phase_rescan(args, size, root, db, res)
         log("%s: re-scan %.2f s" % (size, res["rescan"]["median_s"]))
-    served = [p for p in ("context", "search", "symbol", "keystroke",
+    served = [p for p in ("context", "typing", "search", "symbol",
+                          "keystroke",
                           "branch", "soak") if p in phases]
     if not served:
         return res
@@ -1459,6 +1510,10 @@ def run_size(args, man, size, phases, work):
                 size, len(work["cursors"]), args.repeat))
             with Perf(args, srv, size + "-context"):
                 phase_context(args, srv, work["cursors"], res)
+        if "typing" in served:
+            log("%s: castls/context after keystrokes, %d cursors x %d" % (
+                size, len(work["cursors"]), args.repeat))
+            phase_typing(args, srv, db, work["cursors"], res)
         if "search" in served:
             log("%s: castls/search, %d queries x %d" % (
                 size, len(work["search"]), args.repeat))
