@@ -27,7 +27,7 @@
 #define BEFORE_LINES 5 /* and before it, outside its definition */
 #define IDENTS_CAP 256 /* identifiers collected near the cursor */
 #define IDENT_MAX 64   /* bytes of one identifier, NUL included */
-#define MAX_IDENTS 24  /* of those, looked up in the index */
+#define MAX_IDENTS 40  /* of those, looked up in the index */
 #define DEFS_PER_IDENT 4
 /* A prototype whose body is offered keeps this share of its name's
  * weight: the body comes first, the prototype after it (make eval's C

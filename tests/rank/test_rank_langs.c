@@ -698,6 +698,41 @@ TEST(declared_in_a_header_c)
 	ws_close(&w);
 }
 
+/* C: the function before the one being written names 28 locals and
+ * fields after the header's accessor it starts with; the accessor is
+ * still among the names near the cursor looked up, and its definition is
+ * offered as one the file imports. */
+TEST(header_name_among_many_locals_c)
+{
+	static const File files[] = {
+	    {"fs/fs.h", "struct fs_info {\n\tint a;\n};\n\n"
+			"static inline struct fs_info *FS_INFO(void *sb)\n{\n"
+			"\treturn sb;\n}\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0};
+	RankResult r;
+	Ws w;
+	int i;
+
+	buf_puts(&text, "#include \"fs.h\"\n\nint fs_sum(void *sb)\n{\n"
+			"\tstruct fs_info *fi = FS_INFO(sb);\n\tint t = 0;\n");
+	for (int k = 0; k < 14; k++)
+		buf_printf(&text, "\tint v%02d = fi->f%02d;\n", k, k);
+	buf_puts(&text, "\treturn t;\n}\n\nint fs_max(void *sb)\n{\n\t" CURSOR
+			"\n}\n");
+	ws_open(&w, files);
+	rank_at(&w, "fs/sum.c", text.data, 4000, &r);
+	i = find(&r, "fs/fs.h", NULL);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	EXPECT_TRUE(r.items[i].signals.defines &&
+		    strstr(r.items[i].signals.defines, "FS_INFO"));
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&text);
+}
+
 /* C: a header the file includes includes another (here in a cycle):
  * what that one defines is what the file sees, and its definitions
  * count as imported, ahead of a namesake in a header nothing includes.
