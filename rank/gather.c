@@ -453,6 +453,16 @@ static bool named_here(const Where *w, const IndexSpan *sp)
 	return sp->kind != SPAN_FIELD && rank__path_imported(w, sp->path);
 }
 
+/* Whether a definition in path is in a file the buffer imports (an
+ * IndexKeepFn): of a name near the cursor defined in many places (C++'s
+ * `get`, `vertices`), the overloads in the headers the file includes
+ * come after the first DEFS_PER_IDENT of all. */
+static bool imported_keeps(void *ctx, const char *name, const char *path)
+{
+	(void)name;
+	return rank__path_imported(ctx, path);
+}
+
 /* Definitions of the identifiers near the cursor. */
 static void gather_named(Where *w, int r, Index *ix)
 {
@@ -463,7 +473,9 @@ static void gather_named(Where *w, int r, Index *ix)
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++)
 		if (!defined_here(&w->cs, w->ids[i].name))
 			names[nn++] = w->ids[i].name;
-	if (index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n))
+	if (index_spans_named_where(
+		ix, names, nn, DEFS_PER_IDENT, NAMED_SCAN,
+		w->nmods || w->nfrags ? imported_keeps : NULL, w, &sp, &n))
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
 		uint32_t kept;

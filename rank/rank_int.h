@@ -29,6 +29,7 @@
 #define IDENT_MAX 64   /* bytes of one identifier, NUL included */
 #define MAX_IDENTS 40  /* of those, looked up in the index */
 #define DEFS_PER_IDENT 4
+#define NAMED_SCAN 32 /* and further, for those in imported files */
 /* A prototype whose body is offered keeps this share of its name's
  * weight: the body comes first, the prototype after it (make eval's C
  * set scored the same as with the prototype left out, 0.345 to 0.346). */

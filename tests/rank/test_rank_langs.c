@@ -733,6 +733,41 @@ TEST(header_name_among_many_locals_c)
 	buf_free(&text);
 }
 
+/* C++: of a name defined in many headers, the overload in the header the
+ * file includes is offered, though six headers it does not include
+ * define the name with a shorter qualified name, first in its order. */
+TEST(overload_in_an_included_header_cpp)
+{
+	enum { OTHERS = 6 };
+	File files[OTHERS + 2];
+	char rels[OTHERS][32];
+	RankResult r;
+	Ws w;
+	int i;
+
+	for (int k = 0; k < OTHERS; k++) {
+		snprintf(rels[k], sizeof(rels[k]), "include/other%d.hpp", k);
+		files[k] = (File){rels[k], "template <class T>\n"
+					   "T get(T x)\n{\n\treturn x;\n}\n"};
+	}
+	files[OTHERS] = (File){"include/graph/props.hpp",
+			       "namespace gp {\n"
+			       "inline int get(int map, int key)\n{\n"
+			       "\treturn map + key;\n}\n}\n"};
+	files[OTHERS + 1] = (File){NULL, NULL};
+	ws_open(&w, files);
+	rank_at(&w, "include/graph/search.hpp",
+		"#include \"props.hpp\"\n\nnamespace graph {\n"
+		"int color(int map, int v)\n{\n\treturn get(map, v);\n}\n\n"
+		"int search(int map, int v)\n{\n\t" CURSOR "\n}\n}\n",
+		4000, &r);
+	i = find(&r, "include/graph/props.hpp", "gp::get");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.import);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* C: a header the file includes includes another (here in a cycle):
  * what that one defines is what the file sees, and its definitions
  * count as imported, ahead of a namesake in a header nothing includes.
