@@ -89,19 +89,17 @@ static char *named_sorted(Fx *f, const char *name)
 	return b.data ? buf_take(&b) : xstrdup("");
 }
 
-#define EXPECT_NAMED_SORTED(f, name, want)          \
-	do {                                        \
-		char *got_ = named_sorted(f, name); \
-		EXPECT_STR_EQ(got_, want);          \
-		xfree(got_);                        \
-	} while (0)
-
-#define EXPECT_NAMED(f, name, want)          \
+/* Checks the text an expression returns (the caller's to xfree). */
+#define EXPECT_TEXT(expr, want)              \
 	do {                                 \
-		char *got_ = named(f, name); \
+		char *got_ = (expr);         \
 		EXPECT_STR_EQ(got_, want);   \
 		xfree(got_);                 \
 	} while (0)
+
+#define EXPECT_NAMED(f, name, want) EXPECT_TEXT(named(f, name), want)
+#define EXPECT_NAMED_SORTED(f, name, want) \
+	EXPECT_TEXT(named_sorted(f, name), want)
 
 TEST(spans_go_receiver_in_another_file)
 {
@@ -162,12 +160,8 @@ static char *members(Fx *f, const char *cls, const char *name)
 	return b.data ? buf_take(&b) : xstrdup("");
 }
 
-#define EXPECT_MEMBERS(f, cls, name, want)          \
-	do {                                        \
-		char *got_ = members(f, cls, name); \
-		EXPECT_STR_EQ(got_, want);          \
-		xfree(got_);                        \
-	} while (0)
+#define EXPECT_MEMBERS(f, cls, name, want) \
+	EXPECT_TEXT(members(f, cls, name), want)
 
 /* A method is a member of its receiver's type or its qualifier's class
  * by name, with no parent span: `s.Put` for an s of type Store finds

@@ -46,6 +46,34 @@ static inline void ws_open(Ws *w, const File *files)
 	w->rr = (RankRoot){w->ix, w->root};
 }
 
+/* ws_open of files and n more, dir/<k><ext> for k from 0 (two digits),
+ * each holding text: a name defined in many places. */
+static inline void ws_open_many(Ws *w, const File *files, int n,
+				const char *dir, const char *ext,
+				const char *text)
+{
+	int nf = 0;
+	File *all;
+	char **rels = xmalloc((size_t)n * sizeof(*rels));
+
+	while (files[nf].rel)
+		nf++;
+	all = xmalloc((size_t)(n + nf + 1) * sizeof(*all));
+	for (int k = 0; k < n; k++) {
+		Buf b = {0};
+
+		buf_printf(&b, "%s/%02d%s", dir, k, ext);
+		rels[k] = buf_take(&b);
+		all[k] = (File){rels[k], text};
+	}
+	memcpy(all + n, files, (size_t)(nf + 1) * sizeof(*all));
+	ws_open(w, all);
+	for (int k = 0; k < n; k++)
+		xfree(rels[k]);
+	xfree(rels);
+	xfree(all);
+}
+
 static inline void ws_close(Ws *w)
 {
 	index_close(w->ix);

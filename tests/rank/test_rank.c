@@ -627,23 +627,17 @@ TEST(esm_and_namespace_imports)
  * definitions (code before data), past the first the lookup reads. */
 TEST(imported_name_among_many_namesakes)
 {
-	enum { OTHERS = 20 };
-	File files[OTHERS + 2];
-	char rels[OTHERS][32];
+	static const File files[] = {
+	    {"src/Array.ts", "export const fromIterable = Array.from;\n"},
+	    {NULL, NULL},
+	};
 	Ws w;
 	RankResult r;
 	int i;
 
-	for (int k = 0; k < OTHERS; k++) {
-		snprintf(rels[k], sizeof(rels[k]), "src/m%02d.ts", k);
-		files[k] =
-		    (File){rels[k], "export function fromIterable(x: any) "
-				    "{\n  return [x];\n}\n"};
-	}
-	files[OTHERS] =
-	    (File){"src/Array.ts", "export const fromIterable = Array.from;\n"};
-	files[OTHERS + 1] = (File){NULL, NULL};
-	ws_open(&w, files);
+	ws_open_many(&w, files, 20, "src/m", ".ts",
+		     "export function fromIterable(x: any) {\n"
+		     "  return [x];\n}\n");
 	rank_at(&w, "src/main.ts",
 		"import * as Arr from \"./Array.js\";\n\n"
 		"export function load(xs: any) {\n"

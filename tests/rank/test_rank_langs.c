@@ -738,24 +738,18 @@ TEST(header_name_among_many_locals_c)
  * define the name with a shorter qualified name, first in its order. */
 TEST(overload_in_an_included_header_cpp)
 {
-	enum { OTHERS = 6 };
-	File files[OTHERS + 2];
-	char rels[OTHERS][32];
+	static const File files[] = {
+	    {"include/graph/props.hpp", "namespace gp {\n"
+					"inline int get(int map, int key)\n{\n"
+					"\treturn map + key;\n}\n}\n"},
+	    {NULL, NULL},
+	};
 	RankResult r;
 	Ws w;
 	int i;
 
-	for (int k = 0; k < OTHERS; k++) {
-		snprintf(rels[k], sizeof(rels[k]), "include/other%d.hpp", k);
-		files[k] = (File){rels[k], "template <class T>\n"
-					   "T get(T x)\n{\n\treturn x;\n}\n"};
-	}
-	files[OTHERS] = (File){"include/graph/props.hpp",
-			       "namespace gp {\n"
-			       "inline int get(int map, int key)\n{\n"
-			       "\treturn map + key;\n}\n}\n"};
-	files[OTHERS + 1] = (File){NULL, NULL};
-	ws_open(&w, files);
+	ws_open_many(&w, files, 6, "include/other", ".hpp",
+		     "template <class T>\nT get(T x)\n{\n\treturn x;\n}\n");
 	rank_at(&w, "include/graph/search.hpp",
 		"#include \"props.hpp\"\n\nnamespace graph {\n"
 		"int color(int map, int v)\n{\n\treturn get(map, v);\n}\n\n"
