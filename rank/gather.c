@@ -456,7 +456,10 @@ static bool named_here(const Where *w, const IndexSpan *sp)
 /* Whether a definition in path is in a file the buffer imports (an
  * IndexKeepFn): of a name near the cursor defined in many places (C++'s
  * `get`, `vertices`), the overloads in the headers the file includes
- * come after the first DEFS_PER_IDENT of all. */
+ * come after the first DEFS_PER_IDENT of all. Only where an import
+ * brings in every name of a file (MODULES_INCLUDES): elsewhere a name
+ * comes in by itself, and gather_imported looks for it, or through its
+ * module (`m.name`), and the scan cost a fifth of a Python request. */
 static bool imported_keeps(void *ctx, const char *name, const char *path)
 {
 	(void)name;
@@ -473,9 +476,11 @@ static void gather_named(Where *w, int r, Index *ix)
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++)
 		if (!defined_here(&w->cs, w->ids[i].name))
 			names[nn++] = w->ids[i].name;
-	if (index_spans_named_where(
-		ix, names, nn, DEFS_PER_IDENT, NAMED_SCAN,
-		w->nmods || w->nfrags ? imported_keeps : NULL, w, &sp, &n))
+	if (index_spans_named_where(ix, names, nn, DEFS_PER_IDENT, NAMED_SCAN,
+				    w->mr.style == MODULES_INCLUDES && w->nmods
+					? imported_keeps
+					: NULL,
+				    w, &sp, &n))
 		return;
 	for (int i = 0; i < w->nids && i < MAX_IDENTS; i++) {
 		uint32_t kept;
