@@ -399,8 +399,7 @@ static void gather_lexical(Where *w, int r, Index *ix)
 				&n) != 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		bool same =
-		    r == q->root && q->rel && strcmp(h[i].path, q->rel) == 0;
+		bool same = in_buffer(w, r, h[i].path);
 		Cand *c;
 
 		/* The rows of the buffer's own file may be older than its
