@@ -74,10 +74,13 @@ Phases, per size (--only takes a comma-separated subset):
              and changed files, and castls/context, one every
              --probe-ms), and answers naming a file that no longer
              exists or an item whose first line is not in its file
-             (stale). Then once without events, for --idle-wait
-             seconds (castls has no periodic re-scan: the disk is only
-             looked at on events or castls.reindex), then with the
-             castls.reindex command.
+             (stale). Beside the waits, the same context requests
+             at rest (each cursor's median of 3, before the switch),
+             what the waits compare with. Then once without events,
+             for --idle-wait seconds (castls has no periodic re-scan:
+             the disk is only looked at on events, on rows a request
+             finds older than their file, or castls.reindex), then
+             with the castls.reindex command.
   soak       (only with --soak or --only soak; full size, or the one
              --size names) 10,000 edits (--soak-edits) in the open files,
              each waiting for its rows, a castls/context every 25th, and
@@ -1065,7 +1068,7 @@ def run_switch(args, srv, sw, forward, events, probes, db, idle_wait=None):
     period = args.probe_ms / 1e3
     ip = IndexProbe(db)
     out = {"files": len(steps), "events": events, "forward": forward,
-           "waits_ms": [], "server_ms": [], "kinds": [], "gone": 0,
+           "waits_ms": [], "server_ms": [], "kinds": [], "at_s": [], "gone": 0,
            "stale": 0, "answers": 0, "examples": []}
     k = [0]
 
@@ -1078,6 +1081,7 @@ def run_switch(args, srv, sw, forward, events, probes, db, idle_wait=None):
             rel, ln, col = probes[(i // 2) % len(probes)]
             r, dt = srv.context(rel, ln, col)
         out["kinds"].append("search" if i % 2 == 0 else "context")
+        out["at_s"].append(now() - t0 - dt)
         out["waits_ms"].append(dt * 1e3)
         out["server_ms"].append(r.get("elapsedMs", float("nan")))
         bad = check_answer(srv.root, r, changed, {})
@@ -1170,9 +1174,24 @@ def settle(srv, db, quiet=1.0, timeout=120.0):
     con.close()
 
 
+def quiet_probes(srv, probes, passes=3):
+    """The probes' contexts with nothing changing, each cursor's median
+    over passes: what a switch's waits compare with."""
+    times = {}
+    for _ in range(passes):
+        for rel, ln, col in probes:
+            r, dt = srv.context(rel, ln, col)
+            times.setdefault((rel, ln, col), []).append(dt * 1e3)
+    meds = sorted(statistics.median(v) for v in times.values())
+    return {"p50_ms": pct(meds, 50), "max_ms": meds[-1] if meds else None}
+
+
 def phase_branch(args, size, srv, db, files, probes, rng, res):
     exclude = set(srv.open)
     have = indexed_paths(db)
+    quiet = quiet_probes(srv, probes)
+    log("%s: the probes at rest: p50 %.1f ms, slowest %.1f ms" % (
+        size, quiet["p50_ms"], quiet["max_ms"]))
     rels = sorted(r for r in files if r not in exclude and r in have)
     n = min(args.switch_files, len(rels) // 4)
     runs = []
@@ -1192,7 +1211,7 @@ def phase_branch(args, size, srv, db, files, probes, rng, res):
                         r.get("max_wait_kind", "-")) for r in runs[-2:]]))
     ev = [r for r in runs if r["events"]]
     res["branch"] = {
-        "files": n, "runs": runs,
+        "files": n, "runs": runs, "quiet": quiet,
         "match_s": max((r.get("match_s") for r in ev),
                        key=lambda x: float("inf") if x is None else x),
         "max_wait_ms": max(max(r["waits_ms"]) for r in ev),
@@ -1427,6 +1446,8 @@ def report(args, sizes, results):
     row("  longest request wait ms", lambda r: "%.0f" % r["branch"][
         "max_wait_ms"], "<= 50",
         lambda r: verdict(r["branch"]["max_wait_ms"], 50))
+    row("  the same requests at rest p50 / max", lambda r: pair(
+        r["branch"]["quiet"]["p50_ms"], r["branch"]["quiet"]["max_ms"]))
     row("  events: deleted / stale items", lambda r: "%d / %d of %d" % (
         r["branch"]["gone"], r["branch"]["stale"], r["branch"]["answers"]),
         "0", lambda r: verdict(r["branch"]["gone"] + r["branch"]["stale"],
