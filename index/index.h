@@ -142,7 +142,9 @@ typedef struct {
  * Replaces the rows of the file at relpath (relative to the root) with
  * the chunks and spans of text, in one transaction. Rows whose content did
  * not change keep their ids; rows that only moved get new positions.
- * Borrows everything. delta may be NULL. Its commit never checkpoints the
+ * Borrows everything. delta may be NULL. When the index holds these very
+ * rows for this text already, nothing is committed and the file keeps its
+ * stamp. Its commit never checkpoints the
  * write-ahead log (up to INDEX_WAL_MAX_PAGES): a live buffer's writes
  * should be quick, so the writer has index_checkpoint run when it suits.
  */

@@ -152,6 +152,7 @@ typedef struct {
 	int64_t id;
 	int64_t size, mtime; /* mtime in nanoseconds */
 	uint64_t hash;
+	Lang lang; /* loaded, not stored, by the calls below */
 } FileStamp;
 
 /* Loads the stamp of relpath; returns 1 if found, 0 if not, <0 error. */

@@ -27,6 +27,7 @@ int index__file_stamp(Index *ix, const char *relpath, FileStamp *out)
 	out->size = sqlite3_column_int64(s, 1);
 	out->mtime = sqlite3_column_int64(s, 2);
 	out->hash = (uint64_t)sqlite3_column_int64(s, 3);
+	out->lang = lang_from_name((const char *)sqlite3_column_text(s, 4));
 	/* A statement left on a row keeps its read transaction past COMMIT,
 	 * and the write-ahead log cannot start over while one is open. */
 	sqlite3_reset(s);
@@ -439,8 +440,9 @@ static int commit_buffer(Index *ix)
 int index_file_put(Index *ix, const char *relpath, const char *text,
 		   uint32_t len, const Chunking *c, IndexDelta *delta)
 {
-	FileStamp stamp = {0};
-	int err = index__begin(ix);
+	FileStamp stamp = {0}, held;
+	IndexDelta local, *d = delta ? delta : &local;
+	int err = index__begin(ix), found;
 
 	if (err)
 		return err;
@@ -448,11 +450,23 @@ int index_file_put(Index *ix, const char *relpath, const char *text,
 	 * mtime 0 makes the next scan look at the disk file again. */
 	stamp.size = len;
 	stamp.hash = castls_hash(text, len, 0);
-	err = index__file_write(ix, relpath, c->lang, &stamp, text, len, c,
-				delta);
+	found = index__file_stamp(ix, relpath, &held);
+	err = found < 0 ? found
+			: index__file_write(ix, relpath, c->lang, &stamp, text,
+					    len, c, d);
 	if (err) {
 		index__rollback(ix);
 		return err;
+	}
+	/* The rows of this very text, as they were (a buffer opened
+	 * unmodified, or put back after a scan found its file unchanged):
+	 * nothing is committed. The stamp a scan gave them stays, and the
+	 * readers keep their page caches, which any commit empties. */
+	if (found && held.hash == stamp.hash && held.size == len &&
+	    held.lang == c->lang && !d->inserted && !d->updated &&
+	    !d->deleted) {
+		index__rollback(ix);
+		return 0;
 	}
 	return commit_buffer(ix);
 }

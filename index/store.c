@@ -77,7 +77,8 @@ static const char schema[] =
 #define QUALIFIED_SCAN "256"
 
 static const char *const statements[ST_COUNT] = {
-    [ST_FILE_GET] = "SELECT id, size, mtime, hash FROM files WHERE path=?",
+    [ST_FILE_GET] =
+	"SELECT id, size, mtime, hash, lang FROM files WHERE path=?",
     [ST_FILE_STAMP_OF] = "SELECT path, size, mtime FROM files WHERE id=?",
     /* No upsert with RETURNING: that makes a statement journal, and
      * every statement savepoint flushes FTS5's pending terms into a new

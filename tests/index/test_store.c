@@ -271,6 +271,37 @@ TEST(store_put_keeps_unchanged_rows)
 	fixture_close(&f);
 }
 
+/* A buffer whose text the index holds already (opened unmodified, or put
+ * back after a scan found its file unchanged) commits nothing: another
+ * connection sees no change, and the stamp a scan gave the rows stays. */
+TEST(store_put_same_text_commits_nothing)
+{
+	Fixture f;
+	IndexDelta d;
+	long long version;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
+	/* As a scan leaves it: the disk's mtime. */
+	ASSERT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 1);
+	ASSERT_INT_EQ(ixt_exec(f.db, "UPDATE files SET mtime=1234"), SQLITE_OK);
+	version = q_int(&f, "PRAGMA data_version");
+
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
+	EXPECT_INT_EQ(d.kept, 12);
+	EXPECT_INT_EQ(d.inserted + d.updated + d.deleted, 0);
+	EXPECT_INT_EQ(q_int(&f, "PRAGMA data_version"), version);
+	EXPECT_INT_EQ(q_int(&f, "SELECT mtime FROM files"), 1234);
+
+	/* Another text is written, as a live buffer's (no disk stamp). */
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v2, &d), 0);
+	EXPECT_TRUE(q_int(&f, "PRAGMA data_version") != version);
+	EXPECT_INT_EQ(q_int(&f, "SELECT mtime FROM files"), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "giraffe", 10), 1);
+	fixture_close(&f);
+}
+
 /* ---------------------------------------------------------------------- *
  * index_file_edit: the rows of one edit, written in place
  * ---------------------------------------------------------------------- */
