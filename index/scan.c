@@ -817,29 +817,50 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
  * dozen segments and more, half dead: a context request's lookups took
  * 50 ms and more where they take 5. So once the files written since the
  * last compaction pass a sixteenth of the workspace (and COMPACT_MIN), the
- * segments are merged into one, COMPACT_PAGES of work a transaction,
- * so that a buffer's write waits for one step at most (a few ms). */
+ * segments are merged into one, COMPACT_PAGES of work a step. The steps
+ * share a transaction for COMPACT_TXN_MS, or until a buffer's write
+ * waits for the lock: a buffer's write then waits for one step at most
+ * (a few ms), and the readers, whose page caches every commit empties,
+ * see a handful of commits rather than one per step (hundreds). */
 #define COMPACT_MIN 256
 #define COMPACT_PAGES 64
+#define COMPACT_TXN_MS 250
 
 static int compact(Walk *w, long long written)
 {
 	Index *ix = w->ix;
 	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t before;
+	int64_t began = 0, before;
+	bool more = true, wanted;
 	int err = 0;
 
 	if (written < COMPACT_MIN || written < (long long)w->n / 16)
 		return 0;
 	sqlite3_bind_int(s, 1, -COMPACT_PAGES);
-	do {
+	while (!err && more) {
 		if (w->cancel && *w->cancel)
-			return 0; /* the next scan finishes it */
+			break; /* the next scan finishes it */
+		if (!ix->in_txn) {
+			err = index__begin(ix);
+			began = index__clock_ms();
+		}
+		if (err)
+			break;
 		before = sqlite3_total_changes64(ix->db);
 		err = index__step_done(ix, s);
 		sqlite3_reset(s);
-	} while (!err && sqlite3_total_changes64(ix->db) - before > 1);
-	if (!err && (err = index__begin(ix)) == 0)
+		more = sqlite3_total_changes64(ix->db) - before > 1;
+		wanted = index__lock_wanted(ix);
+		if (!err && (!more || wanted ||
+			     index__clock_ms() - began >= COMPACT_TXN_MS)) {
+			err = index__commit(ix);
+			if (!err && wanted)
+				let_through(ix);
+		}
+	}
+	if (ix->in_txn)
+		err = index__end(ix, err);
+	if (!err && !more && (err = index__begin(ix)) == 0)
 		err = index__end(ix, meta_put(ix, "written", 0));
 	return err;
 }
