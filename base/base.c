@@ -541,6 +541,19 @@ typedef struct {
 	void *arg;
 } Background;
 
+void castls_malloc_init(void)
+{
+#ifdef __GLIBC__
+	/* An arena per thread kept what a scan's threads freed for threads
+	 * that were gone, and a request's freed page buffers for the thread
+	 * that had read them; one arena lets any thread reuse them. Setting
+	 * the thresholds also ends glibc's own moving of them. */
+	(void)mallopt(M_ARENA_MAX, 1);
+	(void)mallopt(M_TRIM_THRESHOLD, (int)CASTLS_MALLOC_KEEP);
+	(void)mallopt(M_MMAP_THRESHOLD, 4 << 20);
+#endif
+}
+
 static void *background_main(void *p)
 {
 	Background *b = p;
@@ -551,12 +564,6 @@ static void *background_main(void *p)
 			  CASTLS_BACKGROUND_NICE);
 #endif
 	b->fn(b->arg);
-#ifdef __GLIBC__
-	/* A scan frees what its parsers held, in arenas of threads that
-	 * are gone; without this the process keeps it, and grows by about
-	 * that much at every branch switch. */
-	malloc_trim(0);
-#endif
 	return NULL;
 }
 

@@ -177,6 +177,18 @@ int castls_read_file_in(const char *root, const char *path, size_t limit,
 /* True when word occurs in the space-separated list. */
 bool word_in_list(const char *list, const char *word);
 
+/* Sets how the C library's allocator keeps memory, before any thread
+ * starts (castls' main calls it first). With glibc: one arena for every
+ * thread, and freed memory kept, up to CASTLS_MALLOC_KEEP at the top of
+ * the heap, for the next allocation. A request reads hundreds of index
+ * pages into buffers its connection freed when another connection
+ * committed; memory given back to the system meanwhile comes back a page
+ * fault at a time, thousands for one request while a scan runs, and on
+ * a virtual machine those faults were most of its time. Elsewhere it
+ * does nothing. */
+#define CASTLS_MALLOC_KEEP (64u << 20)
+void castls_malloc_init(void);
+
 /* How far background work yields: at nice 10 a thread weighs about a
  * tenth of one at 0. */
 #define CASTLS_BACKGROUND_NICE 10
@@ -186,8 +198,7 @@ bool word_in_list(const char *list, const char *word);
  * the value) should leave the cores to the caller's requests. The calling
  * thread keeps its priority, which it could not raise again once lowered.
  * Linux keeps a nice value per thread; elsewhere fn runs at the caller's
- * priority. With glibc, the memory fn freed goes back to the system.
- * When no thread can be started, fn runs on the caller. */
+ * priority. When no thread can be started, fn runs on the caller. */
 void castls_run_in_background(void (*fn)(void *), void *arg);
 
 #endif

@@ -579,6 +579,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	castls_malloc_init();
 	castls_init_allocators();
 	if (argc > 1 && is_help(argv[1])) {
 		fputs(usage_all(), stdout);
