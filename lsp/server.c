@@ -631,15 +631,26 @@ static void on_watched_files(Server *s, const cJSON *params)
 {
 	const cJSON *c;
 	bool hit[MAX_ROOTS] = {false};
+	int left = 0; /* roots no change has hit yet */
 
+	for (int i = 0; i < s->pools.nroots; i++)
+		left += !s->pools.roots[i]->removed;
+	/* Resolving a path takes a system call per component, on the loop:
+	 * a branch switch sends hundreds a notification. One change is
+	 * all a root needs. */
 	cJSON_ArrayForEach(c, get(params, "changes"))
 	{
-		char *path =
-		    lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
-		int r = path ? lsp__root_of_path(s, path, NULL) : -1;
+		char *path;
+		int r;
 
-		if (r >= 0)
+		if (left == 0)
+			break;
+		path = lsp__uri_path_real(cJSON_GetStringValue(get(c, "uri")));
+		r = path ? lsp__root_of_path(s, path, NULL) : -1;
+		if (r >= 0 && !hit[r]) {
 			hit[r] = true;
+			left--;
+		}
 		xfree(path);
 	}
 	/* An incremental scan reads only what changed (stamps), and it

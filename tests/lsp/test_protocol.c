@@ -920,6 +920,51 @@ out:
 	srv_check_end(&s, s.c ? lsp_client_finish(s.c, EXIT_WITHIN_MS) : 0);
 }
 
+/* A file added on disk reaches the index through a watched-file event,
+ * also when the event's first changes lie outside the workspace (a
+ * watcher of the editor's own, a file deleted with its directory). No
+ * request meets the new file's rows before, so nothing else would scan. */
+TEST(protocol_watched_file_event_brings_in_a_new_file)
+{
+	static const char added[] = "def watched_arrival_marker():\n"
+				    "    return 2\n";
+	cJSON *p = NULL, *changes, *ch;
+	char *path = NULL, *uri = NULL;
+	bool indexing;
+	Srv s;
+
+	ASSERT_TRUE(srv_start(&s, "watched"));
+	CHECK_(srv_init(&s) && wait_idle(&s), goto out,
+	       "the first scan did not end");
+	path = join(s.root, "shop/arrived.py");
+	CHECK_(lsp_write_file(path, added, strlen(added)) == 0, goto out,
+	       "cannot write %s", path);
+	EXPECT_TRUE(!search_finds(&s, "watched_arrival_marker", &indexing));
+	uri = srv_uri(&s, "shop/arrived.py");
+	p = cJSON_CreateObject();
+	changes = cJSON_AddArrayToObject(p, "changes");
+	for (int i = 0; i < 3; i++) {
+		ch = cJSON_CreateObject();
+		cJSON_AddStringToObject(
+		    ch, "uri", i < 2 ? "file:///nonexistent/dir/gone.py" : uri);
+		cJSON_AddNumberToObject(ch, "type", i < 2 ? 3 : 1);
+		cJSON_AddItemToArray(changes, ch);
+	}
+	lsp_client_notify(s.c, "workspace/didChangeWatchedFiles", p);
+	CHECK_(wait_idle(&s), goto out, "the scan did not end");
+	EXPECT_TRUE(search_finds(&s, "watched_arrival_marker", &indexing));
+	cJSON_Delete(lsp_client_call(s.c, "shutdown", NULL, LSP_TIMEOUT_MS));
+	lsp_client_notify(s.c, "exit", NULL);
+	xfree(path);
+	xfree(uri);
+	srv_end(&s, 0);
+	return;
+out:
+	xfree(path);
+	xfree(uri);
+	srv_check_end(&s, s.c ? lsp_client_finish(s.c, EXIT_WITHIN_MS) : 0);
+}
+
 /* How many threads of process pid run at nice value nice (Linux keeps
  * one per thread, field 19 of /proc/PID/task/TID/stat); -1 when they
  * cannot be read. */
