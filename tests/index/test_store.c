@@ -271,6 +271,36 @@ TEST(store_put_keeps_unchanged_rows)
 	fixture_close(&f);
 }
 
+/* The pages an index reads sit in the process's page-cache pool, and go
+ * back to it, not to malloc, when a commit of another connection empties
+ * the reader's cache. (This test's process starts SQLite with its first
+ * index_open, as castls does.) */
+TEST(store_page_caches_use_the_pool)
+{
+	Fixture f;
+	IndexDelta d;
+	sqlite3_int64 used = 0, high = 0, after = 0;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "deposit", 10), 1);
+	ASSERT_INT_EQ(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &used,
+				       &high, 0),
+		      SQLITE_OK);
+	EXPECT_TRUE(used > 0);
+	/* Another connection commits; the next read empties the cache,
+	 * reads its pages again, and the pool's count stays bounded. */
+	ASSERT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 1);
+	ASSERT_INT_EQ(ixt_exec(f.db, "UPDATE files SET mtime=7"), SQLITE_OK);
+	EXPECT_INT_EQ(search_n(f.ix, "deposit", 10), 1);
+	ASSERT_INT_EQ(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &after,
+				       &high, 0),
+		      SQLITE_OK);
+	EXPECT_TRUE(after > 0 && after <= high);
+	fixture_close(&f);
+}
+
 /* A buffer whose text the index holds already (opened unmodified, or put
  * back after a scan found its file unchanged) commits nothing: another
  * connection sees no change, and the stamp a scan gave the rows stays. */
