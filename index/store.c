@@ -21,15 +21,17 @@
 
 #include "tokenize.h"
 
+/* A number below, as a string literal in SQL text. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 /* Page cache per connection, KiB: enough to keep the full-text index's
  * hot pages of a large workspace. */
-#define INDEX_CACHE_KIB "16384"
+#define INDEX_CACHE_KIB 16384
 /* Bytes a database page; see open_db. */
-#define INDEX_PAGE_SIZE "16384"
+#define INDEX_PAGE_BYTES 16384
 /* The pages of the process's page-cache pool (sqlite_setup): the caches
  * of four connections (a server's worker threads) at the sizes above. */
-#define POOL_PAGES 4096
-#define POOL_PAGE_BYTES 16384
+#define POOL_PAGES (4 * INDEX_CACHE_KIB / (INDEX_PAGE_BYTES / 1024))
 
 /* ---------------------------------------------------------------------- *
  * Schema
@@ -693,7 +695,7 @@ static int open_db(Index *ix)
 	 * writes of a first scan touch fewer pages. It only takes on a new
 	 * file, before the switch to WAL writes the header. */
 	if (version == 0 &&
-	    (err = exec(ix, "PRAGMA page_size=" INDEX_PAGE_SIZE)))
+	    (err = exec(ix, "PRAGMA page_size=" STR(INDEX_PAGE_BYTES))))
 		return err;
 	/* A new file that this connection scans alone starts where a first
 	 * scan's bulk writes want it (index__bulk): in the rollback journal,
@@ -706,7 +708,7 @@ static int open_db(Index *ix)
 		return err;
 	if ((err = exec(ix, ix->bulk_journal ? "PRAGMA synchronous=OFF"
 					     : "PRAGMA synchronous=NORMAL")) ||
-	    (err = exec(ix, "PRAGMA cache_size=-" INDEX_CACHE_KIB)))
+	    (err = exec(ix, "PRAGMA cache_size=-" STR(INDEX_CACHE_KIB))))
 		return err;
 	/* Before the schema: its full-text table names the tokenizer. */
 	if (code_tokenizer_register(ix->db) || index__bm25_register(ix->db))
@@ -810,7 +812,7 @@ static void sqlite_setup(void)
 
 	if (sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK)
 		return;
-	slot = (POOL_PAGE_BYTES + (size_t)hdr + 7) & ~(size_t)7;
+	slot = (INDEX_PAGE_BYTES + (size_t)hdr + 7) & ~(size_t)7;
 	len = slot * POOL_PAGES;
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
