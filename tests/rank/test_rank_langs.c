@@ -744,21 +744,17 @@ TEST(overload_in_an_included_header_cpp)
 					"\treturn map + key;\n}\n}\n"},
 	    {NULL, NULL},
 	};
-	RankResult r;
 	Ws w;
-	int i;
 
 	ws_open_many(&w, files, 6, "include/other", ".hpp",
 		     "template <class T>\nT get(T x)\n{\n\treturn x;\n}\n");
-	rank_at(&w, "include/graph/search.hpp",
-		"#include \"props.hpp\"\n\nnamespace graph {\n"
-		"int color(int map, int v)\n{\n\treturn get(map, v);\n}\n\n"
-		"int search(int map, int v)\n{\n\t" CURSOR "\n}\n}\n",
-		4000, &r);
-	i = find(&r, "include/graph/props.hpp", "gp::get");
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(r.items[i].signals.import);
-	rank_result_free(&r);
+	expect_ahead_in(
+	    &w, "include/graph/search.hpp",
+	    "#include \"props.hpp\"\n\nnamespace graph {\n"
+	    "int color(int map, int v)\n{\n\treturn get(map, v);\n}\n\n"
+	    "int search(int map, int v)\n{\n\t" CURSOR "\n}\n}\n",
+	    "include/graph/props.hpp", "gp::get", "include/other/00.hpp", "get",
+	    WANT_IMPORT);
 	ws_close(&w);
 }
 
