@@ -406,6 +406,10 @@ const char *lang_ctor_prefix(Lang lang);
 /* Whether a type's name may start with a small letter, as Go's
  * unexported types do; else a type is named with a capital. */
 bool lang_lower_types(Lang lang);
+/* Whether a member of a type may be written outside the type's body,
+ * named through it (Go's methods by their receiver, C++'s `A::f`): then
+ * the member `T.m` may have a parent other than T. Read from the rows. */
+bool lang_members_apart(Lang lang);
 /* What stands between an object and its member, space-separated:
  * ".", ". ->" for C and C++. */
 const char *lang_member_ops(Lang lang);

@@ -1005,6 +1005,14 @@ const char *lang_member_ops(Lang lang)
 	return m ? m : ".";
 }
 
+bool lang_members_apart(Lang lang)
+{
+	for (const DefRule *d = lang_spec(lang)->defs; d && d->type; d++)
+		if (d->scope_field || d->owner_field)
+			return true;
+	return false;
+}
+
 const char *lang_self_word(Lang lang)
 {
 	const char *w = lang_spec(lang)->self_word;

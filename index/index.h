@@ -301,14 +301,15 @@ int index_spans_named_where(Index *ix, const char *const *names, uint32_t n,
 			    uint32_t per_name, uint32_t scan, IndexKeepFn keep,
 			    void *ctx, IndexSpan **out, uint32_t *nout);
 
-/* The spans named names[i] whose parent span is named classes[i], or
- * whose qualified name ends in classes[i] and the name (a Go method by
- * its receiver, a C++ member defined outside its class): the methods
- * `x.name` may mean when x is a classes[i]. At most per_pair of each
- * pair, in the order of the pairs. Borrows the names. */
+/* The spans named names[i] whose parent span is named classes[i], and
+ * when `apart`, those whose qualified name ends in classes[i] and the
+ * name (a Go method by its receiver, a C++ member defined outside its
+ * class; lang_members_apart says which languages write them): the
+ * methods `x.name` may mean when x is a classes[i]. At most per_pair of
+ * each pair, in the order of the pairs. Borrows the names. */
 int index_members_named_many(Index *ix, const char *const *classes,
 			     const char *const *names, uint32_t n,
-			     uint32_t per_pair, IndexSpan **out,
+			     bool apart, uint32_t per_pair, IndexSpan **out,
 			     uint32_t *nout);
 
 /* The children of each span of ids[0, n), at most per_parent of each in

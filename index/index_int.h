@@ -43,6 +43,7 @@ enum {
 	ST_SPAN_CHAINS,
 	ST_FILE_TEXTS,
 	ST_MEMBERS_MANY,
+	ST_MEMBERS_INSIDE,
 	ST_CHUNK_COUNT, /* search.c */
 	ST_TERM_DF,
 	ST_DATA_VERSION, /* symbols.c */

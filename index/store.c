@@ -84,6 +84,36 @@ static const char schema[] =
  * ST_MEMBERS_MANY. */
 #define QUALIFIED_SCAN "256"
 
+/* The parts of ST_MEMBERS_MANY: m(k, sid) holds pair k's members, by
+ * their parent or by their qualified name; the rest takes up to ?2 of
+ * each pair in the name's order. */
+#define MEMBERS_INSIDE                                                  \
+	" SELECT j.key, c.id FROM json_each(?1) j"                      \
+	" CROSS JOIN spans p ON p.name = json_extract(j.value, '$[0]')" \
+	" CROSS JOIN spans c ON c.parent_id = p.id"                     \
+	" WHERE c.name = json_extract(j.value, '$[1]')"
+#define MEMBERS_QUALIFIED                                            \
+	" SELECT j.key, q.id FROM json_each(?1) j"                   \
+	" CROSS JOIN spans q ON q.id IN (SELECT q2.id FROM spans q2" \
+	" WHERE q2.name = json_extract(j.value, '$[1]')"             \
+	" AND length(q2.qualname) >"                                 \
+	" length(json_extract(j.value, '$[0]')) + length(q2.name)"   \
+	" ORDER BY q2.kind IN " LATE_KINDS ", length(q2.qualname)"   \
+	" LIMIT " QUALIFIED_SCAN ")"                                 \
+	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"                \
+	" json_extract(j.value, '$[0]') || '.' || q.name)"           \
+	" OR ('.' || q.qualname) GLOB ('*[.:]' ||"                   \
+	" json_extract(j.value, '$[0]') || '::' || q.name)"
+#define MEMBERS_RANKED                                      \
+	" SELECT " SPAN_COLUMNS " FROM (SELECT m.k, m.sid," \
+	" row_number() OVER (PARTITION BY m.k"              \
+	" ORDER BY " NAME_ORDER(                            \
+	    s2) ") AS rk"                                   \
+		" FROM m JOIN spans s2 ON s2.id = m.sid) t" \
+		" JOIN spans s ON s.id = t.sid"             \
+		" JOIN files f ON f.id = s.file_id"         \
+		" WHERE t.rk <= ?2 ORDER BY t.k, t.rk"
+
 static const char *const statements[ST_COUNT] = {
     [ST_FILE_GET] =
 	"SELECT id, size, mtime, hash, lang FROM files WHERE path=?",
@@ -191,29 +221,12 @@ static const char *const statements[ST_COUNT] = {
      * class), in the order of the pairs. A member through its class is
      * a few index seeks; a qualified one is looked for among the first
      * QUALIFIED_SCAN spans of the name long enough to be qualified, the
-     * shortest first, as `__init__` has thousands. */
-    [ST_MEMBERS_MANY] =
-	"WITH m(k, sid) AS ("
-	" SELECT j.key, c.id FROM json_each(?1) j"
-	" CROSS JOIN spans p ON p.name = json_extract(j.value, '$[0]')"
-	" CROSS JOIN spans c ON c.parent_id = p.id"
-	" WHERE c.name = json_extract(j.value, '$[1]')"
-	" UNION SELECT j.key, q.id FROM json_each(?1) j"
-	" CROSS JOIN spans q ON q.id IN (SELECT q2.id FROM spans q2"
-	" WHERE q2.name = json_extract(j.value, '$[1]')"
-	" AND length(q2.qualname) >"
-	" length(json_extract(j.value, '$[0]')) + length(q2.name)"
-	" ORDER BY q2.kind IN " LATE_KINDS ", length(q2.qualname)"
-	" LIMIT " QUALIFIED_SCAN ")"
-	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"
-	" json_extract(j.value, '$[0]') || '.' || q.name)"
-	" OR ('.' || q.qualname) GLOB ('*[.:]' ||"
-	" json_extract(j.value, '$[0]') || '::' || q.name))"
-	" SELECT " SPAN_COLUMNS " FROM (SELECT m.k, m.sid,"
-	" row_number() OVER (PARTITION BY m.k ORDER BY " NAME_ORDER(
-	    s2) ") AS rk FROM m JOIN spans s2 ON s2.id = m.sid) t"
-		" JOIN spans s ON s.id = t.sid JOIN files f ON f.id = s.file_id"
-		" WHERE t.rk <= ?2 ORDER BY t.k, t.rk",
+     * shortest first, as `__init__` has thousands: hundreds of row
+     * reads a pair, which ST_MEMBERS_INSIDE leaves out. */
+    [ST_MEMBERS_MANY] = "WITH m(k, sid) AS (" MEMBERS_INSIDE
+			" UNION " MEMBERS_QUALIFIED ")" MEMBERS_RANKED,
+    [ST_MEMBERS_INSIDE] =
+	"WITH m(k, sid) AS (" MEMBERS_INSIDE ")" MEMBERS_RANKED,
     /* UNION, not UNION ALL: a span shared by two chains is read once,
      * and a corrupt cycle of parents ends. */
     [ST_SPAN_CHAINS] =

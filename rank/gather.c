@@ -693,6 +693,17 @@ static void gather_imported(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* Whether a language the cursor's code can use writes members outside
+ * their types: only then are they looked for by qualified name, which
+ * costs hundreds of row reads a receiver in a large index. */
+static bool members_apart(Lang user)
+{
+	for (int l = 0; l < LANG_COUNT; l++)
+		if (lang_can_use(user, (Lang)l) && lang_members_apart((Lang)l))
+			return true;
+	return false;
+}
+
 /* The methods called on receivers of a known type: `x.delete()` for x a
  * Collector is Collector.delete, whatever else defines a delete. */
 static void gather_receivers(Where *w, int r, Index *ix)
@@ -706,7 +717,8 @@ static void gather_receivers(Where *w, int r, Index *ix)
 		names[i] = w->recv[i].name;
 	}
 	if (index_members_named_many(ix, cls, names, (uint32_t)w->nrecv,
-				     RECEIVER_DEFS, &sp, &n))
+				     members_apart(w->q->lang), RECEIVER_DEFS,
+				     &sp, &n))
 		return;
 	for (uint32_t j = 0; j < n; j++) {
 		double m = rank__mention(w->ids, w->nids, sp[j].name), s = 0;

@@ -409,3 +409,19 @@ TEST(typed_names_new_languages)
 		     "u:std::make_unique<Shape> call\n"
 		     "p:std::unique_ptr<Shape>\n");
 }
+
+/* Members written outside their type's body come from the rows that name
+ * an owner or a scope: Go's methods and C++'s `A::f`. A Rust impl block
+ * and the other languages' classes hold their members. */
+TEST(lang_members_apart_from_rows)
+{
+	EXPECT_TRUE(lang_members_apart(LANG_GO));
+	EXPECT_TRUE(lang_members_apart(LANG_CPP));
+	EXPECT_TRUE(!lang_members_apart(LANG_PYTHON));
+	EXPECT_TRUE(!lang_members_apart(LANG_TYPESCRIPT));
+	EXPECT_TRUE(!lang_members_apart(LANG_JAVASCRIPT));
+	EXPECT_TRUE(!lang_members_apart(LANG_RUST));
+	EXPECT_TRUE(!lang_members_apart(LANG_JAVA));
+	EXPECT_TRUE(!lang_members_apart(LANG_C));
+	EXPECT_TRUE(!lang_members_apart(LANG_MARKDOWN));
+}

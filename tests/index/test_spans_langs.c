@@ -145,14 +145,16 @@ TEST(spans_rust_trait_impl)
 	fx_close(&f);
 }
 
-/* "qualname path" of the members named name of class cls, one a line. */
-static char *members(Fx *f, const char *cls, const char *name)
+/* "qualname path" of the members named name of class cls, one a line;
+ * apart: also those written outside the class. */
+static char *members(Fx *f, const char *cls, const char *name, bool apart)
 {
 	IndexSpan *sp;
 	uint32_t n;
 	Buf b = {0};
 
-	if (index_members_named_many(f->ix, &cls, &name, 1, 10, &sp, &n) != 0)
+	if (index_members_named_many(f->ix, &cls, &name, 1, apart, 10, &sp,
+				     &n) != 0)
 		return xstrdup("(error)");
 	for (uint32_t i = 0; i < n; i++)
 		buf_printf(&b, "%s %s\n", sp[i].qualname, sp[i].path);
@@ -161,7 +163,9 @@ static char *members(Fx *f, const char *cls, const char *name)
 }
 
 #define EXPECT_MEMBERS(f, cls, name, want) \
-	EXPECT_TEXT(members(f, cls, name), want)
+	EXPECT_TEXT(members(f, cls, name, true), want)
+#define EXPECT_MEMBERS_INSIDE(f, cls, name, want) \
+	EXPECT_TEXT(members(f, cls, name, false), want)
 
 /* A method is a member of its receiver's type or its qualifier's class
  * by name, with no parent span: `s.Put` for an s of type Store finds
@@ -183,5 +187,13 @@ TEST(members_by_qualified_name)
 		       "ui::Widget::bounds cpp/widget.hpp\n");
 	EXPECT_MEMBERS(&f, "Circle", "area", "Circle::area rust/shapes.rs\n");
 	EXPECT_MEMBERS(&f, "tore", "Put", "");
+	/* Without `apart`, only members inside their type's body (Rust's
+	 * impl block is one): not Go's method by its receiver, nor C++'s
+	 * definition by its qualifier, only its declaration in the class. */
+	EXPECT_MEMBERS_INSIDE(&f, "Store", "Put", "");
+	EXPECT_MEMBERS_INSIDE(&f, "Widget", "bounds",
+			      "ui::Widget::bounds cpp/widget.hpp\n");
+	EXPECT_MEMBERS_INSIDE(&f, "Circle", "area",
+			      "Circle::area rust/shapes.rs\n");
 	fx_close(&f);
 }
