@@ -308,8 +308,8 @@ int index_spans_named_where(Index *ix, const char *const *names, uint32_t n,
  * methods `x.name` may mean when x is a classes[i]. At most per_pair of
  * each pair, in the order of the pairs. Borrows the names. */
 int index_members_named_many(Index *ix, const char *const *classes,
-			     const char *const *names, uint32_t n,
-			     bool apart, uint32_t per_pair, IndexSpan **out,
+			     const char *const *names, uint32_t n, bool apart,
+			     uint32_t per_pair, IndexSpan **out,
 			     uint32_t *nout);
 
 /* The children of each span of ids[0, n), at most per_parent of each in

@@ -838,9 +838,8 @@ int index_spans_named_where(Index *ix, const char *const *names, uint32_t n,
 }
 
 int index_members_named_many(Index *ix, const char *const *classes,
-			     const char *const *names, uint32_t n,
-			     bool apart, uint32_t per_pair, IndexSpan **out,
-			     uint32_t *nout)
+			     const char *const *names, uint32_t n, bool apart,
+			     uint32_t per_pair, IndexSpan **out, uint32_t *nout)
 {
 	Buf b = {0};
 	int err;
@@ -860,11 +859,10 @@ int index_members_named_many(Index *ix, const char *const *classes,
 		buf_puts(&b, "]");
 	}
 	buf_puts(&b, "]");
-	err = spans_from_json(ix, apart ? ST_MEMBERS_MANY : ST_MEMBERS_INSIDE,
-			      &b,
-			      per_pair > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX
-							  : per_pair,
-			      out, nout);
+	err = spans_from_json(
+	    ix, apart ? ST_MEMBERS_MANY : ST_MEMBERS_INSIDE, &b,
+	    per_pair > INDEX_SEARCH_MAX ? INDEX_SEARCH_MAX : per_pair, out,
+	    nout);
 	buf_free(&b);
 	return err;
 }
