@@ -277,12 +277,16 @@ static size_t body_indent(const char *t, const char **at)
 
 /* Replaces a class's clipped text by its outline: its first lines up to
  * its first member (OUTLINE_LEAD at most), then each member's header, as
- * many as RANK_ITEM_LINES allow. */
+ * many as RANK_ITEM_LINES allow. Its range runs from the class's first
+ * line to the last header shown that starts within OUTLINE_SPAN lines of
+ * it: a short class's outline stands for the class, signatures and all
+ * (`new E(...)` needs the constructor's), while the range of a long
+ * one's stops there, though its text lists more. */
 static void outline(const Packer *pk, Cand *c)
 {
 	Member m[RANK_ITEM_LINES];
 	uint32_t n = members_of(pk, c, m, RANK_ITEM_LINES), lead, shown = 0;
-	uint32_t first = 0;
+	uint32_t first = 0, last = 0;
 	const char *t = c->text, *ind;
 	size_t indent = body_indent(t, &ind);
 	Buf b = {0};
@@ -310,6 +314,9 @@ static void outline(const Packer *pk, Cand *c)
 		const char *h = m[i].header;
 		size_t len = strlen(h);
 
+		if (m[i].lines.start < c->lines.start + OUTLINE_SPAN)
+			last = m[i].lines.start;
+
 		while (len && is_space_byte((unsigned char)h[len - 1]))
 			len--;
 		buf_append(&b, ind, indent);
@@ -322,9 +329,9 @@ static void outline(const Packer *pk, Cand *c)
 	xfree(c->text);
 	c->text = buf_take(&b);
 	c->clipped = c->outlined = true;
-	/* The range is of the lines shown whole: the members' headers are
-	 * a summary of the rest. */
-	c->lines.end = c->lines.start + lead - 1;
+	c->lines.end = c->whole_end = c->lines.start + lead - 1;
+	if (last > c->lines.end)
+		c->lines.end = last;
 }
 
 /* ---------------------------------------------------------------------- *
@@ -491,18 +498,56 @@ void rank__item_clear(RankItem *it)
 	memset(it, 0, sizeof(*it));
 }
 
+/* The last line c shows whole: of an outline, the end of its lead. */
+static uint32_t whole_end(const Cand *c)
+{
+	return c->outlined ? c->whole_end : c->lines.end;
+}
+
+/* Whether both are items of one file's lines. */
+static bool same_file(const Cand *c, const Cand *d)
+{
+	return c->root == d->root && strcmp(c->path, d->path) == 0;
+}
+
+/* Whether an item taken shows a line c shows whole. An outline's member
+ * headers do not count: a member whose header it lists is still worth
+ * showing in full (a base's method the one being written overrides). */
 static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
 {
 	for (uint32_t k = 0; k < upto; k++) {
 		const Cand *d = &cs->c[k];
 
-		if (d->taken && d->root == c->root &&
-		    d->lines.start <= c->lines.end &&
-		    c->lines.start <= d->lines.end &&
-		    strcmp(d->path, c->path) == 0)
+		if (d->taken && d->lines.start <= whole_end(c) &&
+		    c->lines.start <= whole_end(d) && same_file(c, d))
 			return true;
 	}
 	return false;
+}
+
+/* Outline o's range ends before item in, which starts among the lines
+ * o's member headers stand for. */
+static void outline_yield(Cand *o, const Cand *in, RankResult *out)
+{
+	if (!o->outlined || in->lines.start <= o->whole_end ||
+	    in->lines.start > o->lines.end)
+		return;
+	o->lines.end = in->lines.start - 1;
+	out->items[o->item].lines.end = o->lines.end;
+}
+
+/* No line is in two items: an outline's range ends before the first item
+ * of its other lines, whichever was taken first. c is taken now. */
+static void outlines_yield(Cands *cs, Cand *c, RankResult *out)
+{
+	for (uint32_t k = 0; k < cs->n; k++) {
+		Cand *d = &cs->c[k];
+
+		if (d == c || !d->taken || !same_file(c, d))
+			continue;
+		outline_yield(d, c, out);
+		outline_yield(c, d, out);
+	}
 }
 
 /* The length of path without its extension: a module's source, its
@@ -610,8 +655,9 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 		return false;
 	}
 	out->used += it->tokens;
-	out->nitems++;
+	c->item = out->nitems++;
 	c->taken = true;
+	outlines_yield(cs, c, out);
 	return true;
 }
 

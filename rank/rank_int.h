@@ -68,6 +68,7 @@
 #define OUTLINE_LEAD                                                     \
 	12		/* lines of a class shown whole, at most, before \
 			 * its outline lists its other members */
+#define OUTLINE_SPAN 40 /* lines an outline's range stands for, at most */
 #define RECEIVER_DEFS 4 /* definitions of each looked up */
 
 /* The names the rest of the buffer uses: read within FILE_LINES of the
@@ -285,6 +286,8 @@ typedef struct {
 			     * through it near the cursor (`M.name`) */
 	char defined[160];  /* the names the cursor uses, comma-separated */
 	char joined[160];   /* the siblings joined to it, comma-separated */
+	uint32_t whole_end; /* outlined: the last line of its lead */
+	uint32_t item;	    /* taken: its index among the items */
 } Cand;
 
 typedef struct {

@@ -230,7 +230,7 @@ TEST(member_of_base_class_found_by_name)
 	};
 	Ws w;
 	RankResult r;
-	int base, other;
+	int base, other, cls;
 
 	ws_open(&w, files);
 	rank_at(&w, "shapes/circle.py",
@@ -241,9 +241,16 @@ TEST(member_of_base_class_found_by_name)
 		2000, &r);
 	base = find(&r, "shapes/base.py", "Shape.describe");
 	other = find(&r, "shapes/label.py", "Label.describe");
+	cls = find(&r, "shapes/base.py", "Shape");
 	ASSERT_TRUE(base >= 0);
 	EXPECT_TRUE(r.items[base].signals.member);
 	EXPECT_TRUE(other < 0 || base < other);
+	/* The class's outline lists describe's header, but the method is
+	 * shown whole beside it: the outline's range ends before it. */
+	ASSERT_TRUE(cls >= 0);
+	EXPECT_TRUE(strstr(r.items[cls].text, "an outline"));
+	EXPECT_TRUE(strstr(r.items[cls].text, "    def describe(self):\n"));
+	EXPECT_TRUE(r.items[cls].lines.end < r.items[base].lines.start);
 	rank_result_free(&r);
 	ws_close(&w);
 }
@@ -1124,6 +1131,7 @@ TEST(class_outline)
 	Ws w;
 	RankResult r;
 	int i;
+	uint32_t end;
 	const char *t;
 
 	buf_puts(&big, "class Store:\n"
@@ -1158,9 +1166,22 @@ TEST(class_outline)
 	EXPECT_TRUE(strstr(t, "    def op_11(self, key, value=None):\n"));
 	EXPECT_TRUE(strstr(t, "# ... an outline: the bodies are left out\n"));
 	EXPECT_TRUE(strstr(t, "key = key + 1") == NULL);
-	/* The range is of the lines shown whole. */
+	/* The range runs to the last header shown within OUTLINE_SPAN (40)
+	 * lines of the class, op_3's at line 33 (not op_4's at 42, though
+	 * the text lists them all), or ends before another item of the
+	 * file: no line is in two items. */
 	EXPECT_INT_EQ(r.items[i].lines.start, 0);
-	EXPECT_INT_EQ(r.items[i].lines.end, 4);
+	end = 33;
+	for (uint32_t k = 0; k < r.nitems; k++)
+		if ((int)k != i &&
+		    strcmp(r.items[k].path, "lib/store.py") == 0 &&
+		    r.items[k].lines.start > 4 && r.items[k].lines.start <= end)
+			end = r.items[k].lines.start - 1;
+	EXPECT_INT_EQ(r.items[i].lines.end, end);
+	for (uint32_t k = 0; k < r.nitems; k++)
+		EXPECT_TRUE((int)k == i ||
+			    strcmp(r.items[k].path, "lib/store.py") != 0 ||
+			    r.items[k].lines.start > r.items[i].lines.end);
 	rank_result_free(&r);
 	buf_free(&big);
 	ws_close(&w);
