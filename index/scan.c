@@ -825,18 +825,61 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
 #define COMPACT_MIN 256
 #define COMPACT_PAGES 64
 #define COMPACT_TXN_MS 250
+/* A merge into one segment is a new level of FTS5's structure each time
+ * it starts while segments lie on more than one level, as they do after
+ * every write, and SQLite 3.40 never takes a level away: past 2,000 the
+ * table reads as corrupt. Typing all through a compaction made it start
+ * over at each step: 2,001 levels within a minute of bench-scale's soak.
+ * So a compaction gives up after COMPACT_YIELDS buffer writes let
+ * through (the next scan goes on), and once the structure has
+ * COMPACT_LEVELS levels, it merges like FTS5's own automerge does (like
+ * segments of one level, no new levels but at the top) for good. */
+#define COMPACT_YIELDS 8
+#define COMPACT_LEVELS 1024
+#define FTS_STRUCTURE_ROWID 10 /* FTS5's structure record */
+
+/* The number of levels of the full-text index's structure record (after
+ * its 4-byte cookie, a varint), or -1 when it cannot be read. */
+static int64_t fts_levels(Index *ix)
+{
+	sqlite3_stmt *s;
+	const unsigned char *b;
+	int64_t v = -1;
+	int n;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT block FROM chunks_fts_data WHERE id=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int(s, 1, FTS_STRUCTURE_ROWID);
+	if (sqlite3_step(s) == SQLITE_ROW && (b = sqlite3_column_blob(s, 0)) &&
+	    (n = sqlite3_column_bytes(s, 0)) > 4) {
+		v = 0;
+		for (int i = 4; i < n && i < 13; i++) {
+			v = (v << 7) | (b[i] & 0x7f);
+			if (!(b[i] & 0x80))
+				break;
+		}
+	}
+	sqlite3_finalize(s);
+	return v;
+}
 
 static int compact(Walk *w, long long written)
 {
 	Index *ix = w->ix;
 	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t began = 0, before;
+	int64_t began = 0, before, levels;
 	bool more = true, wanted;
-	int err = 0;
+	int err = 0, yields = 0;
 
 	if (written < COMPACT_MIN || written < (long long)w->n / 16)
 		return 0;
-	sqlite3_bind_int(s, 1, -COMPACT_PAGES);
+	levels = fts_levels(ix);
+	sqlite3_bind_int(s, 1,
+			 levels >= 0 && levels < COMPACT_LEVELS
+			     ? -COMPACT_PAGES
+			     : COMPACT_PAGES);
 	while (!err && more) {
 		if (w->cancel && *w->cancel)
 			break; /* the next scan finishes it */
@@ -854,8 +897,11 @@ static int compact(Walk *w, long long written)
 		if (!err && (!more || wanted ||
 			     index__clock_ms() - began >= COMPACT_TXN_MS)) {
 			err = index__commit(ix);
-			if (!err && wanted)
+			if (!err && wanted) {
 				let_through(ix);
+				if (++yields == COMPACT_YIELDS)
+					break; /* the next scan goes on */
+			}
 		}
 	}
 	if (ix->in_txn)

@@ -1346,6 +1346,70 @@ TEST(scan_compacts_the_full_text_index_after_much_writing)
 	fixture_close(&f);
 }
 
+/* The levels of the full-text index's structure record: the varint
+ * after its 4-byte cookie. */
+static long long fts_levels(Fixture *f)
+{
+	sqlite3_stmt *s;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(fdb(f),
+			       "SELECT block FROM chunks_fts_data WHERE id=10",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const unsigned char *b = sqlite3_column_blob(s, 0);
+		int n = sqlite3_column_bytes(s, 0);
+
+		v = 0;
+		for (int i = 4; b && i < n && i < 13; i++) {
+			v = (v << 7) | (b[i] & 0x7f);
+			if (!(b[i] & 0x80))
+				break;
+		}
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* SQLite 3.40's FTS5 adds a level to its structure each time a merge into
+ * one segment starts while segments lie on several levels, and reads a
+ * structure of over 2,000 levels as corrupt. Past 1,024 levels a
+ * compaction merges without adding levels, and the index stays whole. */
+TEST(scan_compaction_adds_no_levels_past_a_thousand)
+{
+	enum { FILES = 300 };
+	static const char *const again[] = {
+	    "INSERT INTO chunks_fts(chunks_fts, rowid, text, names, path)"
+	    " SELECT 'delete', id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(rowid, text, names, path)"
+	    " SELECT id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', -1)"};
+	Fixture f;
+	long long before;
+
+	fixture_init(&f);
+	write_modules(&f, FILES, "alpha");
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	EXPECT_INT_EQ(rescan(&f).indexed, FILES);
+	/* A chunk's postings written again (segments on level 0), then a
+	 * step of a merge into one segment (a new level), until past 1,024
+	 * levels. */
+	while ((before = fts_levels(&f)) >= 0 && before <= 1100)
+		for (int k = 0; k < 3; k++)
+			ASSERT_INT_EQ(ixt_exec(fdb(&f), again[k]), 0);
+	EXPECT_TRUE(before > 1024 && before < 2000);
+	write_modules(&f, FILES, "beta");
+	EXPECT_INT_EQ(rescan(&f).indexed, FILES);
+	EXPECT_INT_EQ(fts_levels(&f), before);
+	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	EXPECT_INT_EQ(fts_count(&f, "beta"), FILES);
+	EXPECT_INT_EQ(fts_count(&f, "alpha"), 0);
+	fixture_close(&f);
+}
+
 /* ---------------------------------------------------------------------- *
  * A scan gives way to a waiting writer
  * ---------------------------------------------------------------------- */
