@@ -90,11 +90,11 @@ static char *named_sorted(Fx *f, const char *name)
 }
 
 /* Checks the text an expression returns (the caller's to xfree). */
-#define EXPECT_TEXT(expr, want)            \
-	do {                               \
-		char *got_ = (expr);       \
-		EXPECT_STR_EQ(got_, want); \
-		xfree(got_);               \
+#define EXPECT_TEXT(expr, want)              \
+	do {                                 \
+		char *got_ = (expr);         \
+		EXPECT_STR_EQ(got_, want);   \
+		xfree(got_);                 \
 	} while (0)
 
 #define EXPECT_NAMED(f, name, want) EXPECT_TEXT(named(f, name), want)
@@ -111,15 +111,15 @@ TEST(spans_go_receiver_in_another_file)
 	EXPECT_NAMED(&f, "Store", "Store go/store.go class\n");
 	EXPECT_NAMED(&f, "Put", "Store.Put go/store_methods.go method\n");
 	/* The interface's method and the type's, both under their owner. */
-	EXPECT_NAMED(&f, "Get",
-		     "Store.Get go/store_methods.go method\n"
-		     "Getter.Get go/store.go method\n");
+	EXPECT_NAMED(&f, "Get", "Store.Get go/store_methods.go method\n"
+				"Getter.Get go/store.go method\n");
 	fx_close(&f);
 }
 
 TEST(spans_cpp_declared_and_defined)
 {
-	static const char *const files[] = {"cpp/widget.hpp", "cpp/widget.cpp"};
+	static const char *const files[] = {"cpp/widget.hpp",
+					    "cpp/widget.cpp"};
 	Fx f;
 
 	fx_open(&f, files, 2);
@@ -139,10 +139,9 @@ TEST(spans_rust_trait_impl)
 	Fx f;
 
 	fx_open(&f, files, 1);
-	EXPECT_NAMED(&f, "area",
-		     "Rect::area rust/shapes.rs method\n"
-		     "Shape::area rust/shapes.rs method\n"
-		     "Circle::area rust/shapes.rs method\n");
+	EXPECT_NAMED(&f, "area", "Rect::area rust/shapes.rs method\n"
+				 "Shape::area rust/shapes.rs method\n"
+				 "Circle::area rust/shapes.rs method\n");
 	fx_close(&f);
 }
 
@@ -176,8 +175,8 @@ static char *members(Fx *f, const char *cls, const char *name, bool apart)
 TEST(members_by_qualified_name)
 {
 	static const char *const files[] = {
-	    "go/store.go", "go/store_methods.go", "cpp/widget.hpp",
-	    "cpp/widget.cpp", "rust/shapes.rs"};
+		"go/store.go", "go/store_methods.go", "cpp/widget.hpp",
+		"cpp/widget.cpp", "rust/shapes.rs"};
 	Fx f;
 
 	fx_open(&f, files, 5);
