@@ -1085,6 +1085,52 @@ TEST(store_open_rebuilds_truncated_index)
 	fixture_close(&f);
 }
 
+/* An index whose full-text structure went past FTS5's 2,000 levels
+ * (compactions under typing made one before e08853f) fails every write:
+ * opening it again rebuilds it, as SQLite finds it corrupt. */
+TEST(store_open_rebuilds_a_full_text_index_past_its_levels)
+{
+	static const char *const again[] = {
+	    "INSERT INTO chunks_fts(chunks_fts, rowid, text, names, path)"
+	    " SELECT 'delete', id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(rowid, text, names, path)"
+	    " SELECT id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', -1)"};
+	Fixture f;
+	bool broken = false;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	for (int i = 0; i < 300; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "gen/m%03d.py", i);
+		ixt_write(f.root, rel, i % 2 ? ledger_v1 : ledger_v2);
+	}
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 300);
+	/* A merge step each time a chunk's postings were written again: a
+	 * level each, until SQLite calls the table corrupt. */
+	q_int(&f, "SELECT 1");
+	for (int i = 0; i < 3000 && !broken; i++)
+		for (int k = 0; k < 3 && !broken; k++)
+			broken = ixt_exec(f.db, again[k]) != 0;
+	EXPECT_TRUE(broken);
+	index_close(f.ix);
+	f.ix = NULL;
+	sqlite3_close(f.db);
+	f.db = NULL;
+
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 0);
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
+	EXPECT_INT_EQ(status_files(f.ix), 300);
+	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	fixture_close(&f);
+}
+
 TEST(store_open_rebuilds_other_schema_version)
 {
 	Fixture f;
