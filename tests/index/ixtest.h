@@ -223,6 +223,27 @@ static inline int ixt_exec(sqlite3 *db, const char *sql)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
+/* Writes the full-text postings of the first chunk again (new segments
+ * on level 0), then takes one step of a merge into one segment: with
+ * SQLite 3.40's FTS5 a new level of its structure each time, until past
+ * 2,000 it reads as corrupt. Returns the first SQLite error, or 0. */
+static inline int ixt_fts_add_level(sqlite3 *db)
+{
+	static const char *const again[] = {
+	    "INSERT INTO chunks_fts(chunks_fts, rowid, text, names, path)"
+	    " SELECT 'delete', id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(rowid, text, names, path)"
+	    " SELECT id, text, names, path FROM chunks_doc"
+	    " WHERE id = (SELECT min(id) FROM chunks)",
+	    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', -1)"};
+	int rc = 0;
+
+	for (int k = 0; k < 3 && !rc; k++)
+		rc = ixt_exec(db, again[k]);
+	return rc;
+}
+
 /* The real castls binary, from $CASTLS_BIN (CTest sets it), else the
  * one in the build directory. */
 static inline const char *ixt_castls_bin(void)

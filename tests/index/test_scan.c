@@ -1379,14 +1379,6 @@ static long long fts_levels(Fixture *f)
 TEST(scan_compaction_adds_no_levels_past_a_thousand)
 {
 	enum { FILES = 300 };
-	static const char *const again[] = {
-	    "INSERT INTO chunks_fts(chunks_fts, rowid, text, names, path)"
-	    " SELECT 'delete', id, text, names, path FROM chunks_doc"
-	    " WHERE id = (SELECT min(id) FROM chunks)",
-	    "INSERT INTO chunks_fts(rowid, text, names, path)"
-	    " SELECT id, text, names, path FROM chunks_doc"
-	    " WHERE id = (SELECT min(id) FROM chunks)",
-	    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', -1)"};
 	Fixture f;
 	long long before;
 
@@ -1398,8 +1390,7 @@ TEST(scan_compaction_adds_no_levels_past_a_thousand)
 	 * step of a merge into one segment (a new level), until past 1,024
 	 * levels. */
 	while ((before = fts_levels(&f)) >= 0 && before <= 1100)
-		for (int k = 0; k < 3; k++)
-			ASSERT_INT_EQ(ixt_exec(fdb(&f), again[k]), 0);
+		ASSERT_INT_EQ(ixt_fts_add_level(fdb(&f)), 0);
 	EXPECT_TRUE(before > 1024 && before < 2000);
 	write_modules(&f, FILES, "beta");
 	EXPECT_INT_EQ(rescan(&f).indexed, FILES);

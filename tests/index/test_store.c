@@ -1025,6 +1025,17 @@ static void fill_and_scan(Fixture *f, uint32_t want_files)
 	expect_counts_agree(f->ix, &s);
 }
 
+/* Writes n files gen/m<i>.py, the two ledgers in turn. */
+static void write_ledgers(Fixture *f, int n)
+{
+	char rel[32];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "gen/m%03d.py", i);
+		ixt_write(f->root, rel, i % 2 ? ledger_v1 : ledger_v2);
+	}
+}
+
 static uint32_t status_files(Index *ix)
 {
 	IndexStatus s;
@@ -1055,12 +1066,7 @@ TEST(store_open_rebuilds_truncated_index)
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
 	/* Enough rows that half the file holds live b-tree pages. */
-	for (int i = 0; i < 40; i++) {
-		char rel[32];
-
-		snprintf(rel, sizeof(rel), "gen/m%02d.py", i);
-		ixt_write(f.root, rel, i % 2 ? ledger_v1 : ledger_v2);
-	}
+	write_ledgers(&f, 40);
 	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
 	EXPECT_INT_EQ(status_files(f.ix), 40);
 	index_close(f.ix);
@@ -1090,33 +1096,19 @@ TEST(store_open_rebuilds_truncated_index)
  * opening it again rebuilds it, as SQLite finds it corrupt. */
 TEST(store_open_rebuilds_a_full_text_index_past_its_levels)
 {
-	static const char *const again[] = {
-	    "INSERT INTO chunks_fts(chunks_fts, rowid, text, names, path)"
-	    " SELECT 'delete', id, text, names, path FROM chunks_doc"
-	    " WHERE id = (SELECT min(id) FROM chunks)",
-	    "INSERT INTO chunks_fts(rowid, text, names, path)"
-	    " SELECT id, text, names, path FROM chunks_doc"
-	    " WHERE id = (SELECT min(id) FROM chunks)",
-	    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', -1)"};
 	Fixture f;
 	bool broken = false;
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
-	for (int i = 0; i < 300; i++) {
-		char rel[32];
-
-		snprintf(rel, sizeof(rel), "gen/m%03d.py", i);
-		ixt_write(f.root, rel, i % 2 ? ledger_v1 : ledger_v2);
-	}
+	write_ledgers(&f, 300);
 	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
 	EXPECT_INT_EQ(status_files(f.ix), 300);
 	/* A merge step each time a chunk's postings were written again: a
 	 * level each, until SQLite calls the table corrupt. */
 	q_int(&f, "SELECT 1");
 	for (int i = 0; i < 3000 && !broken; i++)
-		for (int k = 0; k < 3 && !broken; k++)
-			broken = ixt_exec(f.db, again[k]) != 0;
+		broken = ixt_fts_add_level(f.db) != 0;
 	EXPECT_TRUE(broken);
 	index_close(f.ix);
 	f.ix = NULL;
