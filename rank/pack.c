@@ -588,8 +588,7 @@ static uint32_t taken_from(const Cands *cs, uint32_t upto, const Cand *c)
 	uint32_t n = 0;
 
 	for (uint32_t k = 0; k < upto; k++)
-		n += cs->c[k].taken && cs->c[k].root == c->root &&
-		     strcmp(cs->c[k].path, c->path) == 0;
+		n += cs->c[k].taken && same_file(&cs->c[k], c);
 	return n;
 }
 
