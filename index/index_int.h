@@ -34,7 +34,8 @@ enum {
 	ST_FTS_INSERT,
 	ST_FTS_DELETE,
 	ST_META_PUT,
-	ST_FTS_MERGE,	     /* scan.c: compaction */
+	ST_FTS_MERGE, /* scan.c: compaction */
+	ST_FTS_STRUCTURE,
 	ST_SPAN_GET,	     /* symbols.c: the columns of SPAN_COLUMNS */
 	ST_DEFINITIONS,	     /* symbols.c: HIT_COLUMNS, qualname, text */
 	ST_SPANS_NAMED_MANY, /* symbols.c: the batched lookups */

@@ -836,22 +836,16 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
  * segments of one level, no new levels but at the top) for good. */
 #define COMPACT_YIELDS 8
 #define COMPACT_LEVELS 1024
-#define FTS_STRUCTURE_ROWID 10 /* FTS5's structure record */
 
 /* The number of levels of the full-text index's structure record (after
  * its 4-byte cookie, a varint), or -1 when it cannot be read. */
 static int64_t fts_levels(Index *ix)
 {
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = index__stmt(ix, ST_FTS_STRUCTURE);
 	const unsigned char *b;
 	int64_t v = -1;
 	int n;
 
-	if (sqlite3_prepare_v2(ix->db,
-			       "SELECT block FROM chunks_fts_data WHERE id=?",
-			       -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int(s, 1, FTS_STRUCTURE_ROWID);
 	if (sqlite3_step(s) == SQLITE_ROW && (b = sqlite3_column_blob(s, 0)) &&
 	    (n = sqlite3_column_bytes(s, 0)) > 4) {
 		v = 0;
@@ -861,7 +855,7 @@ static int64_t fts_levels(Index *ix)
 				break;
 		}
 	}
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
 	return v;
 }
 
