@@ -207,6 +207,8 @@ static void gather_live(Where *w)
 			c->member =
 			    sp->parent == w->cls || rank__is_base(w, up->name);
 			c->other_class = !c->member;
+			c->overrides = w->own && overridden(w, up) &&
+				       strcmp(sp->name, w->own) == 0;
 		}
 	}
 }
@@ -801,8 +803,11 @@ static void gather_bases(Where *w, int r, Index *ix)
 					set_mention(c, kid->name, m);
 				else
 					c = find_span(&w->cs, r, kid->id);
-				if (c)
-					c->member = true;
+				if (!c)
+					continue;
+				c->member = true;
+				c->overrides = b != w->owner && w->own &&
+					       strcmp(kid->name, w->own) == 0;
 			}
 		}
 	}

@@ -510,16 +510,19 @@ static bool same_file(const Cand *c, const Cand *d)
 	return c->root == d->root && strcmp(c->path, d->path) == 0;
 }
 
-/* Whether an item taken shows a line c shows whole. An outline's member
- * headers do not count: a member whose header it lists is still worth
- * showing in full (a base's method the one being written overrides). */
+/* Whether an item taken holds a line c shows whole. An outline holds
+ * the lines of the member headers it lists: an item among them, ranked
+ * below it, would add a body to a signature already shown, unless it is
+ * the method the one being written overrides. Those of c do not count:
+ * it yields them (outline_yield). */
 static bool overlaps_taken(const Cands *cs, uint32_t upto, const Cand *c)
 {
 	for (uint32_t k = 0; k < upto; k++) {
 		const Cand *d = &cs->c[k];
+		uint32_t end = c->overrides ? whole_end(d) : d->lines.end;
 
 		if (d->taken && d->lines.start <= whole_end(c) &&
-		    c->lines.start <= whole_end(d) && same_file(c, d))
+		    c->lines.start <= end && same_file(c, d))
 			return true;
 	}
 	return false;
@@ -536,8 +539,9 @@ static void outline_yield(Cand *o, const Cand *in, RankResult *out)
 	out->items[o->item].lines.end = o->lines.end;
 }
 
-/* No line is in two items: an outline's range ends before the first item
- * of its other lines, whichever was taken first. c is taken now. */
+/* No line is in two items: an outline ends before an item of its member
+ * headers' lines ranked above it, or before the overridden method shown
+ * below it. c is taken now. */
 static void outlines_yield(Cands *cs, Cand *c, RankResult *out)
 {
 	for (uint32_t k = 0; k < cs->n; k++) {
@@ -545,7 +549,8 @@ static void outlines_yield(Cands *cs, Cand *c, RankResult *out)
 
 		if (d == c || !d->taken || !same_file(c, d))
 			continue;
-		outline_yield(d, c, out);
+		if (c->overrides)
+			outline_yield(d, c, out);
 		outline_yield(c, d, out);
 	}
 }

@@ -268,6 +268,8 @@ typedef struct {
 	double bm25, score;
 	uint32_t near;	  /* lines from the cursor, same file only */
 	bool member;	  /* of the class being written or its bases */
+	bool overrides;	  /* a base's method the one being written
+			   * overrides */
 	bool other_class; /* a member of some other class */
 	bool receiver;	  /* a method of the type of a receiver it is
 			   * called on near the cursor */

@@ -1148,8 +1148,9 @@ TEST(class_outline)
 	ws_open(&w, files);
 	rank_at(&w, "lib/use.py",
 		"from lib.store import Store\n\n\n"
-		"def use():\n"
+		"def use(other):\n"
 		"    s = Store()\n"
+		"    other.op_2()\n"
 		"    return " CURSOR "\n",
 		2000, &r);
 	i = find(&r, "lib/store.py", "Store");
@@ -1168,13 +1169,14 @@ TEST(class_outline)
 	EXPECT_TRUE(strstr(t, "key = key + 1") == NULL);
 	/* The range runs to the last header shown within OUTLINE_SPAN (40)
 	 * lines of the class, op_3's at line 33 (not op_4's at 42, though
-	 * the text lists them all), or ends before another item of the
-	 * file: no line is in two items. */
+	 * the text lists them all), or ends before an item of the file
+	 * ranked above it. One ranked below it in that range, op_2 (called
+	 * on a receiver of no known type), is left out: the outline shows
+	 * its header, and no line is in two items. */
 	EXPECT_INT_EQ(r.items[i].lines.start, 0);
 	end = 33;
-	for (uint32_t k = 0; k < r.nitems; k++)
-		if ((int)k != i &&
-		    strcmp(r.items[k].path, "lib/store.py") == 0 &&
+	for (int k = 0; k < i; k++)
+		if (strcmp(r.items[k].path, "lib/store.py") == 0 &&
 		    r.items[k].lines.start > 4 && r.items[k].lines.start <= end)
 			end = r.items[k].lines.start - 1;
 	EXPECT_INT_EQ(r.items[i].lines.end, end);
@@ -1182,6 +1184,7 @@ TEST(class_outline)
 		EXPECT_TRUE((int)k == i ||
 			    strcmp(r.items[k].path, "lib/store.py") != 0 ||
 			    r.items[k].lines.start > r.items[i].lines.end);
+	EXPECT_TRUE(find(&r, "lib/store.py", "Store.op_2") < 0);
 	rank_result_free(&r);
 	buf_free(&big);
 	ws_close(&w);
