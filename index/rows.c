@@ -68,6 +68,10 @@ static int chunk_delete(Index *ix, int64_t id)
 	sqlite3_reset(t);
 	d = index__stmt(ix, ST_CHUNK_DELETE);
 	sqlite3_bind_int64(d, 1, id);
+	if ((err = index__step_done(ix, d)))
+		return err;
+	d = index__stmt(ix, ST_CHUNK_TEXT_DELETE);
+	sqlite3_bind_int64(d, 1, id);
 	return index__step_done(ix, d);
 }
 
@@ -266,11 +270,15 @@ static int insert_chunk(Index *ix, int64_t file, const char *relpath,
 	sqlite3_bind_int64(st, 7, k->lines.end);
 	sqlite3_bind_int64(st, 8, k->size);
 	sqlite3_bind_int64(st, 9, (int64_t)h);
-	index__bind_text(st, 10, names->data, names->len);
-	index__bind_text(st, 11, t, n);
 	if ((err = index__step_done(ix, st)))
 		return err;
 	id = sqlite3_last_insert_rowid(ix->db);
+	st = index__stmt(ix, ST_CHUNK_TEXT_INSERT);
+	sqlite3_bind_int64(st, 1, id);
+	index__bind_text(st, 2, names->data, names->len);
+	index__bind_text(st, 3, t, n);
+	if ((err = index__step_done(ix, st)))
+		return err;
 	st = index__stmt(ix, ST_FTS_INSERT);
 	sqlite3_bind_int64(st, 1, id);
 	index__bind_text(st, 2, t, n);
@@ -669,10 +677,15 @@ static int stretch_chunk(Index *ix, int64_t file, const char *relpath,
 	sqlite3_bind_int64(st, 2, k1->lines.end);
 	sqlite3_bind_int64(st, 3, k1->size);
 	sqlite3_bind_int64(st, 4, (int64_t)h);
-	index__bind_text(st, 5, names.data, names.len);
-	index__bind_text(st, 6, t, n);
-	sqlite3_bind_int64(st, 7, id);
+	sqlite3_bind_int64(st, 5, id);
 	if (!(err = index__step_done(ix, st))) {
+		st = index__stmt(ix, ST_CHUNK_TEXT_PUT);
+		index__bind_text(st, 1, names.data, names.len);
+		index__bind_text(st, 2, t, n);
+		sqlite3_bind_int64(st, 3, id);
+		err = index__step_done(ix, st);
+	}
+	if (!err) {
 		st = index__stmt(ix, ST_FTS_INSERT);
 		sqlite3_bind_int64(st, 1, id);
 		index__bind_text(st, 2, t, n);

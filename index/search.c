@@ -463,7 +463,7 @@ int index_counts(Index *ix, IndexStatus *out)
 			    out->files_by_lang, LANG_COUNT, lang_at)))
 		return err;
 	out->files = (uint32_t)single(ix, "SELECT count(*) FROM files");
-	out->chunks = (uint32_t)single(ix, "SELECT count(*) FROM chunks");
+	out->chunks = (uint32_t)single(ix, "SELECT count(*) FROM chunk_rows");
 	out->spans = (uint32_t)single(ix, "SELECT count(*) FROM spans");
 	out->source_bytes =
 	    (uint64_t)single(ix, "SELECT total(size) FROM files");
@@ -481,10 +481,12 @@ int index_status(Index *ix, IndexStatus *out)
 
 	if ((err = index_counts(ix, out)) ||
 	    (err = count_by(ix,
-			    "SELECT f.lang, count(*) FROM chunks c JOIN files f"
-			    " ON f.id = c.file_id GROUP BY 1",
+			    "SELECT f.lang, count(*) FROM chunk_rows c"
+			    " JOIN files f ON f.id = c.file_id GROUP BY 1",
 			    out->chunks_by_lang, LANG_COUNT, lang_at)) ||
-	    (err = count_by(ix, "SELECT kind, count(*) FROM chunks GROUP BY 1",
+	    (err = count_by(ix,
+			    "SELECT kind, count(*) FROM chunk_rows"
+			    " GROUP BY 1",
 			    out->chunks_by_kind, CHUNK_KIND_COUNT,
 			    chunk_kind_at)))
 		return err;

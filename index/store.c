@@ -59,18 +59,31 @@ static const char schema[] =
     /* The order of a name's definitions (NAME_ORDER) starts here. */
     "CREATE INDEX spans_name ON spans(name, kind IN " LATE_KINDS ","
     " length(qualname), hash);"
-    "CREATE TABLE chunks("
+    /* A chunk is two rows: where it is, and its text (with the names
+     * it answers to) under the same id. A keystroke moves every chunk
+     * after it, and those rows, without their text, take a page or two
+     * to rewrite, not the file's text again. */
+    "CREATE TABLE chunk_rows("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, span_id INTEGER,"
     " kind TEXT NOT NULL, start_byte INTEGER NOT NULL,"
     " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
-    " hash INTEGER NOT NULL, names TEXT NOT NULL, text TEXT NOT NULL);"
-    "CREATE INDEX chunks_file ON chunks(file_id, start_byte);"
+    " hash INTEGER NOT NULL);"
+    "CREATE INDEX chunks_file ON chunk_rows(file_id, start_byte);"
+    "CREATE TABLE chunk_texts("
+    " id INTEGER PRIMARY KEY, names TEXT NOT NULL, text TEXT NOT NULL);"
+    /* The chunks whole, to read (the database reads on its own). */
+    "CREATE VIEW chunks AS SELECT c.id AS id, c.file_id AS file_id,"
+    " c.span_id AS span_id, c.kind AS kind, c.start_byte AS start_byte,"
+    " c.end_byte AS end_byte, c.start_line AS start_line,"
+    " c.end_line AS end_line, c.size AS size, c.hash AS hash,"
+    " t.names AS names, t.text AS text"
+    " FROM chunk_rows c JOIN chunk_texts t ON t.id = c.id;"
     /* The full-text index reads its documents through this view, so
      * chunk text is stored once. */
-    "CREATE VIEW chunks_doc AS SELECT c.id AS id, c.text AS text,"
-    " c.names AS names, f.path AS path"
-    " FROM chunks c JOIN files f ON f.id = c.file_id;"
+    "CREATE VIEW chunks_doc AS SELECT t.id AS id, t.text AS text,"
+    " t.names AS names, f.path AS path FROM chunk_texts t"
+    " JOIN chunk_rows c ON c.id = t.id JOIN files f ON f.id = c.file_id;"
     "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, names, path,"
     " content='chunks_doc', content_rowid='id', tokenize='castls');"
     /* FTS5 writes its pending terms out as a new segment when they pass
@@ -138,14 +151,16 @@ static const char *const statements[ST_COUNT] = {
 		       " end_byte=?, start_line=?, end_line=? WHERE id=?",
     [ST_SPAN_DELETE] = "DELETE FROM spans WHERE id=?",
     [ST_CHUNKS_OF] = "SELECT id, hash, span_id, start_byte, end_byte,"
-		     " start_line, end_line FROM chunks WHERE file_id=?",
-    [ST_CHUNK_INSERT] = "INSERT INTO chunks(file_id, span_id, kind,"
+		     " start_line, end_line FROM chunk_rows WHERE file_id=?",
+    [ST_CHUNK_INSERT] = "INSERT INTO chunk_rows(file_id, span_id, kind,"
 			" start_byte, end_byte, start_line, end_line,"
-			" size, hash, names, text)"
-			" VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_CHUNK_UPDATE] = "UPDATE chunks SET span_id=?, start_byte=?,"
+			" size, hash) VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_CHUNK_TEXT_INSERT] = "INSERT INTO chunk_texts(id, names, text)"
+			     " VALUES(?,?,?)",
+    [ST_CHUNK_UPDATE] = "UPDATE chunk_rows SET span_id=?, start_byte=?,"
 			" end_byte=?, start_line=?, end_line=? WHERE id=?",
-    [ST_CHUNK_DELETE] = "DELETE FROM chunks WHERE id=?",
+    [ST_CHUNK_DELETE] = "DELETE FROM chunk_rows WHERE id=?",
+    [ST_CHUNK_TEXT_DELETE] = "DELETE FROM chunk_texts WHERE id=?",
     [ST_CHUNK_TEXT] = "SELECT c.text, c.names, f.path FROM chunks c"
 		      " JOIN files f ON f.id=c.file_id WHERE c.id=?",
     /* index_file_edit: the rows after an edit move, those holding it
@@ -159,7 +174,7 @@ static const char *const statements[ST_COUNT] = {
     [ST_SPAN_STRETCH] = "UPDATE spans SET end_byte=?1, end_line=?2,"
 			" header=?3, hash=?4 WHERE file_id=?5 AND"
 			" start_byte=?6 AND end_byte=?7",
-    [ST_CHUNKS_SHIFT] = "UPDATE chunks SET start_byte=start_byte+?1,"
+    [ST_CHUNKS_SHIFT] = "UPDATE chunk_rows SET start_byte=start_byte+?1,"
 			" end_byte=end_byte+?1,"
 			" start_line=start_line+?2, end_line=end_line+?2"
 			" WHERE file_id=?3 AND start_byte>=?4",
@@ -167,9 +182,10 @@ static const char *const statements[ST_COUNT] = {
 		    " FROM chunks c"
 		    " JOIN files f ON f.id=c.file_id"
 		    " WHERE c.file_id=?1 AND c.start_byte=?2",
-    [ST_CHUNK_STRETCH] = "UPDATE chunks SET end_byte=?1, end_line=?2,"
-			 " size=?3, hash=?4, names=?5, text=?6"
-			 " WHERE id=?7",
+    [ST_CHUNK_STRETCH] = "UPDATE chunk_rows SET end_byte=?1, end_line=?2,"
+			 " size=?3, hash=?4 WHERE id=?5",
+    [ST_CHUNK_TEXT_PUT] = "UPDATE chunk_texts SET names=?1, text=?2"
+			  " WHERE id=?3",
     [ST_FTS_INSERT] = "INSERT INTO chunks_fts(rowid, text, names, path)"
 		      " VALUES(?,?,?,?)",
     [ST_FTS_DELETE] = "INSERT INTO chunks_fts(chunks_fts, rowid, text,"
@@ -184,7 +200,7 @@ static const char *const statements[ST_COUNT] = {
     /* At most 64 spans a name (a name defined more often says little),
      * each with one index seek for the chunk it starts in. */
     [ST_DEFINITIONS] = "SELECT " HIT_COLUMNS ", sp.qualname, c.text FROM"
-		       " (SELECT s.qualname, (SELECT c2.id FROM chunks c2"
+		       " (SELECT s.qualname, (SELECT c2.id FROM chunk_rows c2"
 		       " WHERE c2.file_id = s.file_id AND c2.start_byte <="
 		       " s.start_byte ORDER BY c2.start_byte DESC LIMIT 1)"
 		       " AS cid FROM spans s WHERE s.name = ?1 LIMIT 64) sp"
@@ -238,13 +254,14 @@ static const char *const statements[ST_COUNT] = {
 	" SELECT " SPAN_COLUMNS " FROM chain"
 	" JOIN spans s ON s.id = chain.id JOIN files f ON f.id = s.file_id",
     /* ?1: [[file_id, start, end], ...]; the chunks over each range. */
-    [ST_FILE_TEXTS] = "SELECT r.key, c.start_byte, c.text FROM json_each(?1) r"
-		      " CROSS JOIN chunks c"
-		      " WHERE c.file_id = json_extract(r.value, '$[0]')"
-		      " AND c.start_byte < json_extract(r.value, '$[2]')"
-		      " AND c.end_byte > json_extract(r.value, '$[1]')"
-		      " ORDER BY r.key, c.start_byte",
-    [ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunks",
+    [ST_FILE_TEXTS] =
+	"SELECT r.key, c.start_byte, t.text FROM json_each(?1) r"
+	" CROSS JOIN chunk_rows c JOIN chunk_texts t ON t.id = c.id"
+	" WHERE c.file_id = json_extract(r.value, '$[0]')"
+	" AND c.start_byte < json_extract(r.value, '$[2]')"
+	" AND c.end_byte > json_extract(r.value, '$[1]')"
+	" ORDER BY r.key, c.start_byte",
+    [ST_CHUNK_COUNT] = "SELECT max(rowid) FROM chunk_rows",
     /* ?1: a JSON array of phrases; each one's chunks, counted to ?2. */
     [ST_TERM_DF] = "SELECT j.key, (SELECT count(*) FROM (SELECT 1"
 		   " FROM chunks_fts WHERE chunks_fts MATCH j.value"

@@ -467,6 +467,97 @@ TEST(store_edit_matches_put)
 	fixture_close(&f);
 }
 
+/* Frames in the write-ahead log (a passive checkpoint's count). */
+static int wal_frames(Fixture *f)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (!f->db)
+		f->db = ixt_db_open(f->db_path);
+	if (sqlite3_prepare_v2(f->db, "PRAGMA wal_checkpoint(PASSIVE)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* A keystroke near the top of a long file moves every row after it, and
+ * writes their places, not their text: fewer pages than the text fills
+ * (the one chunk it changes and its full-text rows, the rows that move,
+ * their indexes). Rewriting moved chunks whole took more. */
+TEST(store_edit_moves_rows_without_their_text)
+{
+	Chunker *ch = chunker_new(600);
+	Chunking c0, c1, places;
+	TSInputEdit e = {0};
+	Buf t = {0}, u = {0};
+	Fixture f;
+	long long frames, page;
+	char *text;
+
+	for (int i = 0; i < 800; i++) {
+		buf_printf(&t,
+			   "def step_%d(a, b):\n"
+			   "    \"\"\"Step %d of the ledger's replay.\"\"\"\n"
+			   "    total = a + b * %d\n",
+			   i, i, i);
+		for (int k = 0; k < 16; k++)
+			buf_printf(&t, "    total += a * %d - b // %d\n", k,
+				   k + 1);
+		buf_puts(&t, "    return total\n\n\n");
+	}
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, t.data, (uint32_t)t.len,
+				  NULL, &c0),
+		      0);
+	ASSERT_TRUE(c0.nchunks > 100);
+	ASSERT_INT_EQ(index_file_put(f.ix, "long.py", t.data, (uint32_t)t.len,
+				     &c0, NULL),
+		      0);
+	/* An empty log: the edit's frames are all it holds after. */
+	page = q_int(&f, "PRAGMA page_size");
+	ASSERT_INT_EQ(ixt_exec(f.db, "PRAGMA wal_checkpoint(TRUNCATE)"),
+		      SQLITE_OK);
+	ASSERT_INT_EQ(wal_frames(&f), 0);
+	e.start_byte = e.old_end_byte = 25; /* in step_0's docstring */
+	e.new_end_byte = 31;
+	buf_append(&u, t.data, 25);
+	buf_puts(&u, "zebra ");
+	buf_puts(&u, t.data + 25);
+	chunking_copy(&c0, &c1);
+	ASSERT_INT_EQ(chunking_edit(&c1, &e, 1, u.data, (uint32_t)u.len), 0);
+	chunking_copy_places(&c0, &places);
+	ASSERT_INT_EQ(index_file_edit(f.ix, "long.py", u.data, (uint32_t)u.len,
+				      castls_hash(u.data, u.len, 0), &e,
+				      &places, castls_hash(t.data, t.len, 0),
+				      &c1),
+		      0);
+	frames = wal_frames(&f);
+	EXPECT_TRUE(frames > 0);
+	EXPECT_TRUE(frames * page < (long long)t.len);
+	/* And the rows are the edited text's, in their new places. */
+	EXPECT_INT_EQ(search_n(f.ix, "zebra", 10), 1);
+	text = ixt_rows(f.db, "SELECT group_concat(text, '') FROM"
+			      " (SELECT text FROM chunks ORDER BY start_byte)");
+	EXPECT_TRUE(strlen(text) == u.len + 1 && /* and ixt_rows's newline */
+		    memcmp(text, u.data, u.len) == 0);
+	EXPECT_INT_EQ(q_int(&f, "SELECT max(end_byte) FROM chunks"),
+		      (long long)u.len);
+	xfree(text);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	chunking_close(&places);
+	chunking_close(&c0);
+	chunking_close(&c1);
+	chunker_delete(ch);
+	buf_free(&t);
+	buf_free(&u);
+	fixture_close(&f);
+}
+
 /* The index holds rows of another text: nothing is written. */
 TEST(store_edit_refuses_other_rows)
 {
