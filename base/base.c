@@ -146,6 +146,21 @@ void buf_append(Buf *b, const void *p, size_t n)
 	b->data[b->len] = '\0';
 }
 
+void buf_splice(Buf *b, size_t at, size_t del, const void *p, size_t n)
+{
+	size_t tail = b->len - at - del;
+
+	if (n > del)
+		buf_reserve(b, n - del);
+	if (!b->data)
+		return;
+	memmove(b->data + at + n, b->data + at + del, tail);
+	if (n)
+		memcpy(b->data + at, p, n);
+	b->len = at + n + tail;
+	b->data[b->len] = '\0';
+}
+
 void buf_puts(Buf *b, const char *s) { buf_append(b, s, strlen(s)); }
 
 void buf_printf(Buf *b, const char *fmt, ...)

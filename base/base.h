@@ -78,6 +78,9 @@ typedef struct {
 } Buf;
 
 void buf_append(Buf *b, const void *p, size_t n);
+/* Replaces b's bytes [at, at + del) by p[0, n) in place (at + del <=
+ * b->len): an edit of a long text moves its tail, it is not copied. */
+void buf_splice(Buf *b, size_t at, size_t del, const void *p, size_t n);
 void buf_puts(Buf *b, const char *s);
 void buf_printf(Buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

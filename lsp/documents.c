@@ -55,14 +55,29 @@ cJSON *lsp__doc_position(const Server *s, const Document *d, uint32_t off)
 	return p;
 }
 
-/* tree-sitter's point for a byte: rows end at '\n', columns are bytes. */
-static TSPoint point_at(const char *text, uint32_t off)
+/* tree-sitter's point for byte off of text, on row row: rows end at
+ * '\n', columns are bytes. */
+static TSPoint point_on(const char *text, uint32_t off, uint32_t row)
 {
 	uint32_t line_start = off;
 
 	while (line_start && text[line_start - 1] != '\n')
 		line_start--;
-	return (TSPoint){castls_count_newlines(text, off), off - line_start};
+	return (TSPoint){row, off - line_start};
+}
+
+static TSPoint point_at(const char *text, uint32_t off)
+{
+	return point_on(text, off, castls_count_newlines(text, off));
+}
+
+/* The point of byte off of d's text, its row counted from d's mark,
+ * which the last edit left beside the next one. */
+static TSPoint doc_point(const Document *d, uint32_t off)
+{
+	return point_on(
+	    d->text.data, off,
+	    position_ts_row(d->text.data, off, d->mark, d->mark_row));
 }
 
 /* The one edit that turns text a into text b: what lies between their
@@ -413,7 +428,6 @@ static bool apply_change(Server *s, Document *d, const cJSON *c, uint64_t gen,
 	const char *text = text_of(c, "text");
 	uint32_t a, b, n;
 	TSInputEdit e;
-	Buf next = {0};
 
 	if (!text)
 		return false;
@@ -423,6 +437,7 @@ static bool apply_change(Server *s, Document *d, const cJSON *c, uint64_t gen,
 		buf_puts(&d->text, text);
 		line_index_free(&d->lines);
 		line_index_build(&d->lines, d->text.data, d->text.len);
+		d->mark = d->mark_row = 0;
 		*reset = true;
 		return true;
 	}
@@ -438,16 +453,14 @@ static bool apply_change(Server *s, Document *d, const cJSON *c, uint64_t gen,
 	e.start_byte = a;
 	e.old_end_byte = b;
 	e.new_end_byte = a + n;
-	e.start_point = point_at(d->text.data, a);
-	e.old_end_point = point_at(d->text.data, b);
-	buf_append(&next, d->text.data, a);
-	buf_append(&next, text, n);
-	buf_append(&next, d->text.data + b, d->text.len - b);
-	if (!next.data)
-		buf_puts(&next, "");
-	buf_free(&d->text);
-	d->text = next;
-	e.new_end_point = point_at(d->text.data, a + n);
+	e.start_point = doc_point(d, a);
+	e.old_end_point = doc_point(d, b);
+	buf_splice(&d->text, a, b - a, text, n);
+	if (!d->text.data)
+		buf_puts(&d->text, "");
+	d->mark = a;
+	d->mark_row = e.start_point.row;
+	e.new_end_point = doc_point(d, a + n);
 	line_index_update(&d->lines, d->text.data, d->text.len, a, b, a + n);
 	if (!*reset && !edit_record(d, &e, gen))
 		*reset = true;

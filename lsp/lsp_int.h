@@ -126,6 +126,8 @@ typedef struct Document {
 	int32_t version;
 	Buf text;
 	LineIndex lines;
+	uint32_t mark, mark_row; /* a byte of text and the newlines before
+				  * it: rows of edits nearby count from it */
 	TSTree *tree;	    /* a parse of the text as of tree_gen, or NULL (none
 			     * yet, Markdown, unknown languages, over 4 MiB) */
 	uint64_t tree_gen;  /* generation that tree parses */

@@ -164,6 +164,18 @@ int line_index_update(LineIndex *li, const char *new_text, size_t new_len,
 	return 0;
 }
 
+uint32_t position_ts_row(const char *text, uint32_t off, uint32_t mark,
+			 uint32_t mark_row)
+{
+	if (off >= mark)
+		return mark_row +
+		       castls_count_newlines(text + mark, off - mark);
+	if (off >= mark / 2)
+		return mark_row -
+		       castls_count_newlines(text + off, mark - off);
+	return castls_count_newlines(text, off);
+}
+
 /* ---------------------------------------------------------------------- *
  * Conversions
  * ---------------------------------------------------------------------- */

@@ -54,6 +54,15 @@ int line_index_update(LineIndex *li, const char *new_text, size_t new_len,
 		      uint32_t new_end_byte);
 
 /*
+ * tree-sitter's row of byte off of text: the "\n" before it (rows end at
+ * "\n" only). Counted from byte mark, which has mark_row of them before
+ * it, or from the start, whichever is nearer: an editor's edits fall
+ * near each other, and the start of a long file is far.
+ */
+uint32_t position_ts_row(const char *text, uint32_t off, uint32_t mark,
+			 uint32_t mark_row);
+
+/*
  * LSP (line, character) -> byte offset in text[0..len) (borrowed; li must
  * index exactly this text). A line past the last one gives len. A
  * character past the end of its line gives the line end (before its line

@@ -176,3 +176,26 @@ TEST(path_within_matches_whole_components)
 	EXPECT_TRUE(!castls_path_within("/", "relative"));
 	EXPECT_TRUE(!castls_path_within("", "/a"));
 }
+
+/* An edit in place: the bytes before and after the replaced range stay,
+ * the buffer grows or shrinks, and stays NUL-terminated. */
+TEST(buf_splice_replaces_a_range_in_place)
+{
+	Buf b = {0};
+
+	buf_puts(&b, "def f(x):\n    return x\n");
+	buf_splice(&b, 4, 1, "total", 5); /* grows */
+	EXPECT_STR_EQ(b.data, "def total(x):\n    return x\n");
+	buf_splice(&b, 14, 4, "", 0); /* shrinks */
+	EXPECT_STR_EQ(b.data, "def total(x):\nreturn x\n");
+	buf_splice(&b, b.len, 0, "# end\n", 6); /* at the end */
+	EXPECT_STR_EQ(b.data, "def total(x):\nreturn x\n# end\n");
+	buf_splice(&b, 0, b.len, "y", 1); /* everything */
+	EXPECT_STR_EQ(b.data, "y");
+	EXPECT_INT_EQ(b.len, 1);
+	for (int i = 0; i < 1000; i++) /* past a few reallocations */
+		buf_splice(&b, 1, 0, "ab", 2);
+	EXPECT_INT_EQ(b.len, 2001);
+	EXPECT_TRUE(strncmp(b.data, "yabab", 5) == 0 && b.data[2001] == '\0');
+	buf_free(&b);
+}

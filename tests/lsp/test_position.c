@@ -472,3 +472,35 @@ TEST(marks_give_the_same_positions)
 	line_index_free(&li);
 	buf_free(&t);
 }
+
+/* tree-sitter's rows count "\n" only, from a mark before or after the
+ * byte as from the start: every byte against every few marks. */
+TEST(ts_row_from_a_mark)
+{
+	static const char *const pieces[] = {"ab", "\n", "\r\n", "\r", "é",
+					     "x = 1\n", ""};
+	Buf t = {0};
+	uint64_t rng = 99;
+	uint32_t bad = 0;
+
+	while (t.len < 3000) {
+		rng = rng * 6364136223846793005ull + 1;
+		buf_puts(&t, pieces[(rng >> 33) % 7]);
+	}
+	for (uint32_t mark = 0; mark <= t.len; mark += 37) {
+		uint32_t mark_row = castls_count_newlines(t.data, mark);
+
+		for (uint32_t off = 0; off <= t.len; off++) {
+			uint32_t want = castls_count_newlines(t.data, off);
+			uint32_t got =
+			    position_ts_row(t.data, off, mark, mark_row);
+
+			if (got != want && bad++ < 3)
+				test_fail(__FILE__, __LINE__,
+					  "byte %u, mark %u: row %u, not %u",
+					  off, mark, got, want);
+		}
+	}
+	EXPECT_INT_EQ(bad, 0);
+	buf_free(&t);
+}
