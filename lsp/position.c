@@ -171,8 +171,7 @@ uint32_t position_ts_row(const char *text, uint32_t off, uint32_t mark,
 		return mark_row +
 		       castls_count_newlines(text + mark, off - mark);
 	if (off >= mark / 2)
-		return mark_row -
-		       castls_count_newlines(text + off, mark - off);
+		return mark_row - castls_count_newlines(text + off, mark - off);
 	return castls_count_newlines(text, off);
 }
 
