@@ -4,6 +4,7 @@
  */
 #include "lang_int.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -666,6 +667,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		     .callees = "function",
 		     .self_word = "self",
 		     .line_comment = "#",
+		     .private_underscore = true,
 		     .family = "python"},
     [LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT,
 			 .name = "typescript",
@@ -692,6 +694,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .callees = JS_CALLEES,
 			 .self_word = "this",
 			 .line_comment = "//",
+			 .public_words = "export",
+			 .private_top = true,
 			 .family = "js"},
     [LANG_TSX] = {.lang = LANG_TSX,
 		  .name = "tsx",
@@ -718,6 +722,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .callees = JS_CALLEES,
 		  .self_word = "this",
 		  .line_comment = "//",
+		  .public_words = "export",
+		  .private_top = true,
 		  .family = "js"},
     [LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT,
 			 .name = "javascript",
@@ -744,6 +750,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .callees = JS_CALLEES,
 			 .self_word = "this",
 			 .line_comment = "//",
+			 .public_words = "export",
+			 .private_top = true,
 			 .family = "js"},
     [LANG_BASH] = {.lang = LANG_BASH,
 		   .name = "bash",
@@ -869,6 +877,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .callees = "type",
 		   .self_word = "this",
 		   .line_comment = "//",
+		   .private_words = "private",
 		   .family = "java",
 		   .generated_names = GENERATED_NAMES,
 		   .generated_lines = SLASH_GENERATED},
@@ -897,6 +906,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		.typings = no_typings,
 		.member_ops = ". ->",
 		.line_comment = "//",
+		.private_words = "static",
+		.private_top = true,
 		.family = "c",
 		.generated_names = GENERATED_NAMES,
 		.generated_lines = SLASH_GENERATED},
@@ -935,6 +946,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .member_ops = ". ->",
 		  .self_word = "this",
 		  .line_comment = "//",
+		  .private_words = "static",
+		  .private_top = true,
 		  .family = "c",
 		  .also = ".h",
 		  .markers = "^class\\  ^namespace\\  ^template< "
@@ -1021,6 +1034,60 @@ const char *lang_self_word(Lang lang)
 }
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
+
+static bool is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
+/* Whether one of the space-separated words of list is a word of
+ * text[0, n). */
+static bool has_list_word(const char *list, const char *text, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ' ');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+
+		for (size_t i = 0; k && i + k <= n; i++)
+			if (memcmp(text + i, p, k) == 0 &&
+			    (i == 0 || !is_word_char(text[i - 1])) &&
+			    (i + k == n || !is_word_char(text[i + k])))
+				return true;
+		p = e ? e + 1 : p + k;
+	}
+	return false;
+}
+
+bool lang_is_private(Lang lang, const char *name, const char *lead,
+		     size_t nlead, const char *header, bool top)
+{
+	const LangSpec *spec = lang_spec(lang);
+	size_t n = strlen(name), before = strlen(header);
+	const char *words =
+	    spec->private_words ? spec->private_words : spec->public_words;
+
+	/* A keyword is no name: a parse that went astray. */
+	if (!n || (spec->private_top && !top) ||
+	    lang_is_stopword(lang, name, n))
+		return false;
+	if (spec->private_underscore)
+		return name[0] == '_' && n > 1 &&
+		       !(n > 4 && name[1] == '_' && name[n - 1] == '_' &&
+			 name[n - 2] == '_');
+	if (!words)
+		return false;
+	/* Its modifiers: the words before its name. */
+	for (size_t i = 0; i + n <= before; i++)
+		if (memcmp(header + i, name, n) == 0 &&
+		    (i == 0 || !is_word_char(header[i - 1])) &&
+		    !is_word_char(header[i + n])) {
+			before = i;
+			break;
+		}
+	return (has_list_word(words, lead, nlead) ||
+		has_list_word(words, header, before)) ==
+	       (spec->private_words != NULL);
+}
 
 void lang_modules(Lang lang, ModuleRules *out)
 {

@@ -189,6 +189,17 @@ typedef struct {
 	const char *family;	   /* languages whose code uses each other's
 				    * definitions share one family name; NULL
 				    * for prose */
+	/* What keeps a definition to its file, so that a file that does not
+	 * use it yet is about to: a word before its name (C's "static",
+	 * Java's "private"), the want of one (TypeScript's "export"), or a
+	 * name starting with "_" (Python's convention); at the top level
+	 * only, or at any depth. None for Go, whose unexported names serve
+	 * the package's other files, nor Rust, whose private items serve the
+	 * child modules in other files. */
+	const char *private_words;
+	const char *public_words;
+	bool private_underscore;
+	bool private_top;
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */

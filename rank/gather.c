@@ -152,6 +152,16 @@ static uint32_t uses_besides_one(const Where *w, const char *s)
 	return n ? n - 1 : 0;
 }
 
+/* Whether live span sp is kept to the buffer's file (see
+ * lang_is_private). */
+static bool private_def(const Where *w, const Span *sp, bool top)
+{
+	uint32_t lo = rank__line_start(w->q->text, sp->bytes.start);
+
+	return lang_is_private(w->q->lang, sp->name, w->q->text + lo,
+			       sp->bytes.start - lo, sp->header, top);
+}
+
 /* A candidate of the buffer itself. */
 static Cand *live_cand(Where *w, int64_t row, ChunkKind kind, ByteRange bytes,
 		       LineRange lines)
@@ -202,6 +212,10 @@ static void gather_live(Where *w)
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
+		/* (Uses are not counted in a buffer too big to.) */
+		c->unused_private =
+		    c->uses == 0 && w->words.n > 0 &&
+		    private_def(w, sp, !up || up->kind == SPAN_NAMESPACE);
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =

@@ -265,6 +265,8 @@ typedef struct {
 	double similar;	     /* ... by the buffer's definitions with
 			      * headers like its (index rows) */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
+	bool unused_private; /* same file: kept to it, and used nowhere in
+			      * it yet */
 	double bm25, score;
 	uint32_t near;	  /* lines from the cursor, same file only */
 	bool member;	  /* of the class being written or its bases */
@@ -503,6 +505,9 @@ typedef struct {
 	double similar;	      /* a definition of a name the bodies of the
 			       * buffer's definitions with headers like the
 			       * one being written use, in another file */
+	double kept_unused;   /* the current file's definitions kept to it
+			       * (`static`, `_name`) that it does not use
+			       * yet */
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */

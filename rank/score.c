@@ -6,11 +6,11 @@
  * imported (more when the file does not use it yet), for being used by
  * the file's other definitions of the name being written (the same
  * method of another class) or by the bodies of its definitions with like
- * headers, and, in the current file, for being close
- * and for how often the file uses it; a member of some other class scores
- * less. Every candidate scores for its lexical match with the code before
- * the cursor. The region around the cursor is left out. Runs of small
- * sibling definitions become one item.
+ * headers, and, in the current file, for being close, for how often the
+ * file uses it and for being kept to the file yet unused; a member of
+ * some other class scores less. Every candidate scores for its lexical match
+ * with the code before the cursor. The region around the cursor is left out.
+ * Runs of small sibling definitions become one item.
  */
 #include "rank_int.h"
 
@@ -37,6 +37,7 @@ const Weights rank__weights = {
     .file_namesake = 0.2,
     .sibling = 1.0,
     .similar = 1.0,
+    .kept_unused = 1.5,
     .uses = 0.4,
     .uses_full = 64.0,
     .bm25 = 0.6,
@@ -109,6 +110,20 @@ static double file_prior(const Cand *c)
 	       fmin(c->file_use, 1.0);
 }
 
+/* A definition its file keeps to itself (a C `static` function, a Java
+ * `private` method, a Python `_helper`) that the file does not use yet:
+ * nothing else can, so the code being written is the likeliest to, as
+ * with an import not used yet. On the Python development set such a
+ * definition was what the blanked body used 10 times as often as any
+ * other of its file (0.41 and 0.32 of them, tuning and check half,
+ * against 0.03). W->kept_unused = 1.5 was best on the tuning halves
+ * (1.0 and 2.0 tried); the check halves rose with it: C 0.332 -> 0.357,
+ * Java 0.303 -> 0.311, Python 0.451 -> 0.473, no language lower. */
+static double kept_here(const Cand *c)
+{
+	return c->unused_private ? rank__weights.kept_unused : 0;
+}
+
 /* The share of the mention weight that c earns. A name near the cursor
  * is most often what the buffer imports, defines, or reaches through a
  * receiver or its class; a namesake in a file nothing ties to the buffer
@@ -145,7 +160,8 @@ static double score_of(const Where *w, const Cand *c)
 	     W->similar * fmin(c->similar, 1.0);
 	if (c->same_file)
 		s += W->near / (1.0 + c->near / W->near_lines) +
-		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0);
+		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0) +
+		     kept_here(c);
 	return s;
 }
 

@@ -29,6 +29,10 @@ static bool here_chunk(const RankSignals *g)
 {
 	return g->same_file && !g->definition_item;
 }
+static bool unused_private(const RankSignals *g)
+{
+	return g->same_file && g->unused_private;
+}
 static bool lexical(const RankSignals *g) { return g->bm25 > 0; }
 static bool joined(const RankSignals *g) { return g->joined && *g->joined; }
 
@@ -74,6 +78,7 @@ static const struct {
     {declared, "declared in a file this one imports", NULL},
     {here_def, NULL, say_here},
     {here_chunk, "in this file", NULL},
+    {unused_private, "kept to this file and not used in it yet", NULL},
     {lexical, "matching words", NULL},
     {joined, NULL, say_joined},
 };

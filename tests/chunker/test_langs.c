@@ -425,3 +425,46 @@ TEST(lang_members_apart_from_rows)
 	EXPECT_TRUE(!lang_members_apart(LANG_C));
 	EXPECT_TRUE(!lang_members_apart(LANG_MARKDOWN));
 }
+
+/* What keeps a definition to its file, by each language's row: words
+ * before the name only (a parameter's `static` or `export` is no
+ * modifier), the line before a binding (`export const`), Python's
+ * underscore but not a dunder, and never a keyword a broken parse made a
+ * name of. */
+#define PRIVATE(lang, name, lead, header, top) \
+	lang_is_private(lang, name, lead, strlen(lead), header, top)
+
+TEST(lang_is_private_by_row)
+{
+	EXPECT_TRUE(PRIVATE(LANG_C, "pad", "", "static int pad(int n)", true));
+	EXPECT_TRUE(!PRIVATE(LANG_C, "pad", "", "int pad(int n)", true));
+	EXPECT_TRUE(
+	    PRIVATE(LANG_C, "limit", "static const int ", "limit", true));
+	/* A static member is the class's, not the file's. */
+	EXPECT_TRUE(!PRIVATE(LANG_CPP, "make", "", "static A make()", false));
+	EXPECT_TRUE(PRIVATE(LANG_CPP, "make", "", "static A make()", true));
+	EXPECT_TRUE(PRIVATE(LANG_JAVA, "pad", "",
+			    "@Override\n    private int pad(int n)", false));
+	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "pad", "",
+			     "public int pad(int private_n)", false));
+	EXPECT_TRUE(
+	    PRIVATE(LANG_TYPESCRIPT, "pad", "", "function pad(n)", true));
+	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "",
+			     "export function pad(n)", true));
+	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "export const ",
+			     "pad = (n: number)", true));
+	EXPECT_TRUE(PRIVATE(LANG_TYPESCRIPT, "pad", "const ",
+			    "pad = (exported: number)", true));
+	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "", "pad(n)", false));
+	EXPECT_TRUE(
+	    !PRIVATE(LANG_TYPESCRIPT, "switch", "", "switch (x._tag)", true));
+	EXPECT_TRUE(PRIVATE(LANG_PYTHON, "_pad", "", "def _pad(n):", false));
+	EXPECT_TRUE(!PRIVATE(LANG_PYTHON, "pad", "", "def pad(n):", true));
+	EXPECT_TRUE(!PRIVATE(LANG_PYTHON, "__init__", "",
+			     "def __init__(self):", false));
+	EXPECT_TRUE(PRIVATE(LANG_PYTHON, "__cache", "", "__cache", true));
+	/* Go's unexported names serve the package; Rust's private items
+	 * its child modules, in other files. */
+	EXPECT_TRUE(!PRIVATE(LANG_GO, "pad", "", "func pad(n int) int", true));
+	EXPECT_TRUE(!PRIVATE(LANG_RUST, "pad", "", "fn pad(n: u32)", true));
+}

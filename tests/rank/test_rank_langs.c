@@ -1211,3 +1211,121 @@ TEST(names_used_elsewhere_in_the_file)
 	ws_close(&w);
 	buf_free(&text);
 }
+
+/* The buffer's item whose symbol ends with name, or -1. */
+static int find_here(const RankResult *r, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < r->nitems; i++) {
+		const char *s = r->items[i].symbol;
+		size_t k = strlen(s);
+
+		if (r->items[i].in_buffer && k >= n &&
+		    strcmp(s + k - n, name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A file of one language: a helper kept to it and used nowhere yet, a
+ * public twin, a helper kept to it and used, then forty neighbours and
+ * the function being written, far from the helpers. */
+typedef struct {
+	const char *rel;
+	const char *head;  /* the helpers, "%s" for the three names */
+	const char *step;  /* a neighbour: "%d" twice, then the used name */
+	const char *tail;  /* the function being written, with CURSOR */
+	const char *names; /* the helper, the twin, the used one */
+	bool kept;	   /* the language keeps definitions to a file */
+} KeptCase;
+
+static const KeptCase kept_cases[] = {
+    {"app/tool.py",
+     "def _pad_left(n):\n    return n + 1\n\n\n"
+     "def pad_right(n):\n    return n - 1\n\n\n"
+     "def _twice(n):\n    return n * 2\n\n\n",
+     "def step%d(x):\n    return _twice(x) + %d\n\n\n",
+     "def render(rows):\n    " CURSOR "\n", "_pad_left pad_right _twice", true},
+    {"src/tool.c",
+     "static int pad_left(int n) { return n + 1; }\n\n\n"
+     "int pad_right(int n) { return n - 1; }\n\n\n"
+     "static int twice(int n) { return n * 2; }\n\n\n",
+     "int step%d(int x)\n{\n\treturn twice(x) + %d;\n}\n\n",
+     "int render(int x)\n{\n\t" CURSOR "\n}\n", "pad_left pad_right twice",
+     true},
+    {"src/Tool.java",
+     "class Tool {\n"
+     "    private int padLeft(int n) { return n + 1; }\n\n\n"
+     "    public int padRight(int n) { return n - 1; }\n\n\n"
+     "    private int twice(int n) { return n * 2; }\n\n\n",
+     "    int step%d(int x) {\n        return twice(x) + %d;\n    }\n\n",
+     "    int render(int x) {\n        " CURSOR "\n    }\n}\n",
+     "padLeft padRight twice", true},
+    {"src/tool.ts",
+     "function padLeft(n: number): number {\n  return n + 1;\n}\n\n\n"
+     "export function padRight(n: number): number {\n  return n - 1;\n}\n\n\n"
+     "const twice = (n: number): number => n * 2;\n\n\n",
+     "export function step%d(x: number): number {\n"
+     "  return twice(x) + %d;\n}\n\n",
+     "export function render(x: number): number {\n  " CURSOR "\n}\n",
+     "padLeft padRight twice", true},
+    /* Go's unexported names serve the package's other files. */
+    {"store/tool.go",
+     "package store\n\nfunc padLeft(n int) int { return n + 1 }\n\n\n"
+     "func PadRight(n int) int { return n - 1 }\n\n\n"
+     "func twice(n int) int { return n * 2 }\n\n\n",
+     "func step%d(x int) int {\n\treturn twice(x) + %d\n}\n\n",
+     "func render(x int) int {\n\t" CURSOR "\n}\n", "padLeft PadRight twice",
+     false},
+};
+
+/* A definition its file keeps to itself (`static`, `private`, no
+ * `export`, `_name`) and does not use yet is what the code being written
+ * is about to use: it ranks among the first three, ahead of most of the
+ * neighbours around the cursor (without the signal, after them all),
+ * says why, and neither its public twin nor a kept one in use is taken
+ * for one. */
+TEST(kept_to_the_file_and_unused)
+{
+	static const File files[] = {{"README", "tools\n"}, {NULL, NULL}};
+	Ws w;
+
+	ws_open(&w, files);
+	for (size_t c = 0; c < sizeof(kept_cases) / sizeof(*kept_cases); c++) {
+		const KeptCase *k = &kept_cases[c];
+		char helper[32], twin[32], used[32];
+		Buf text = {0};
+		RankResult r;
+		int h, t, u;
+
+		if (sscanf(k->names, "%31s %31s %31s", helper, twin, used) != 3)
+			ixt_die("names of", k->rel);
+		buf_puts(&text, k->head);
+		for (int s = 0; s < 40; s++)
+			buf_printf(&text, k->step, s, s);
+		buf_puts(&text, k->tail);
+		rank_at(&w, k->rel, text.data, 4000, &r);
+		h = find_here(&r, helper);
+		t = find_here(&r, twin);
+		u = find_here(&r, used);
+		if (k->kept) {
+			if (h < 0 || h > 2)
+				explain(&r);
+			ASSERT_TRUE(h >= 0);
+			EXPECT_TRUE(h <= 2);
+			EXPECT_TRUE(r.items[h].signals.unused_private);
+			EXPECT_TRUE(why_says(&r.items[h],
+					     "kept to this file and not used"));
+		} else {
+			EXPECT_TRUE(h < 0 ||
+				    !r.items[h].signals.unused_private);
+		}
+		EXPECT_TRUE(t < 0 || !r.items[t].signals.unused_private);
+		EXPECT_TRUE(t < 0 || h < 0 || t > h || !k->kept);
+		EXPECT_TRUE(u < 0 || !r.items[u].signals.unused_private);
+		rank_result_free(&r);
+		buf_free(&text);
+	}
+	ws_close(&w);
+}

@@ -42,6 +42,7 @@ export interface ContextSignals {
 	joined?: string; /* siblings shown in the item, comma-separated */
 	linesAway?: number; /* same-file definitions */
 	usesInFile?: number;
+	unusedPrivate?: boolean; /* kept to the file, not used in it yet */
 }
 
 export interface ContextItem {
