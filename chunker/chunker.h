@@ -416,9 +416,11 @@ const char *lang_member_ops(Lang lang);
 /* Whether a definition named name is kept to its file by what lang says
  * (`static`, `private`, no `export`, a leading `_`): lead[0, nlead) is the
  * text of its first line before it (`export const ` of a binding), header
- * its header; top: it is at the file's top level. */
+ * its header; top: it is at the file's top level; namespaced: inside
+ * namespaces only. */
 bool lang_is_private(Lang lang, const char *name, const char *lead,
-		     size_t nlead, const char *header, bool top);
+		     size_t nlead, const char *header, bool top,
+		     bool namespaced);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);

@@ -695,7 +695,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .self_word = "this",
 			 .line_comment = "//",
 			 .public_words = "export",
-			 .private_top = true,
+			 .private_scope = PRIVATE_TOP,
 			 .family = "js"},
     [LANG_TSX] = {.lang = LANG_TSX,
 		  .name = "tsx",
@@ -723,7 +723,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .public_words = "export",
-		  .private_top = true,
+		  .private_scope = PRIVATE_TOP,
 		  .family = "js"},
     [LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT,
 			 .name = "javascript",
@@ -751,7 +751,7 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .self_word = "this",
 			 .line_comment = "//",
 			 .public_words = "export",
-			 .private_top = true,
+			 .private_scope = PRIVATE_TOP,
 			 .family = "js"},
     [LANG_BASH] = {.lang = LANG_BASH,
 		   .name = "bash",
@@ -907,7 +907,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		.member_ops = ". ->",
 		.line_comment = "//",
 		.private_words = "static",
-		.private_top = true,
+		.private_scope = PRIVATE_TOP,
 		.family = "c",
 		.generated_names = GENERATED_NAMES,
 		.generated_lines = SLASH_GENERATED},
@@ -947,7 +947,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .self_word = "this",
 		  .line_comment = "//",
 		  .private_words = "static",
-		  .private_top = true,
+		  .private_scope = PRIVATE_NAMESPACE,
 		  .family = "c",
 		  .also = ".h",
 		  .markers = "^class\\  ^namespace\\  ^template< "
@@ -1059,7 +1059,8 @@ static bool has_list_word(const char *list, const char *text, size_t n)
 }
 
 bool lang_is_private(Lang lang, const char *name, const char *lead,
-		     size_t nlead, const char *header, bool top)
+		     size_t nlead, const char *header, bool top,
+		     bool namespaced)
 {
 	const LangSpec *spec = lang_spec(lang);
 	size_t n = strlen(name), before = strlen(header);
@@ -1067,7 +1068,8 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 	    spec->private_words ? spec->private_words : spec->public_words;
 
 	/* A keyword is no name: a parse that went astray. */
-	if (!n || (spec->private_top && !top) ||
+	if (!n || (spec->private_scope == PRIVATE_TOP && !top) ||
+	    (spec->private_scope == PRIVATE_NAMESPACE && !top && !namespaced) ||
 	    lang_is_stopword(lang, name, n))
 		return false;
 	if (spec->private_underscore)

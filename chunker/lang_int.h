@@ -122,6 +122,14 @@ typedef struct {
 	const char *value_field; /* the value; NULL: none */
 } TypingRule;
 
+/* Where what keeps a definition to its file applies. */
+typedef enum {
+	PRIVATE_ANY,	   /* at any depth (Java's `private` members) */
+	PRIVATE_TOP,	   /* outside every other definition */
+	PRIVATE_NAMESPACE, /* ... but namespaces, which are no scope of
+			    * their own (C++'s `static` in `namespace a`) */
+} PrivateScope;
+
 typedef struct {
 	Lang lang;
 	const char *name;
@@ -192,14 +200,15 @@ typedef struct {
 	/* What keeps a definition to its file, so that a file that does not
 	 * use it yet is about to: a word before its name (C's "static",
 	 * Java's "private"), the want of one (TypeScript's "export"), or a
-	 * name starting with "_" (Python's convention); at the top level
-	 * only, or at any depth. None for Go, whose unexported names serve
-	 * the package's other files, nor Rust, whose private items serve the
-	 * child modules in other files. */
+	 * name starting with "_" (Python's convention); at the depth
+	 * private_scope says. None for Go, whose unexported names serve the
+	 * package's other files, nor Rust, whose private items serve child
+	 * modules in other files too (`pub` read for leaf modules only
+	 * changed no check-half figure). */
 	const char *private_words;
 	const char *public_words;
 	bool private_underscore;
-	bool private_top;
+	PrivateScope private_scope;
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */

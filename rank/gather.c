@@ -154,12 +154,21 @@ static uint32_t uses_besides_one(const Where *w, const char *s)
 
 /* Whether live span sp is kept to the buffer's file (see
  * lang_is_private). */
-static bool private_def(const Where *w, const Span *sp, bool top)
+static bool private_def(const Where *w, const Span *sp)
 {
+	const Chunking *lc = &w->live;
 	uint32_t lo = rank__line_start(w->q->text, sp->bytes.start);
+	bool namespaced = sp->parent >= 0;
 
+	/* A module or namespace is no name code calls: `mod tests` is
+	 * used by no code. */
+	if (sp->kind == SPAN_NAMESPACE || sp->kind == SPAN_IMPL)
+		return false;
+	for (int32_t p = sp->parent; p >= 0; p = lc->spans[p].parent)
+		namespaced &= lc->spans[p].kind == SPAN_NAMESPACE;
 	return lang_is_private(w->q->lang, sp->name, w->q->text + lo,
-			       sp->bytes.start - lo, sp->header, top);
+			       sp->bytes.start - lo, sp->header, sp->parent < 0,
+			       namespaced);
 }
 
 /* A candidate of the buffer itself. */
@@ -214,8 +223,7 @@ static void gather_live(Where *w)
 		c->uses = uses_besides_one(w, sp->name);
 		/* (Uses are not counted in a buffer too big to.) */
 		c->unused_private =
-		    c->uses == 0 && w->words.n > 0 &&
-		    private_def(w, sp, !up || up->kind == SPAN_NAMESPACE);
+		    c->uses == 0 && w->words.n > 0 && private_def(w, sp);
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =

@@ -432,7 +432,7 @@ TEST(lang_members_apart_from_rows)
  * underscore but not a dunder, and never a keyword a broken parse made a
  * name of. */
 #define PRIVATE(lang, name, lead, header, top) \
-	lang_is_private(lang, name, lead, strlen(lead), header, top)
+	lang_is_private(lang, name, lead, strlen(lead), header, top, false)
 
 TEST(lang_is_private_by_row)
 {
@@ -443,6 +443,10 @@ TEST(lang_is_private_by_row)
 	/* A static member is the class's, not the file's. */
 	EXPECT_TRUE(!PRIVATE(LANG_CPP, "make", "", "static A make()", false));
 	EXPECT_TRUE(PRIVATE(LANG_CPP, "make", "", "static A make()", true));
+	EXPECT_TRUE(lang_is_private(LANG_CPP, "make", "", 0, "static A make()",
+				    false, true));
+	EXPECT_TRUE(!lang_is_private(LANG_C, "pad", "", 0, "static int pad()",
+				     false, true));
 	EXPECT_TRUE(PRIVATE(LANG_JAVA, "pad", "",
 			    "@Override\n    private int pad(int n)", false));
 	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "pad", "",
@@ -463,8 +467,8 @@ TEST(lang_is_private_by_row)
 	EXPECT_TRUE(!PRIVATE(LANG_PYTHON, "__init__", "",
 			     "def __init__(self):", false));
 	EXPECT_TRUE(PRIVATE(LANG_PYTHON, "__cache", "", "__cache", true));
-	/* Go's unexported names serve the package; Rust's private items
-	 * its child modules, in other files. */
+	/* Go's unexported names serve the package's other files, Rust's
+	 * private items child modules in other files. */
 	EXPECT_TRUE(!PRIVATE(LANG_GO, "pad", "", "func pad(n int) int", true));
 	EXPECT_TRUE(!PRIVATE(LANG_RUST, "pad", "", "fn pad(n: u32)", true));
 }

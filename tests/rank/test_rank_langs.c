@@ -1254,6 +1254,15 @@ static const KeptCase kept_cases[] = {
      "int step%d(int x)\n{\n\treturn twice(x) + %d;\n}\n\n",
      "int render(int x)\n{\n\t" CURSOR "\n}\n", "pad_left pad_right twice",
      true},
+    /* A namespace is no scope of its own: `static` still keeps a
+     * definition in one to the file. */
+    {"src/tool.cpp",
+     "namespace app {\n\nstatic int pad_left(int n) { return n + 1; }\n\n\n"
+     "int pad_right(int n) { return n - 1; }\n\n\n"
+     "static int twice(int n) { return n * 2; }\n\n\n",
+     "int step%d(int x)\n{\n\treturn twice(x) + %d;\n}\n\n",
+     "int render(int x)\n{\n\t" CURSOR "\n}\n\n} // namespace app\n",
+     "pad_left pad_right twice", true},
     {"src/Tool.java",
      "class Tool {\n"
      "    private int padLeft(int n) { return n + 1; }\n\n\n"
