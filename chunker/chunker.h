@@ -421,6 +421,9 @@ const char *lang_member_ops(Lang lang);
 bool lang_is_private(Lang lang, const char *name, const char *lead,
 		     size_t nlead, const char *header, bool top,
 		     bool namespaced);
+/* Whether what lang keeps private is kept to its file's directory (Go's
+ * package) rather than to the file. */
+bool lang_private_dir(Lang lang);
 /* What starts a comment that runs to the end of the line: "#", "//";
  * "" for none (Markdown). */
 const char *lang_line_comment(Lang lang);

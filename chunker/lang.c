@@ -667,7 +667,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		     .callees = "function",
 		     .self_word = "self",
 		     .line_comment = "#",
-		     .private_underscore = true,
+		     .private_names = PRIVATE_UNDERSCORE,
 		     .family = "python"},
     [LANG_TYPESCRIPT] = {.lang = LANG_TYPESCRIPT,
 			 .name = "typescript",
@@ -817,6 +817,9 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .ctor_prefix = "New new",
 		 .lower_types = true,
 		 .line_comment = "//",
+		 .private_names = PRIVATE_LOWER,
+		 .private_dir = true,
+		 .entries = "main init",
 		 .family = "go",
 		 .generated_names = "*.pb.go " GENERATED_NAMES,
 		 .generated_lines = SLASH_GENERATED},
@@ -1072,10 +1075,13 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 	    (spec->private_scope == PRIVATE_NAMESPACE && !top && !namespaced) ||
 	    lang_is_stopword(lang, name, n))
 		return false;
-	if (spec->private_underscore)
+	if (spec->private_names == PRIVATE_UNDERSCORE)
 		return name[0] == '_' && n > 1 &&
 		       !(n > 4 && name[1] == '_' && name[n - 1] == '_' &&
 			 name[n - 2] == '_');
+	if (spec->private_names == PRIVATE_LOWER)
+		return (islower((unsigned char)name[0]) || name[0] == '_') &&
+		       !has_list_word(spec->entries, name, n);
 	if (!words)
 		return false;
 	/* Its modifiers: the words before its name. */
@@ -1090,6 +1096,8 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 		has_list_word(words, header, before)) ==
 	       (spec->private_words != NULL);
 }
+
+bool lang_private_dir(Lang lang) { return lang_spec(lang)->private_dir; }
 
 void lang_modules(Lang lang, ModuleRules *out)
 {

@@ -130,6 +130,13 @@ typedef enum {
 			    * their own (C++'s `static` in `namespace a`) */
 } PrivateScope;
 
+/* Names that keep a definition to its file (or directory). */
+typedef enum {
+	PRIVATE_NAMES_NONE,
+	PRIVATE_UNDERSCORE, /* starting with "_", no dunder (Python) */
+	PRIVATE_LOWER,	    /* starting with a small letter (Go) */
+} PrivateNames;
+
 typedef struct {
 	Lang lang;
 	const char *name;
@@ -199,16 +206,19 @@ typedef struct {
 				    * for prose */
 	/* What keeps a definition to its file, so that a file that does not
 	 * use it yet is about to: a word before its name (C's "static",
-	 * Java's "private"), the want of one (TypeScript's "export"), or a
-	 * name starting with "_" (Python's convention); at the depth
-	 * private_scope says. None for Go, whose unexported names serve the
-	 * package's other files, nor Rust, whose private items serve child
-	 * modules in other files too (`pub` read for leaf modules only
-	 * changed no check-half figure). */
+	 * Java's "private"), the want of one (TypeScript's "export"), or its
+	 * name (Python's "_name", Go's unexported names); at the depth
+	 * private_scope says, and to the file's directory rather than the
+	 * file when private_dir (Go's package). None for Rust, whose private
+	 * items serve child modules in other files too (`pub` read for leaf
+	 * modules only changed no check-half figure). */
 	const char *private_words;
 	const char *public_words;
-	bool private_underscore;
+	PrivateNames private_names;
 	PrivateScope private_scope;
+	bool private_dir;
+	const char *entries; /* names the runtime calls, no code (Go's
+			      * "main", "init"): never kept unused */
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */

@@ -334,6 +334,13 @@ typedef struct {
 int index_file_texts(Index *ix, const IndexTextRange *r, uint32_t n,
 		     char **texts);
 
+/* Whether identifier word is in the code of a file of relpath's
+ * directory other than relpath itself, into *found: Go's unexported
+ * names serve their package, its directory. Compared as the index's
+ * tokens are (case aside, getUser meets get_user). */
+int index_word_beside(Index *ix, const char *word, const char *relpath,
+		      bool *found);
+
 /* Whether the rows of file file_id still hold what is on disk: its
  * file is there with the size and mtime its rows were read at. Rows a
  * live buffer wrote (they have no disk stamp) count as current. False

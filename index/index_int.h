@@ -54,6 +54,7 @@ enum {
 	ST_NAME_COUNTS,
 	ST_NAME_COUNTS_SINCE,
 	ST_FILE_STAMP_OF,
+	ST_WORD_BESIDE, /* search.c */
 	ST_COUNT
 };
 

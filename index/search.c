@@ -494,6 +494,32 @@ int index_status(Index *ix, IndexStatus *out)
 			out->spans_by_kind, SPAN_KIND_COUNT, span_kind_at);
 }
 
+int index_word_beside(Index *ix, const char *word, const char *relpath,
+		      bool *found)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_WORD_BESIDE);
+	const char *slash = strrchr(relpath, '/');
+	int dir = slash ? (int)(slash - relpath + 1) : 0;
+	Buf match = {0};
+	int rc;
+
+	*found = false;
+	/* An identifier holds no quote: the phrase is the word. */
+	if (!*word || strchr(word, '"'))
+		return CASTLS_EINVAL;
+	buf_printf(&match, "text : \"%s\"", word);
+	sqlite3_bind_text(s, 1, match.data, (int)match.len, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, relpath, dir, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, dir);
+	sqlite3_bind_text(s, 4, relpath, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	*found = rc == SQLITE_ROW;
+	sqlite3_reset(s);
+	buf_free(&match);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+						     : index__db_error(ix, rc);
+}
+
 bool index_file_current(Index *ix, int64_t file_id)
 {
 	sqlite3_stmt *s = index__stmt(ix, ST_FILE_STAMP_OF);

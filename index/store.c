@@ -131,6 +131,15 @@ static const char *const statements[ST_COUNT] = {
     [ST_FILE_GET] =
 	"SELECT id, size, mtime, hash, lang FROM files WHERE path=?",
     [ST_FILE_STAMP_OF] = "SELECT path, size, mtime FROM files WHERE id=?",
+    /* index_word_beside: a chunk holding the word in a file of the
+     * directory ?2 (of ?3 bytes, "" or ending in '/'), not ?4. */
+    [ST_WORD_BESIDE] = "SELECT 1 FROM chunks_fts"
+		       " JOIN chunk_rows c ON c.id = chunks_fts.rowid"
+		       " JOIN files f ON f.id = c.file_id"
+		       " WHERE chunks_fts MATCH ?1"
+		       " AND substr(f.path, 1, ?3) = ?2"
+		       " AND instr(substr(f.path, ?3 + 1), '/') = 0"
+		       " AND f.path <> ?4 LIMIT 1",
     /* No upsert with RETURNING: that makes a statement journal, and
      * every statement savepoint flushes FTS5's pending terms into a new
      * segment, one per file, which the merges then pay for. */

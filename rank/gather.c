@@ -235,6 +235,38 @@ static void gather_live(Where *w)
 	}
 }
 
+/* What a language keeps to a directory (Go's unexported names, kept to
+ * the package) may be used by the directory's other files: a definition
+ * the buffer does not use stays unused only if none of them does either,
+ * which the index answers. Past DIR_PRIVATE_LOOKUPS of them, or without
+ * the buffer's root, the rest are taken for used. */
+#define DIR_PRIVATE_LOOKUPS 16
+
+static void unused_in_dir(Where *w)
+{
+	const RankCursor *q = w->q;
+	Index *ix = q->root >= 0 && (uint32_t)q->root < q->nroots
+			? q->roots[q->root].ix
+			: NULL;
+	uint32_t looked = 0;
+
+	if (!lang_private_dir(q->lang))
+		return;
+	for (uint32_t i = 0; i < w->cs.n; i++) {
+		Cand *c = &w->cs.c[i];
+		const char *name;
+		bool found = true;
+
+		if (c->from != FROM_LIVE || !c->unused_private)
+			continue;
+		name = w->live.spans[c->row].name;
+		if (ix && q->rel && looked++ < DIR_PRIVATE_LOOKUPS &&
+		    index_word_beside(ix, name, q->rel, &found) != 0)
+			found = true;
+		c->unused_private = !found;
+	}
+}
+
 /* Whether path of root r is the buffer's own file. */
 static bool in_buffer(const Where *w, int r, const char *path)
 {
@@ -877,6 +909,7 @@ void rank__gather(Where *w)
 	rank__similar_words(w);
 	rank__receivers(w);
 	gather_live(w);
+	unused_in_dir(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
 		Index *ix = q->roots[r].ix;
 		uint64_t before;

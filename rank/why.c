@@ -78,7 +78,7 @@ static const struct {
     {declared, "declared in a file this one imports", NULL},
     {here_def, NULL, say_here},
     {here_chunk, "in this file", NULL},
-    {unused_private, "kept to this file and not used in it yet", NULL},
+    {unused_private, "private and not used yet", NULL},
     {lexical, "matching words", NULL},
     {joined, NULL, say_joined},
 };

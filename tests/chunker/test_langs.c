@@ -467,8 +467,12 @@ TEST(lang_is_private_by_row)
 	EXPECT_TRUE(!PRIVATE(LANG_PYTHON, "__init__", "",
 			     "def __init__(self):", false));
 	EXPECT_TRUE(PRIVATE(LANG_PYTHON, "__cache", "", "__cache", true));
-	/* Go's unexported names serve the package's other files, Rust's
-	 * private items child modules in other files. */
-	EXPECT_TRUE(!PRIVATE(LANG_GO, "pad", "", "func pad(n int) int", true));
+	/* Go's unexported names serve the package's other files (its
+	 * directory); Rust's private items child modules in other files. */
+	EXPECT_TRUE(PRIVATE(LANG_GO, "pad", "", "func pad(n int) int", true));
+	EXPECT_TRUE(!PRIVATE(LANG_GO, "Pad", "", "func Pad(n int) int", true));
+	EXPECT_TRUE(!PRIVATE(LANG_GO, "init", "", "func init()", true));
+	EXPECT_TRUE(lang_private_dir(LANG_GO));
+	EXPECT_TRUE(!lang_private_dir(LANG_C));
 	EXPECT_TRUE(!PRIVATE(LANG_RUST, "pad", "", "fn pad(n: u32)", true));
 }

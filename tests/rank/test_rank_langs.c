@@ -1234,7 +1234,9 @@ static int find_here(const RankResult *r, const char *name)
 typedef struct {
 	const char *rel;
 	const char *head;  /* the helpers, "%s" for the three names */
-	const char *step;  /* a neighbour: "%d" twice, then the used name */
+	const char *step;  /* a neighbour: "%d" twice, using the used name
+			    * (Go's: none, another file of the package
+			    * uses it) */
 	const char *tail;  /* the function being written, with CURSOR */
 	const char *names; /* the helper, the twin, the used one */
 	bool kept;	   /* the language keeps definitions to a file */
@@ -1279,25 +1281,34 @@ static const KeptCase kept_cases[] = {
      "  return twice(x) + %d;\n}\n\n",
      "export function render(x: number): number {\n  " CURSOR "\n}\n",
      "padLeft padRight twice", true},
-    /* Go's unexported names serve the package's other files. */
+    /* Go's unexported names serve the package: trimmed, which the
+     * buffer does not use, is used by another file of it (the
+     * workspace's store/other.go). */
     {"store/tool.go",
      "package store\n\nfunc padLeft(n int) int { return n + 1 }\n\n\n"
      "func PadRight(n int) int { return n - 1 }\n\n\n"
-     "func twice(n int) int { return n * 2 }\n\n\n",
-     "func step%d(x int) int {\n\treturn twice(x) + %d\n}\n\n",
-     "func render(x int) int {\n\t" CURSOR "\n}\n", "padLeft PadRight twice",
-     false},
+     "func trimmed(n int) int { return n * 2 }\n\n\n",
+     "func Step%d(x int) int {\n\treturn x + %d\n}\n\n",
+     "func render(x int) int {\n\t" CURSOR "\n}\n", "padLeft PadRight trimmed",
+     true},
 };
 
 /* A definition its file keeps to itself (`static`, `private`, no
  * `export`, `_name`) and does not use yet is what the code being written
- * is about to use: it ranks among the first three, ahead of most of the
- * neighbours around the cursor (without the signal, after them all),
+ * is about to use (Go's unexported names, when no other file of the
+ * package uses them either): it ranks among the first three, ahead of
+ * most of the neighbours around the cursor (without the signal, after
+ * them all),
  * says why, and neither its public twin nor a kept one in use is taken
  * for one. */
 TEST(kept_to_the_file_and_unused)
 {
-	static const File files[] = {{"README", "tools\n"}, {NULL, NULL}};
+	static const File files[] = {
+	    {"go.mod", "module example.com/tools\n\ngo 1.19\n"},
+	    {"store/other.go",
+	     "package store\n\nfunc other(n int) int { return trimmed(n) }\n"},
+	    {NULL, NULL},
+	};
 	Ws w;
 
 	ws_open(&w, files);
@@ -1324,8 +1335,8 @@ TEST(kept_to_the_file_and_unused)
 			ASSERT_TRUE(h >= 0);
 			EXPECT_TRUE(h <= 2);
 			EXPECT_TRUE(r.items[h].signals.unused_private);
-			EXPECT_TRUE(why_says(&r.items[h],
-					     "kept to this file and not used"));
+			EXPECT_TRUE(
+			    why_says(&r.items[h], "private and not used yet"));
 		} else {
 			EXPECT_TRUE(h < 0 ||
 				    !r.items[h].signals.unused_private);
