@@ -610,6 +610,9 @@ static const TypingRule no_typings[] = {
 	"long native package private protected public short strictfp " \
 	"synchronized throws transient volatile record String Object " \
 	"Override"
+/* What the JVM calls by reflection: serialization's hooks, private. */
+#define JAVA_ENTRIES \
+	"readObject writeObject readObjectNoData readResolve writeReplace"
 #define C_KEYWORDS                                                           \
 	" auto char double extern goto inline long register restrict short " \
 	"signed sizeof struct typedef union unsigned volatile NULL size_t "  \
@@ -881,6 +884,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		   .self_word = "this",
 		   .line_comment = "//",
 		   .private_words = "private",
+		   .entries = JAVA_ENTRIES,
 		   .family = "java",
 		   .generated_names = GENERATED_NAMES,
 		   .generated_lines = SLASH_GENERATED},
@@ -1070,8 +1074,10 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 	const char *words =
 	    spec->private_words ? spec->private_words : spec->public_words;
 
-	/* A keyword is no name: a parse that went astray. */
-	if (!n || (spec->private_scope == PRIVATE_TOP && !top) ||
+	/* A keyword is no name: a parse that went astray. An entry is
+	 * called by the runtime, not by code. */
+	if (!n || has_list_word(spec->entries, name, n) ||
+	    (spec->private_scope == PRIVATE_TOP && !top) ||
 	    (spec->private_scope == PRIVATE_NAMESPACE && !top && !namespaced) ||
 	    lang_is_stopword(lang, name, n))
 		return false;
@@ -1080,8 +1086,7 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 		       !(n > 4 && name[1] == '_' && name[n - 1] == '_' &&
 			 name[n - 2] == '_');
 	if (spec->private_names == PRIVATE_LOWER)
-		return (islower((unsigned char)name[0]) || name[0] == '_') &&
-		       !has_list_word(spec->entries, name, n);
+		return islower((unsigned char)name[0]) || name[0] == '_';
 	if (!words)
 		return false;
 	/* Its modifiers: the words before its name. */

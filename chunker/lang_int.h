@@ -218,7 +218,8 @@ typedef struct {
 	PrivateScope private_scope;
 	bool private_dir;
 	const char *entries; /* names the runtime calls, no code (Go's
-			      * "main", "init"): never kept unused */
+			      * "main", "init", Java's serialization
+			      * hooks): never kept unused */
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */

@@ -451,6 +451,8 @@ TEST(lang_is_private_by_row)
 			    "@Override\n    private int pad(int n)", false));
 	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "pad", "",
 			     "public int pad(int private_n)", false));
+	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "readResolve", "",
+			     "private Object readResolve()", false));
 	EXPECT_TRUE(
 	    PRIVATE(LANG_TYPESCRIPT, "pad", "", "function pad(n)", true));
 	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "",
