@@ -152,6 +152,17 @@ static uint32_t uses_besides_one(const Where *w, const char *s)
 	return n ? n - 1 : 0;
 }
 
+/* Whether s is an identifier, nothing more. */
+static bool plain_name(const char *s)
+{
+	if (!rank__ident_start((unsigned char)*s))
+		return false;
+	while (*++s)
+		if (!rank__ident_char((unsigned char)*s))
+			return false;
+	return true;
+}
+
 /* Whether live span sp is kept to the buffer's file (see
  * lang_is_private). */
 static bool private_def(const Where *w, const Span *sp)
@@ -161,8 +172,9 @@ static bool private_def(const Where *w, const Span *sp)
 	bool namespaced = sp->parent >= 0;
 
 	/* A module or namespace is no name code calls: `mod tests` is
-	 * used by no code. */
-	if (sp->kind == SPAN_NAMESPACE || sp->kind == SPAN_IMPL)
+	 * used by no code; nor is `~T` or `operator=`. */
+	if (sp->kind == SPAN_NAMESPACE || sp->kind == SPAN_IMPL ||
+	    !plain_name(sp->name))
 		return false;
 	for (int32_t p = sp->parent; p >= 0; p = lc->spans[p].parent)
 		namespaced &= lc->spans[p].kind == SPAN_NAMESPACE;
