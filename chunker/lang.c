@@ -610,9 +610,11 @@ static const TypingRule no_typings[] = {
 	"long native package private protected public short strictfp " \
 	"synchronized throws transient volatile record String Object " \
 	"Override"
-/* What the JVM calls by reflection: serialization's hooks, private. */
-#define JAVA_ENTRIES \
-	"readObject writeObject readObjectNoData readResolve writeReplace"
+/* What the JVM reads by reflection, private: serialization's hooks and
+ * fields. */
+#define JAVA_ENTRIES                                                        \
+	"readObject writeObject readObjectNoData readResolve writeReplace " \
+	"serialVersionUID serialPersistentFields"
 #define C_KEYWORDS                                                           \
 	" auto char double extern goto inline long register restrict short " \
 	"signed sizeof struct typedef union unsigned volatile NULL size_t "  \

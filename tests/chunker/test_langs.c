@@ -453,6 +453,9 @@ TEST(lang_is_private_by_row)
 			     "public int pad(int private_n)", false));
 	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "readResolve", "",
 			     "private Object readResolve()", false));
+	EXPECT_TRUE(!PRIVATE(LANG_JAVA, "serialVersionUID", "",
+			     "private static final long serialVersionUID",
+			     false));
 	EXPECT_TRUE(
 	    PRIVATE(LANG_TYPESCRIPT, "pad", "", "function pad(n)", true));
 	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "",
