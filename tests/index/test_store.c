@@ -22,62 +22,64 @@
 
 /* The deposit method's chunk does not contain the word "Ledger": only its
  * names (Ledger.deposit) do. */
-static const char ledger_v1[] = "import os\n"
-				"\n"
-				"\n"
-				"class Ledger:\n"
-				"    \"\"\"Keeps balances.\"\"\"\n"
-				"\n"
-				"    def deposit(self, amount):\n"
-				"        self.total = self.total + amount\n"
-				"        return self.total\n"
-				"\n"
-				"    def withdraw(self, amount):\n"
-				"        self.total = self.total - amount\n"
-				"        return self.total\n"
-				"\n"
-				"\n"
-				"def helper(value):\n"
-				"    zebra = 7\n"
-				"    return value * 2 + zebra\n"
-				"\n"
-				"\n"
-				"def getUserName(user):\n"
-				"    return user.first_name + user.last_name\n"
-				"\n"
-				"\n"
-				"def other(x):\n"
-				"    return x - 42\n";
+static const char ledger_v1[] =
+	"import os\n"
+	"\n"
+	"\n"
+	"class Ledger:\n"
+	"    \"\"\"Keeps balances.\"\"\"\n"
+	"\n"
+	"    def deposit(self, amount):\n"
+	"        self.total = self.total + amount\n"
+	"        return self.total\n"
+	"\n"
+	"    def withdraw(self, amount):\n"
+	"        self.total = self.total - amount\n"
+	"        return self.total\n"
+	"\n"
+	"\n"
+	"def helper(value):\n"
+	"    zebra = 7\n"
+	"    return value * 2 + zebra\n"
+	"\n"
+	"\n"
+	"def getUserName(user):\n"
+	"    return user.first_name + user.last_name\n"
+	"\n"
+	"\n"
+	"def other(x):\n"
+	"    return x - 42\n";
 
 /* One line of helper replaced by two: zebra gone, giraffe new, and every
  * row after helper one line further down. */
-static const char ledger_v2[] = "import os\n"
-				"\n"
-				"\n"
-				"class Ledger:\n"
-				"    \"\"\"Keeps balances.\"\"\"\n"
-				"\n"
-				"    def deposit(self, amount):\n"
-				"        self.total = self.total + amount\n"
-				"        return self.total\n"
-				"\n"
-				"    def withdraw(self, amount):\n"
-				"        self.total = self.total - amount\n"
-				"        return self.total\n"
-				"\n"
-				"\n"
-				"def helper(value):\n"
-				"    giraffe = 7\n"
-				"    print(giraffe)\n"
-				"    return value * 2 + giraffe\n"
-				"\n"
-				"\n"
-				"def getUserName(user):\n"
-				"    return user.first_name + user.last_name\n"
-				"\n"
-				"\n"
-				"def other(x):\n"
-				"    return x - 42\n";
+static const char ledger_v2[] =
+	"import os\n"
+	"\n"
+	"\n"
+	"class Ledger:\n"
+	"    \"\"\"Keeps balances.\"\"\"\n"
+	"\n"
+	"    def deposit(self, amount):\n"
+	"        self.total = self.total + amount\n"
+	"        return self.total\n"
+	"\n"
+	"    def withdraw(self, amount):\n"
+	"        self.total = self.total - amount\n"
+	"        return self.total\n"
+	"\n"
+	"\n"
+	"def helper(value):\n"
+	"    giraffe = 7\n"
+	"    print(giraffe)\n"
+	"    return value * 2 + giraffe\n"
+	"\n"
+	"\n"
+	"def getUserName(user):\n"
+	"    return user.first_name + user.last_name\n"
+	"\n"
+	"\n"
+	"def other(x):\n"
+	"    return x - 42\n";
 
 typedef struct {
 	char *tmp, *root, *db_path;
@@ -118,7 +120,8 @@ static void fixture_close(Fixture *f)
 }
 
 /* Chunks text as Python at SMALL_CHUNK and puts it at relpath. */
-static int put(Index *ix, const char *relpath, const char *text, IndexDelta *d)
+static int put(Index *ix, const char *relpath, const char *text,
+	       IndexDelta *d)
 {
 	Chunker *ch = chunker_new(SMALL_CHUNK);
 	Chunking c;
@@ -180,7 +183,7 @@ TEST(store_put_keeps_unchanged_rows)
 	Fixture f;
 	IndexDelta d;
 	long long helper_span, withdraw_span, other_span, deposit_chunk,
-	    tail_chunk, helper_chunk;
+		tail_chunk, helper_chunk;
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
@@ -238,9 +241,9 @@ TEST(store_put_keeps_unchanged_rows)
 	EXPECT_INT_EQ(q_int(&f, "SELECT start_line FROM chunks"
 				" WHERE text LIKE '%def other%'"),
 		      19);
-	EXPECT_TRUE(q_int(&f,
-			  "SELECT id FROM chunks"
-			  " WHERE text LIKE '%def helper%'") != helper_chunk);
+	EXPECT_TRUE(q_int(&f, "SELECT id FROM chunks"
+			      " WHERE text LIKE '%def helper%'") !=
+		    helper_chunk);
 	/* A chunk's span reference follows the span's new row. */
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks c LEFT JOIN"
 				" spans s ON s.id=c.span_id WHERE"
@@ -282,18 +285,18 @@ TEST(store_page_caches_use_the_pool)
 	ASSERT_INT_EQ(fixture_open(&f), 0);
 	ASSERT_INT_EQ(put(f.ix, "pkg/led.py", ledger_v1, &d), 0);
 	EXPECT_INT_EQ(search_n(f.ix, "deposit", 10), 1);
-	ASSERT_INT_EQ(
-	    sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &used, &high, 0),
-	    SQLITE_OK);
+	ASSERT_INT_EQ(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &used,
+				       &high, 0),
+		      SQLITE_OK);
 	EXPECT_TRUE(used > 0);
 	/* Another connection commits; the next read empties the cache,
 	 * reads its pages again, and the pool's count stays bounded. */
 	ASSERT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 1);
 	ASSERT_INT_EQ(ixt_exec(f.db, "UPDATE files SET mtime=7"), SQLITE_OK);
 	EXPECT_INT_EQ(search_n(f.ix, "deposit", 10), 1);
-	ASSERT_INT_EQ(
-	    sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &after, &high, 0),
-	    SQLITE_OK);
+	ASSERT_INT_EQ(sqlite3_status64(SQLITE_STATUS_PAGECACHE_USED, &after,
+				       &high, 0),
+		      SQLITE_OK);
 	EXPECT_TRUE(after > 0 && after <= high);
 	fixture_close(&f);
 }
@@ -337,16 +340,16 @@ TEST(store_put_same_text_commits_nothing)
 static char *file_dump(Fixture *f, const char *relpath)
 {
 	static const char *const sql[] = {
-	    "SELECT size, mtime, hash, lang FROM files WHERE path='%s'",
-	    "SELECT s.kind, s.name, s.qualname, s.start_byte, s.end_byte,"
-	    " s.start_line, s.end_line, s.header, s.doc, s.hash, p.qualname"
-	    " FROM spans s JOIN files f ON f.id=s.file_id LEFT JOIN spans p"
-	    " ON p.id=s.parent_id WHERE f.path='%s'"
-	    " ORDER BY s.start_byte, s.end_byte",
-	    "SELECT c.kind, c.start_byte, c.end_byte, c.start_line,"
-	    " c.end_line, c.size, c.hash, c.names, c.text, s.qualname"
-	    " FROM chunks c JOIN files f ON f.id=c.file_id LEFT JOIN spans s"
-	    " ON s.id=c.span_id WHERE f.path='%s' ORDER BY c.start_byte",
+		"SELECT size, mtime, hash, lang FROM files WHERE path='%s'",
+		"SELECT s.kind, s.name, s.qualname, s.start_byte, s.end_byte,"
+		" s.start_line, s.end_line, s.header, s.doc, s.hash, p.qualname"
+		" FROM spans s JOIN files f ON f.id=s.file_id LEFT JOIN spans p"
+		" ON p.id=s.parent_id WHERE f.path='%s'"
+		" ORDER BY s.start_byte, s.end_byte",
+		"SELECT c.kind, c.start_byte, c.end_byte, c.start_line,"
+		" c.end_line, c.size, c.hash, c.names, c.text, s.qualname"
+		" FROM chunks c JOIN files f ON f.id=c.file_id LEFT JOIN spans s"
+		" ON s.id=c.span_id WHERE f.path='%s' ORDER BY c.start_byte",
 	};
 	Buf b = {0};
 
@@ -472,8 +475,8 @@ static int wal_frames(Fixture *f)
 
 	if (!f->db)
 		f->db = ixt_db_open(f->db_path);
-	if (sqlite3_prepare_v2(f->db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(f->db, "PRAGMA wal_checkpoint(PASSIVE)", -1,
+			       &st, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int(st, 1);
@@ -508,13 +511,13 @@ TEST(store_edit_moves_rows_without_their_text)
 	}
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
-	ASSERT_INT_EQ(
-	    chunker_run(ch, LANG_PYTHON, t.data, (uint32_t)t.len, NULL, &c0),
-	    0);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, t.data, (uint32_t)t.len,
+				  NULL, &c0),
+		      0);
 	ASSERT_TRUE(c0.nchunks > 100);
-	ASSERT_INT_EQ(
-	    index_file_put(f.ix, "long.py", t.data, (uint32_t)t.len, &c0, NULL),
-	    0);
+	ASSERT_INT_EQ(index_file_put(f.ix, "long.py", t.data, (uint32_t)t.len,
+				     &c0, NULL),
+		      0);
 	/* An empty log: the edit's frames are all it holds after. */
 	page = q_int(&f, "PRAGMA page_size");
 	ASSERT_INT_EQ(ixt_exec(f.db, "PRAGMA wal_checkpoint(TRUNCATE)"),
@@ -576,11 +579,12 @@ TEST(store_edit_refuses_other_rows)
 	chunking_copy(&c0, &c1);
 	ASSERT_INT_EQ(chunking_edit(&c1, &e, 1, ledger_v1, len), 0);
 	before = file_dump(&f, "e.py");
-	EXPECT_INT_EQ(
-	    index_file_edit(f.ix, "e.py", ledger_v1, len, 1, &e, &c0, 2, &c1),
-	    CASTLS_EINVAL);
+	EXPECT_INT_EQ(index_file_edit(f.ix, "e.py", ledger_v1, len, 1, &e,
+				      &c0, 2, &c1),
+		      CASTLS_EINVAL);
 	EXPECT_INT_EQ(index_file_edit(f.ix, "none.py", ledger_v1, len, 1, &e,
-				      &c0, castls_hash(ledger_v1, len, 0), &c1),
+				      &c0, castls_hash(ledger_v1, len, 0),
+				      &c1),
 		      CASTLS_EINVAL);
 	after = file_dump(&f, "e.py");
 	EXPECT_STR_EQ(before, after);
@@ -616,9 +620,8 @@ TEST(store_put_follows_a_new_leading_comment)
 				" WHERE text LIKE '%Doubles nothing%'"),
 		      1);
 	ASSERT_INT_EQ(put(f.ix, "h.py", v3, &d), 0);
-	EXPECT_INT_EQ(q_int(&f,
-			    "SELECT count(*) FROM chunks WHERE text"
-			    " LIKE '%Doubles%' OR text NOT LIKE '%unchanged%'"),
+	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks WHERE text"
+				" LIKE '%Doubles%' OR text NOT LIKE '%unchanged%'"),
 		      0);
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"), 1);
 	fixture_close(&f);
@@ -802,10 +805,12 @@ TEST(store_reads_see_one_state_until_they_end)
 	o.db_path = f.db_path;
 	o.quiet = true;
 	ASSERT_INT_EQ(index_open(&o, &reader), 0);
-	ASSERT_INT_EQ(put(f.ix, "m.py", "def quokka():\n    pass\n", NULL), 0);
+	ASSERT_INT_EQ(put(f.ix, "m.py", "def quokka():\n    pass\n", NULL),
+		      0);
 	ASSERT_INT_EQ(index_read_begin(reader), 0);
 	EXPECT_INT_EQ(search_n(reader, "quokka", 5), 1);
-	ASSERT_INT_EQ(put(f.ix, "m.py", "def wombat():\n    pass\n", NULL), 0);
+	ASSERT_INT_EQ(put(f.ix, "m.py", "def wombat():\n    pass\n", NULL),
+		      0);
 	EXPECT_TRUE(sees_only(reader, "quokka", "wombat"));
 	index_read_end(reader);
 	EXPECT_TRUE(sees_only(reader, "wombat", "quokka"));
@@ -1014,8 +1019,8 @@ TEST(store_search_counts_past_a_smaller_budget_again)
 	ASSERT_INT_EQ(put_shared(f.ix, 3000), 0);
 	/* More chunks hold the common word than the small budget. */
 	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunks") > 300);
-	ASSERT_INT_EQ(index_search_within(f.ix, q, strlen(q), 5, 150, &h, &n),
-		      0);
+	ASSERT_INT_EQ(
+	    index_search_within(f.ix, q, strlen(q), 5, 150, &h, &n), 0);
 	EXPECT_INT_EQ(n, 1);
 	index_hits_free(h, n);
 	o.root = f.root;
@@ -1262,8 +1267,8 @@ TEST(store_default_path_under_xdg_cache)
 {
 	Fixture f;
 	IndexOptions o = {0};
-	char *old =
-	    getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *old = getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME"))
+					     : NULL;
 	Buf want = {0};
 	struct stat st;
 
@@ -1340,13 +1345,8 @@ TEST(store_cli_db_dir_uncreatable)
 	ixt_write(f.root, "a.py", "x = 1\n");
 	db = ixt_path(f.tmp, "afile/sub/index.db");
 	{
-		char *argv[] = {(char *)ixt_castls_bin(),
-				"index",
-				f.root,
-				"--db",
-				db,
-				"--quiet",
-				NULL};
+		char *argv[] = {(char *)ixt_castls_bin(), "index", f.root,
+				"--db", db, "--quiet", NULL};
 
 		status = ixt_run(f.tmp, argv, &out, &err);
 	}
