@@ -421,6 +421,11 @@ const char *lang_member_ops(Lang lang);
 bool lang_is_private(Lang lang, const char *name, const char *lead,
 		     size_t nlead, const char *header, bool top,
 		     bool namespaced);
+/* Words one of which a file of lang must hold to be a module, space-
+ * separated ("import export require"): without, it is a script whose
+ * top-level names are global, and nothing is kept to it; "" when every
+ * file is a module. */
+const char *lang_module_words(Lang lang);
 /* Whether what lang keeps private is kept to its file's directory (Go's
  * package) rather than to the file. */
 bool lang_private_dir(Lang lang);

@@ -699,7 +699,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .callees = JS_CALLEES,
 			 .self_word = "this",
 			 .line_comment = "//",
-			 .public_words = "export",
+			 .public_words = "export declare",
+			 .module_words = "import export require",
 			 .private_scope = PRIVATE_TOP,
 			 .family = "js"},
     [LANG_TSX] = {.lang = LANG_TSX,
@@ -727,7 +728,8 @@ static const LangSpec specs[LANG_COUNT] = {
 		  .callees = JS_CALLEES,
 		  .self_word = "this",
 		  .line_comment = "//",
-		  .public_words = "export",
+		  .public_words = "export declare",
+		  .module_words = "import export require",
 		  .private_scope = PRIVATE_TOP,
 		  .family = "js"},
     [LANG_JAVASCRIPT] = {.lang = LANG_JAVASCRIPT,
@@ -755,7 +757,8 @@ static const LangSpec specs[LANG_COUNT] = {
 			 .callees = JS_CALLEES,
 			 .self_word = "this",
 			 .line_comment = "//",
-			 .public_words = "export",
+			 .public_words = "export declare",
+			 .module_words = "import export require",
 			 .private_scope = PRIVATE_TOP,
 			 .family = "js"},
     [LANG_BASH] = {.lang = LANG_BASH,
@@ -1105,6 +1108,11 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 }
 
 bool lang_private_dir(Lang lang) { return lang_spec(lang)->private_dir; }
+
+const char *lang_module_words(Lang lang)
+{
+	return or_empty(lang_spec(lang)->module_words);
+}
 
 void lang_modules(Lang lang, ModuleRules *out)
 {

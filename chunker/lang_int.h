@@ -217,9 +217,12 @@ typedef struct {
 	PrivateNames private_names;
 	PrivateScope private_scope;
 	bool private_dir;
-	const char *entries; /* names the runtime calls, no code (Go's
-			      * "main", "init", Java's serialization
-			      * hooks): never kept unused */
+	const char *module_words; /* a file with none of these words is a
+				   * script, whose top-level names are
+				   * global: nothing is kept to it */
+	const char *entries;	  /* names the runtime calls, no code (Go's
+				   * "main", "init", Java's serialization
+				   * hooks): never kept unused */
 	/* An extension of another language's this one takes over (C++ a
 	 * `.h`) when the text shows one of its markers or a file with the
 	 * same stem has one of its sibling extensions. */

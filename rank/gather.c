@@ -163,6 +163,25 @@ static bool plain_name(const char *s)
 	return true;
 }
 
+/* Whether the buffer is a module, as its language tells one from a
+ * script (lang_module_words). */
+static bool is_module(const Where *w)
+{
+	const char *p = lang_module_words(w->q->lang);
+
+	if (!*p)
+		return true;
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (rank__words_get(&w->words, p, n) > 0)
+			return true;
+		p += n + (e != NULL);
+	}
+	return false;
+}
+
 /* Whether live span sp is kept to the buffer's file (see
  * lang_is_private). */
 static bool private_def(const Where *w, const Span *sp)
@@ -171,6 +190,8 @@ static bool private_def(const Where *w, const Span *sp)
 	uint32_t lo = rank__line_start(w->q->text, sp->bytes.start);
 	bool namespaced = sp->parent >= 0;
 
+	if (!is_module(w))
+		return false;
 	/* A module or namespace is no name code calls: `mod tests` is
 	 * used by no code; nor is `~T` or `operator=`. */
 	if (sp->kind == SPAN_NAMESPACE || sp->kind == SPAN_IMPL ||

@@ -465,6 +465,11 @@ TEST(lang_is_private_by_row)
 	EXPECT_TRUE(PRIVATE(LANG_TYPESCRIPT, "pad", "const ",
 			    "pad = (exported: number)", true));
 	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "", "pad(n)", false));
+	EXPECT_TRUE(!PRIVATE(LANG_TYPESCRIPT, "pad", "",
+			     "declare function pad(n: number): void", true));
+	EXPECT_STR_EQ(lang_module_words(LANG_JAVASCRIPT),
+		      "import export require");
+	EXPECT_STR_EQ(lang_module_words(LANG_C), "");
 	EXPECT_TRUE(
 	    !PRIVATE(LANG_TYPESCRIPT, "switch", "", "switch (x._tag)", true));
 	EXPECT_TRUE(PRIVATE(LANG_PYTHON, "_pad", "", "def _pad(n):", false));
