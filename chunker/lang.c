@@ -1052,20 +1052,25 @@ static bool is_word_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '$';
 }
 
-/* Whether one of the space-separated words of list is a word of
- * text[0, n). */
-static bool has_list_word(const char *list, const char *text, size_t n)
+/* Whether a word of text[0, n) before the word name is one of list's:
+ * a modifier the definition named name is written with. */
+static bool has_modifier(const char *list, const char *text, size_t n,
+			 const char *name)
 {
-	for (const char *p = list; p && *p;) {
-		const char *e = strchr(p, ' ');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
+	size_t len = strlen(name);
+	char word[64];
 
-		for (size_t i = 0; k && i + k <= n; i++)
-			if (memcmp(text + i, p, k) == 0 &&
-			    (i == 0 || !is_word_char(text[i - 1])) &&
-			    (i + k == n || !is_word_char(text[i + k])))
+	for (size_t i = 0, k; i<n; i = k> i ? k : i + 1) {
+		for (k = i; k < n && is_word_char(text[k]); k++)
+			;
+		if (k - i == len && memcmp(text + i, name, len) == 0)
+			return false;
+		if (k > i && k - i < sizeof(word)) {
+			memcpy(word, text + i, k - i);
+			word[k - i] = '\0';
+			if (word_in_list(list, word))
 				return true;
-		p = e ? e + 1 : p + k;
+		}
 	}
 	return false;
 }
@@ -1075,13 +1080,13 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 		     bool namespaced)
 {
 	const LangSpec *spec = lang_spec(lang);
-	size_t n = strlen(name), before = strlen(header);
+	size_t n = strlen(name);
 	const char *words =
 	    spec->private_words ? spec->private_words : spec->public_words;
 
 	/* A keyword is no name: a parse that went astray. An entry is
 	 * called by the runtime, not by code. */
-	if (!n || has_list_word(spec->entries, name, n) ||
+	if (!n || (spec->entries && word_in_list(spec->entries, name)) ||
 	    (spec->private_scope == PRIVATE_TOP && !top) ||
 	    (spec->private_scope == PRIVATE_NAMESPACE && !top && !namespaced) ||
 	    lang_is_stopword(lang, name, n))
@@ -1094,16 +1099,8 @@ bool lang_is_private(Lang lang, const char *name, const char *lead,
 		return islower((unsigned char)name[0]) || name[0] == '_';
 	if (!words)
 		return false;
-	/* Its modifiers: the words before its name. */
-	for (size_t i = 0; i + n <= before; i++)
-		if (memcmp(header + i, name, n) == 0 &&
-		    (i == 0 || !is_word_char(header[i - 1])) &&
-		    !is_word_char(header[i + n])) {
-			before = i;
-			break;
-		}
-	return (has_list_word(words, lead, nlead) ||
-		has_list_word(words, header, before)) ==
+	return (has_modifier(words, lead, nlead, name) ||
+		has_modifier(words, header, strlen(header), name)) ==
 	       (spec->private_words != NULL);
 }
 

@@ -190,8 +190,6 @@ static bool private_def(const Where *w, const Span *sp)
 	uint32_t lo = rank__line_start(w->q->text, sp->bytes.start);
 	bool namespaced = sp->parent >= 0;
 
-	if (!is_module(w))
-		return false;
 	/* A module or namespace is no name code calls: `mod tests` is
 	 * used by no code; nor is `~T` or `operator=`. */
 	if (sp->kind == SPAN_NAMESPACE || sp->kind == SPAN_IMPL ||
@@ -227,6 +225,9 @@ static Cand *live_cand(Where *w, int64_t row, ChunkKind kind, ByteRange bytes,
 static void gather_live(Where *w)
 {
 	const Chunking *lc = &w->live;
+	/* Whether a definition may be private and unused: uses are not
+	 * counted in a buffer too big to, and a script keeps nothing. */
+	bool keeps = w->words.n > 0 && is_module(w);
 
 	for (uint32_t i = 0; i < lc->nspans; i++) {
 		const Span *sp = &lc->spans[i];
@@ -254,9 +255,7 @@ static void gather_live(Where *w)
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
-		/* (Uses are not counted in a buffer too big to.) */
-		c->unused_private =
-		    c->uses == 0 && w->words.n > 0 && private_def(w, sp);
+		c->unused_private = c->uses == 0 && keeps && private_def(w, sp);
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =
