@@ -970,7 +970,7 @@ out:
  * cannot be read. */
 static int threads_at_nice(int pid, int nice)
 {
-	char path[64], line[1024];
+	char path[320], line[1024]; /* a d_name is up to 255 bytes */
 	DIR *d;
 	struct dirent *e;
 	int n = 0;
