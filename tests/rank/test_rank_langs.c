@@ -242,6 +242,67 @@ TEST(constructors_are_their_class_java)
 	ws_close(&w);
 }
 
+/* Whether name is an entry of the comma-separated list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* In the class being written, its name near the cursor is a type (a
+ * parameter's, the result's) and no call of its constructor: the
+ * constructor is named near the cursor once the code calls it. Returns
+ * whether the item showing Money's constructor says it defines Money. */
+static bool ctor_named(const char *call)
+{
+	static const File files[] = {
+	    {"src/pay/Rate.java", "package pay;\n\npublic class Rate {\n"
+				  "    public long apply(long c) { return c; }\n"
+				  "}\n"},
+	    {NULL, NULL},
+	};
+	Buf b = {0};
+	RankResult r;
+	Ws w;
+	bool named = false;
+
+	buf_puts(&b, "package pay;\n\npublic class Money {\n"
+		     "    private final long cents;\n\n"
+		     "    private Money(long cents) {\n"
+		     "        this.cents = cents;\n    }\n\n");
+	/* Far enough that the constructor is out of the editor's view. */
+	for (int i = 0; i < 10; i++)
+		buf_printf(&b, "    public long part%d() {\n"
+			       "        return cents / %d;\n    }\n\n",
+			   i, i + 2);
+	buf_printf(&b, "    public Money plus(Money other, Rate rate) {\n"
+		       "%s        " CURSOR "\n    }\n}\n",
+		   call);
+	ws_open(&w, files);
+	rank_at(&w, "src/pay/Money.java", b.data, 4000, &r);
+	for (uint32_t i = 0; i < r.nitems; i++) {
+		const RankItem *it = &r.items[i];
+
+		if (strcmp(it->symbol, "Money.Money") == 0 ||
+		    strstr(it->signals.joined, "Money.Money"))
+			named |= listed(it->signals.defines, "Money");
+	}
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&b);
+	return named;
+}
+
+TEST(constructor_of_the_class_being_written_java)
+{
+	EXPECT_TRUE(!ctor_named(""));
+	EXPECT_TRUE(ctor_named("        Money m = new Money(cents + 1);\n"));
+}
+
 /* The file's other definitions of the name being written (the same
  * method of other types) use what the code being written will: Go's
  * dumpHelper, called by both other Dump methods, ranks ahead of
