@@ -288,6 +288,7 @@ static void gather_live(Where *w)
 		c->uses = uses_besides_one(w, sp->name);
 		c->unused_private = c->uses == 0 && keeps && private_def(w, sp);
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
+		c->similar = rank__mention(w->simids, w->nsimids, sp->name);
 		if (up && span_kind_is_class(up->kind)) {
 			c->member =
 			    sp->parent == w->cls || rank__is_base(w, up->name);

@@ -263,7 +263,7 @@ typedef struct {
 	double sibling;	     /* ... by the buffer's other definitions of
 			      * the name being written */
 	double similar;	     /* ... by the buffer's definitions with
-			      * headers like its (index rows) */
+			      * headers like its */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
 	bool unused_private; /* same file: kept to it, and used nowhere in
 			      * it yet */
@@ -505,6 +505,7 @@ typedef struct {
 	double similar;	      /* a definition of a name the bodies of the
 			       * buffer's definitions with headers like the
 			       * one being written use, in another file */
+	double similar_here;  /* ... in the buffer itself */
 	double kept_unused;   /* the current file's definitions kept to it
 			       * (`static`, `_name`) that it does not use
 			       * yet */

@@ -1279,6 +1279,65 @@ TEST(current_file_unnamed_wait)
 	ws_close(&w);
 }
 
+/* The item of the buffer's own definition symbol, or -1. */
+static int find_here(const RankResult *r, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->nitems; i++)
+		if (r->items[i].in_buffer &&
+		    strcmp(r->items[i].symbol, symbol) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* What the file's definitions with headers like the one being written
+ * call in the file, it is likely to: frame, which both send_* functions
+ * pass their payload to, ranks ahead of checksum, which more functions of
+ * the file call (but none like send_pong), and says why. */
+TEST(similar_calls_in_the_file)
+{
+	Buf buf = {0};
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	static const File files[] = {{"net/__init__.py", ""}, {NULL, NULL}};
+
+	ws_open(&w, files);
+	buf_puts(&buf, "LIMIT = 64\n\n\n"
+		       "def frame(kind, payload):\n"
+		       "    return kind.encode() + payload\n\n\n"
+		       "def checksum(data):\n"
+		       "    return sum(data) % 256\n\n\n"
+		       "def send_ping(sock, payload):\n"
+		       "    return sock.send(frame('ping', payload))\n\n\n"
+		       "def send_data(sock, payload):\n"
+		       "    return sock.send(frame('data', payload))\n\n\n");
+	for (int k = 0; k < 4; k++)
+		buf_printf(&buf,
+			   "def log_%d(data):\n"
+			   "    return checksum(data) + %d\n\n\n",
+			   k, k);
+	/* Out of the editor's view of the cursor. */
+	for (int k = 0; k < 40; k++)
+		buf_puts(&buf, "\n");
+	buf_puts(&buf, "def send_pong(sock, payload):\n"
+		       "    if len(payload) > LIMIT:\n"
+		       "        return 0\n    " CURSOR "\n");
+	rank_at(&w, "net/wire.py", buf.data, 2000, &r);
+	i = find_here(&r, "frame");
+	j = find_here(&r, "checksum");
+	if (i < 0 || (j >= 0 && j < i))
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || j > i);
+	EXPECT_TRUE(r.items[i].signals.similar > 0);
+	EXPECT_TRUE(
+	    why_says(&r.items[i], "headers like the one being written"));
+	rank_result_free(&r);
+	buf_free(&buf);
+	ws_close(&w);
+}
+
 /* The name of the definition being written is in its header, not a use:
  * the same-named methods of the buffer's other classes are neighbours,
  * not definitions the cursor names, and wait behind what it does name. */
