@@ -703,8 +703,9 @@ static void gather_file_named(Where *w, int r, Index *ix)
 /* Definitions of the names the buffer's other definitions of the name
  * being written use, and of those the bodies of its definitions like it
  * use, heaviest first, as gather_file_named takes them. Only in other
- * files: the buffer's own helpers that similar definitions use crowded
- * out the names a TypeScript file imports for the code being written. */
+ * files: the buffer's own are gather_live's, and weigh less (score.c's
+ * similar_prior); at full weight they crowded out the names a TypeScript
+ * file imports for the code being written. */
 static void gather_sibling_named(Where *w, int r, Index *ix)
 {
 	const char *names[SIBLING_LOOKUPS];
