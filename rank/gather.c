@@ -355,6 +355,7 @@ static Cand *add_span(Where *w, int root, const IndexSpan *sp)
 	c->kind = CHUNK_DEFINITION;
 	c->is_class = span_kind_is_class(sp->kind);
 	c->data = is_data(sp->kind);
+	c->method = sp->kind == SPAN_METHOD;
 	c->file_id = sp->file_id;
 	c->parent = sp->parent_id;
 	c->bytes = sp->bytes;

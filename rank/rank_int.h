@@ -279,6 +279,8 @@ typedef struct {
 			   * when its body does not fit */
 	bool outlined;	  /* it is */
 	bool data;	  /* a constant, variable or field */
+	bool method;	  /* a method (index rows; the buffer's own are
+			   * members or other_class) */
 	bool adds_to;	  /* named by a type it adds members to (Rust's
 			   * impl): no definition of the name */
 	bool imported, same_file, taken, clipped;

@@ -1279,6 +1279,62 @@ TEST(current_file_unnamed_wait)
 	ws_close(&w);
 }
 
+/* A method called on a name of no known type is a guess among every
+ * type's method of that name, even in a module the buffer imports: the
+ * module's function called a few lines up ranks ahead of Store.flush
+ * called on an untyped `conn`; typed, conn's flush is Store's, and ranks
+ * first. */
+TEST(untyped_receiver_is_a_guess)
+{
+	static const File files[] = {
+	    {"lib/__init__.py", ""},
+	    {"lib/store.py", "class Store:\n"
+			     "    def flush(self):\n"
+			     "        pass\n\n\n"
+			     "def drain(items):\n"
+			     "    return list(items)\n"},
+	    {NULL, NULL},
+	};
+	static const char body[] = "    rest = store.drain(items)\n"
+				   "    a = 1\n    b = 2\n    c = 3\n"
+				   "    d = 4\n    e = 5\n    f = 6\n"
+				   "    g = 7\n    h = 8\n    i = 9\n"
+				   "    conn.flush()\n    " CURSOR "\n";
+	char text[512];
+	Ws w;
+	RankResult r;
+	int flush, drain;
+
+	ws_open(&w, files);
+	snprintf(text, sizeof(text),
+		 "from lib import store\n\n\n"
+		 "def run(conn, items):\n%s",
+		 body);
+	rank_at(&w, "app/run.py", text, 2000, &r);
+	flush = find(&r, "lib/store.py", "Store.flush");
+	drain = find(&r, "lib/store.py", "drain");
+	if (drain < 0 || (flush >= 0 && flush < drain))
+		explain(&r);
+	ASSERT_TRUE(drain >= 0);
+	EXPECT_TRUE(flush < 0 || flush > drain);
+	rank_result_free(&r);
+
+	snprintf(text, sizeof(text),
+		 "from lib import store\n\n\n"
+		 "def run(conn: store.Store, items):\n%s",
+		 body);
+	rank_at(&w, "app/run.py", text, 2000, &r);
+	flush = find(&r, "lib/store.py", "Store.flush");
+	drain = find(&r, "lib/store.py", "drain");
+	if (flush < 0 || (drain >= 0 && drain < flush))
+		explain(&r);
+	ASSERT_TRUE(flush >= 0);
+	EXPECT_TRUE(r.items[flush].signals.receiver);
+	EXPECT_TRUE(drain < 0 || drain > flush);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The item of the buffer's own definition symbol, or -1. */
 static int find_here(const RankResult *r, const char *symbol)
 {
