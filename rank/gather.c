@@ -221,7 +221,6 @@ static Cand *live_cand(Where *w, int64_t row, ChunkKind kind, ByteRange bytes,
 	return c;
 }
 
-/* The definitions of the buffer, from its live spans. */
 /* Whether name is called near the cursor: `name(`, `new name (`. */
 static bool called_near(const Where *w, const char *name)
 {
@@ -252,6 +251,7 @@ static bool ctor_of_own(const Where *w, const Span *sp, const Span *up)
 	       !called_near(w, sp->name);
 }
 
+/* The definitions of the buffer, from its live spans. */
 static void gather_live(Where *w)
 {
 	const Chunking *lc = &w->live;
