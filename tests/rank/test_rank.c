@@ -1351,12 +1351,11 @@ static int find_here(const RankResult *r, const char *symbol)
  * the file call (but none like send_pong), and says why. */
 TEST(similar_calls_in_the_file)
 {
+	static const File files[] = {{"net/__init__.py", ""}, {NULL, NULL}};
 	Buf buf = {0};
 	Ws w;
 	RankResult r;
 	int i, j;
-
-	static const File files[] = {{"net/__init__.py", ""}, {NULL, NULL}};
 
 	ws_open(&w, files);
 	buf_puts(&buf, "LIMIT = 64\n\n\n"
