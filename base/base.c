@@ -547,6 +547,21 @@ bool word_in_list(const char *list, const char *word)
 	return false;
 }
 
+bool word_in_list_n(const char *list, const char *word, size_t n)
+{
+	if (!n)
+		return false;
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, " ");
+
+		if (k == n && memcmp(p, word, n) == 0)
+			return true;
+		p += k;
+		p += *p == ' ';
+	}
+	return false;
+}
+
 /* ---------------------------------------------------------------------- *
  * Background threads
  * ---------------------------------------------------------------------- */

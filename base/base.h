@@ -179,6 +179,8 @@ int castls_read_file_in(const char *root, const char *path, size_t limit,
 
 /* True when word occurs in the space-separated list. */
 bool word_in_list(const char *list, const char *word);
+/* The same for word[0, n), which need not end in a NUL. */
+bool word_in_list_n(const char *list, const char *word, size_t n);
 
 /* Sets how the C library's allocator keeps memory, before any thread
  * starts (castls' main calls it first). With glibc: one arena for every

@@ -1057,20 +1057,22 @@ static bool is_word_char(char c)
 static bool has_modifier(const char *list, const char *text, size_t n,
 			 const char *name)
 {
-	size_t len = strlen(name);
-	char word[64];
+	size_t len = strlen(name), i = 0;
 
-	for (size_t i = 0, k; i<n; i = k> i ? k : i + 1) {
-		for (k = i; k < n && is_word_char(text[k]); k++)
-			;
+	while (i < n) {
+		size_t k = i;
+
+		while (k < n && is_word_char(text[k]))
+			k++;
+		if (k == i) { /* no word starts here */
+			i++;
+			continue;
+		}
 		if (k - i == len && memcmp(text + i, name, len) == 0)
 			return false;
-		if (k > i && k - i < sizeof(word)) {
-			memcpy(word, text + i, k - i);
-			word[k - i] = '\0';
-			if (word_in_list(list, word))
-				return true;
-		}
+		if (word_in_list_n(list, text + i, k - i))
+			return true;
+		i = k;
 	}
 	return false;
 }
@@ -1144,22 +1146,9 @@ bool lang_can_use(Lang user, Lang def)
 
 bool lang_is_stopword(Lang lang, const char *w, size_t n)
 {
-	const char *list = lang_spec(lang)->stopwords, *p = list;
+	const char *list = lang_spec(lang)->stopwords;
 
-	if (!n || !list)
-		return false;
-	/* w is not NUL-terminated: compare by length at each word start. */
-	while (*p) {
-		const char *e = strchr(p, ' ');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
-
-		if (k == n && memcmp(p, w, n) == 0)
-			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return false;
+	return list && word_in_list_n(list, w, n);
 }
 
 Lang lang_from_name(const char *name)
