@@ -309,9 +309,7 @@ static void gather_live(Where *w)
 static void unused_in_dir(Where *w)
 {
 	const RankCursor *q = w->q;
-	Index *ix = q->root >= 0 && (uint32_t)q->root < q->nroots
-			? q->roots[q->root].ix
-			: NULL;
+	Index *ix = rank__root_path(w) ? q->roots[q->root].ix : NULL;
 	uint32_t looked = 0;
 
 	if (!lang_private_dir(q->lang))

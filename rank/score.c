@@ -165,12 +165,13 @@ static double similar_prior(const Cand *c)
  * 0.3 or 0.45 RepoEval lost 0.008 and its lines@5 passed 60. */
 static double mention_share(const Where *w, const Cand *c)
 {
-	if (c->method && !c->receiver && !c->member && !c->import_name &&
-	    !c->import_member)
+	bool tied =
+	    c->member || c->receiver || c->import_name || c->import_member;
+
+	if (c->method && !tied)
 		return rank__weights.mention_apart;
-	return w->mr.style == MODULES_NONE || imported(c) || c->same_file ||
-		       c->member || c->receiver || c->import_name ||
-		       c->import_member
+	return tied || w->mr.style == MODULES_NONE || imported(c) ||
+		       c->same_file
 		   ? 1.0
 		   : rank__weights.mention_apart;
 }
