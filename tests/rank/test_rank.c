@@ -1279,6 +1279,28 @@ TEST(current_file_unnamed_wait)
 	ws_close(&w);
 }
 
+/* Ranks app/run.py, whose run takes parameters params and calls
+ * store.drain twelve lines before the cursor and conn.flush() on the
+ * line before it, into r, with the items of both (or -1). */
+static void run_flush_drain(Ws *w, const char *params, RankResult *r,
+			    int *flush, int *drain)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "from lib import store\n\n\n"
+		 "def run(%s):\n"
+		 "    rest = store.drain(items)\n"
+		 "    a = 1\n    b = 2\n    c = 3\n"
+		 "    d = 4\n    e = 5\n    f = 6\n"
+		 "    g = 7\n    h = 8\n    i = 9\n"
+		 "    conn.flush()\n    " CURSOR "\n",
+		 params);
+	rank_at(w, "app/run.py", text, 2000, r);
+	*flush = find(r, "lib/store.py", "Store.flush");
+	*drain = find(r, "lib/store.py", "drain");
+}
+
 /* A method called on a name of no known type is a guess among every
  * type's method of that name, even in a module the buffer imports: the
  * module's function called a few lines up ranks ahead of Store.flush
@@ -1295,37 +1317,19 @@ TEST(untyped_receiver_is_a_guess)
 			     "    return list(items)\n"},
 	    {NULL, NULL},
 	};
-	static const char body[] = "    rest = store.drain(items)\n"
-				   "    a = 1\n    b = 2\n    c = 3\n"
-				   "    d = 4\n    e = 5\n    f = 6\n"
-				   "    g = 7\n    h = 8\n    i = 9\n"
-				   "    conn.flush()\n    " CURSOR "\n";
-	char text[512];
 	Ws w;
 	RankResult r;
 	int flush, drain;
 
 	ws_open(&w, files);
-	snprintf(text, sizeof(text),
-		 "from lib import store\n\n\n"
-		 "def run(conn, items):\n%s",
-		 body);
-	rank_at(&w, "app/run.py", text, 2000, &r);
-	flush = find(&r, "lib/store.py", "Store.flush");
-	drain = find(&r, "lib/store.py", "drain");
+	run_flush_drain(&w, "conn, items", &r, &flush, &drain);
 	if (drain < 0 || (flush >= 0 && flush < drain))
 		explain(&r);
 	ASSERT_TRUE(drain >= 0);
 	EXPECT_TRUE(flush < 0 || flush > drain);
 	rank_result_free(&r);
 
-	snprintf(text, sizeof(text),
-		 "from lib import store\n\n\n"
-		 "def run(conn: store.Store, items):\n%s",
-		 body);
-	rank_at(&w, "app/run.py", text, 2000, &r);
-	flush = find(&r, "lib/store.py", "Store.flush");
-	drain = find(&r, "lib/store.py", "drain");
+	run_flush_drain(&w, "conn: store.Store, items", &r, &flush, &drain);
 	if (flush < 0 || (drain >= 0 && drain < flush))
 		explain(&r);
 	ASSERT_TRUE(flush >= 0);
