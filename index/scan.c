@@ -821,10 +821,17 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
  * share a transaction for COMPACT_TXN_MS, or until a buffer's write
  * waits for the lock: a buffer's write then waits for one step at most
  * (a few ms), and the readers, whose page caches every commit empties,
- * see a handful of commits rather than one per step (hundreds). */
+ * see a handful of commits rather than one per step (hundreds).
+ *
+ * A buffer's writes are no files written, but each commits a segment of
+ * its own: FTS5's merges keep about three a level, and a day of typing
+ * (bench-scale's soak: 10,000 edits) left 19, which made a context
+ * request at 5 M lines spend a sixth more. So a scan also compacts when
+ * the index has more than COMPACT_SEGMENTS segments. */
 #define COMPACT_MIN 256
 #define COMPACT_PAGES 64
 #define COMPACT_TXN_MS 250
+#define COMPACT_SEGMENTS 16
 /* A merge into one segment is a new level of FTS5's structure each time
  * it starts while segments lie on more than one level, as they do after
  * every write, and SQLite 3.40 never takes a level away: past 2,000 the
@@ -837,39 +844,49 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
 #define COMPACT_YIELDS 8
 #define COMPACT_LEVELS 1024
 
-/* The number of levels of the full-text index's structure record (after
- * its 4-byte cookie, a varint), or -1 when it cannot be read. */
-static int64_t fts_levels(Index *ix)
+/* The levels and segments of the full-text index's structure record:
+ * two varints after its 4-byte cookie (and the 4-byte mark of the second
+ * version of the record, where SQLite writes one); -1 each when it cannot
+ * be read. */
+static void fts_structure(Index *ix, int64_t *levels, int64_t *segments)
 {
+	static const unsigned char v2[4] = {0xff, 0x00, 0x00, 0x01};
 	sqlite3_stmt *s = index__stmt(ix, ST_FTS_STRUCTURE);
 	const unsigned char *b;
-	int64_t v = -1;
-	int n;
+	int64_t *out[2] = {levels, segments};
+	int n, i = 4;
 
+	*levels = *segments = -1;
 	if (sqlite3_step(s) == SQLITE_ROW && (b = sqlite3_column_blob(s, 0)) &&
 	    (n = sqlite3_column_bytes(s, 0)) > 4) {
-		v = 0;
-		for (int i = 4; i < n && i < 13; i++) {
-			v = (v << 7) | (b[i] & 0x7f);
-			if (!(b[i] & 0x80))
-				break;
+		if (n > 8 && memcmp(b + 4, v2, sizeof(v2)) == 0)
+			i += 4;
+		for (int k = 0; k < 2 && i < n; k++) {
+			int64_t v = 0;
+
+			for (int end = i + 9; i < n && i < end;) {
+				v = (v << 7) | (b[i] & 0x7f);
+				if (!(b[i++] & 0x80))
+					break;
+			}
+			*out[k] = v;
 		}
 	}
 	sqlite3_reset(s);
-	return v;
 }
 
 static int compact(Walk *w, long long written)
 {
 	Index *ix = w->ix;
 	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t began = 0, before, levels;
+	int64_t began = 0, before, levels, segments;
 	bool more = true, wanted;
 	int err = 0, yields = 0;
 
-	if (written < COMPACT_MIN || written < (long long)w->n / 16)
+	fts_structure(ix, &levels, &segments);
+	if ((written < COMPACT_MIN || written < (long long)w->n / 16) &&
+	    segments <= COMPACT_SEGMENTS)
 		return 0;
-	levels = fts_levels(ix);
 	sqlite3_bind_int(s, 1,
 			 levels >= 0 && levels < COMPACT_LEVELS
 			     ? -COMPACT_PAGES

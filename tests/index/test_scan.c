@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "chunker/chunker.h"
 #include "index/index.h"
 #include "index/index_int.h"
 #include "ixtest.h"
@@ -1343,6 +1344,69 @@ TEST(scan_compacts_the_full_text_index_after_much_writing)
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM chunks_fts WHERE"
 				" chunks_fts MATCH 'alpha'"),
 		      FILES - 260);
+	fixture_close(&f);
+}
+
+/* Puts text at rel as a buffer's write does: its own commit. */
+static void put_buffer(Fixture *f, const char *rel, const char *text)
+{
+	Chunker *ch = chunker_new(80);
+	uint32_t len = (uint32_t)strlen(text);
+	Chunking c;
+
+	if (chunker_run(ch, LANG_PYTHON, text, len, NULL, &c) ||
+	    index_file_put(f->ix, rel, text, len, &c, NULL))
+		ixt_die("put", rel);
+	chunking_close(&c);
+	chunker_delete(ch);
+}
+
+/* A buffer's writes count as no files written, but each leaves a
+ * segment; FTS5 merges them (here only in the scan, as its merges are
+ * turned off), and past COMPACT_SEGMENTS (16) a scan compacts, whatever
+ * it wrote itself. */
+TEST(scan_compacts_the_segments_that_buffer_writes_leave)
+{
+	const char *segments =
+	    "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
+	char rel[32], text[128];
+	long long n;
+	uint32_t typed = 0;
+	Fixture f;
+
+	fixture_init(&f);
+	write_modules(&f, 30, "alpha");
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	EXPECT_INT_EQ(rescan(&f).indexed, 30);
+	ASSERT_INT_EQ(ixt_exec(fdb(&f), "INSERT INTO chunks_fts(chunks_fts,"
+					" rank) VALUES('automerge', 0)"),
+		      0);
+	ASSERT_INT_EQ(ixt_exec(fdb(&f), "INSERT INTO chunks_fts(chunks_fts,"
+					" rank) VALUES('crisismerge', 64)"),
+		      0);
+	/* Typing in a few buffers: their segments stay. */
+	for (int i = 0; i < 2; i++) {
+		snprintf(rel, sizeof(rel), "m%d.py", i);
+		snprintf(text, sizeof(text), "def f%d(x):\n    return beta(x)\n",
+			 i);
+		put_buffer(&f, rel, text);
+	}
+	EXPECT_INT_EQ(rescan(&f).indexed, 2); /* the disk's text again */
+	n = q_int(&f, segments);
+	EXPECT_TRUE(n > 2 && n <= 16);
+	/* Typing on: past 16, the scan merges them all. */
+	for (int i = 0; i < 30 && q_int(&f, segments) <= 16; i++, typed++) {
+		snprintf(rel, sizeof(rel), "m%d.py", i);
+		snprintf(text, sizeof(text), "def f%d(x):\n    return gamma(x)\n",
+			 i);
+		put_buffer(&f, rel, text);
+	}
+	EXPECT_TRUE(q_int(&f, segments) > 16);
+	EXPECT_INT_EQ(rescan(&f).indexed, typed);
+	EXPECT_INT_EQ(q_int(&f, segments), 1);
+	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	EXPECT_INT_EQ(fts_count(&f, "alpha"), 30);
+	EXPECT_INT_EQ(fts_count(&f, "gamma"), 0);
 	fixture_close(&f);
 }
 
