@@ -480,14 +480,16 @@ void rank__gather(Where *w);
 
 /* The weights, tuned on the development sets (make eval). */
 typedef struct {
-	double mention;	      /* a definition of a name used near the cursor,
-			       * by proximity */
-	double mention_apart; /* the share of that for a definition that
-			       * nothing ties to the buffer (see
-			       * mention_share) */
-	double member;	      /* a member of the class being written or of
-			       * its bases (self.x, this.x) */
-	double other_class;   /* (minus) a member of another class */
+	double mention;		/* a definition of a name used near the cursor,
+				 * by proximity */
+	double mention_apart;	/* the share of that for a definition that
+				 * nothing ties to the buffer (see
+				 * mention_share) */
+	double mention_outside; /* and where the buffer's names reach only
+				 * its package and its imports */
+	double member;		/* a member of the class being written or of
+				 * its bases (self.x, this.x) */
+	double other_class;	/* (minus) a member of another class */
 	double near;	      /* the current file's definitions, by distance */
 	double near_lines;    /* distance at which that prior halves */
 	double imported;      /* a definition in a file the current imports */

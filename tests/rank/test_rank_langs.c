@@ -1192,6 +1192,34 @@ TEST(receivers_go_unexported)
 			"lexer.expect");
 }
 
+/* Go: a name the buffer uses reaches only its package and its imports.
+ * The function Render of a package the file does not import is beyond
+ * reach of `out.Render` at the cursor (a method of out's type, wherever
+ * that is), and ranks after the package's frame, named further up. */
+TEST(outside_the_package_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/app\n\ngo 1.19\n"},
+	    {"app/frame.go", "package app\n\n"
+			     "func frame(b []byte) []byte { return b }\n"},
+	    {"html/render.go", "package html\n\n"
+			       "func Render(w io.Writer, v any) error {\n"
+			       "\treturn nil\n}\n"},
+	    {NULL, NULL},
+	};
+	Buf buf = {0};
+
+	buf_puts(&buf, "package app\n\n"
+		       "func reply(w io.Writer, v any, out Out) error {\n"
+		       "\tb := frame(nil)\n");
+	for (int i = 0; i < 8; i++)
+		buf_printf(&buf, "\tb = append(b, %d)\n", i);
+	buf_puts(&buf, "\tout.Render(w, v)\n\t" CURSOR "\n}\n");
+	expect_ahead(files, "app/server.go", buf.data, "app/frame.go",
+		     "frame", "html/render.go", "Render", 0);
+	buf_free(&buf);
+}
+
 /* A compilation database cut short anywhere, or nested deeply, is read
  * as far as it goes: the include still resolves (by its directory or by
  * path) and nothing is read out of bounds (ASan). */
