@@ -824,10 +824,11 @@ static int mark_scanned(Index *ix, const ScanStats *st, long long *written)
  * see a handful of commits rather than one per step (hundreds).
  *
  * A buffer's writes are no files written, but each commits a segment of
- * its own: FTS5's merges keep about three a level, and a day of typing
- * (bench-scale's soak: 10,000 edits) left 19, which made a context
- * request at 5 M lines spend a sixth more. So a scan also compacts when
- * the index has more than COMPACT_SEGMENTS segments. */
+ * its own: FTS5's merges keep about three a level, and the index
+ * bench-scale's typing, branch switches and soak left had 19, over which
+ * a context request at 5 M lines spent a sixth to a quarter more than
+ * over one. So a scan also compacts when the index has more than
+ * COMPACT_SEGMENTS segments. */
 #define COMPACT_MIN 256
 #define COMPACT_PAGES 64
 #define COMPACT_TXN_MS 250

@@ -169,10 +169,10 @@ static double similar_prior(const Cand *c)
  * imports (Go: a name from any other package is written `pkg.Name`, and
  * `pkg` must be imported), a definition in neither is no namesake but
  * beyond reach, but for a method of a type the code gets from an import
- * without naming it. On the Go set, none of the 68 such items in the top
- * five of 360 tasks was gold; at mention_outside = 0.2 (0 and 0.4 scored
- * the same on the tuning half) Go rose 0.302 -> 0.303 / 0.296 -> 0.301,
- * 6 tasks won and none lost. */
+ * without naming it. On the Go set, none of the 58 such items named near
+ * the cursor in the top five of 360 tasks was gold; at mention_outside =
+ * 0.2 (0 and 0.4 scored the same on the tuning half) Go rose 0.302 ->
+ * 0.303 / 0.296 -> 0.301, 6 tasks won and none lost. */
 static double mention_share(const Where *w, const Cand *c)
 {
 	bool tied =
