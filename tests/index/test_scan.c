@@ -1362,9 +1362,9 @@ static void put_buffer(Fixture *f, const char *rel, const char *text)
 }
 
 /* A buffer's writes count as no files written, but each leaves a
- * segment; FTS5 merges them (here only in the scan, as its merges are
- * turned off), and past COMPACT_SEGMENTS (16) a scan compacts, whatever
- * it wrote itself. */
+ * segment (FTS5's own merges are off here, so that they stay): past
+ * COMPACT_SEGMENTS (16), a scan merges them into one, however little it
+ * wrote itself. */
 TEST(scan_compacts_the_segments_that_buffer_writes_leave)
 {
 	const char *segments =
