@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "chunker/chunker.h"
+#include "index/index.h"
 #include "index/tokenize.h"
 
 extern char **environ;
@@ -242,6 +244,22 @@ static inline int ixt_fts_add_level(sqlite3 *db)
 	for (int k = 0; k < 3 && !rc; k++)
 		rc = ixt_exec(db, again[k]);
 	return rc;
+}
+
+/* Puts Python text at rel, chunked at max_size, as a buffer's write does
+ * (index_file_put: a commit of its own); dies when it cannot. */
+static inline void ixt_put_py(Index *ix, const char *rel, const char *text,
+			      uint32_t max_size)
+{
+	Chunker *ch = chunker_new(max_size);
+	uint32_t len = (uint32_t)strlen(text);
+	Chunking c;
+
+	if (chunker_run(ch, LANG_PYTHON, text, len, NULL, &c) ||
+	    index_file_put(ix, rel, text, len, &c, NULL))
+		ixt_die("put", rel);
+	chunking_close(&c);
+	chunker_delete(ch);
 }
 
 /* The real castls binary, from $CASTLS_BIN (CTest sets it), else the

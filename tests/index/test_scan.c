@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "chunker/chunker.h"
 #include "index/index.h"
 #include "index/index_int.h"
 #include "ixtest.h"
@@ -1347,20 +1346,6 @@ TEST(scan_compacts_the_full_text_index_after_much_writing)
 	fixture_close(&f);
 }
 
-/* Puts text at rel as a buffer's write does: its own commit. */
-static void put_buffer(Fixture *f, const char *rel, const char *text)
-{
-	Chunker *ch = chunker_new(80);
-	uint32_t len = (uint32_t)strlen(text);
-	Chunking c;
-
-	if (chunker_run(ch, LANG_PYTHON, text, len, NULL, &c) ||
-	    index_file_put(f->ix, rel, text, len, &c, NULL))
-		ixt_die("put", rel);
-	chunking_close(&c);
-	chunker_delete(ch);
-}
-
 /* A buffer's writes count as no files written, but each leaves a
  * segment (FTS5's own merges are off here, so that they stay): past
  * COMPACT_SEGMENTS (16), a scan merges them into one, however little it
@@ -1389,7 +1374,7 @@ TEST(scan_compacts_the_segments_that_buffer_writes_leave)
 		snprintf(rel, sizeof(rel), "m%d.py", i);
 		snprintf(text, sizeof(text), "def f%d(x):\n    return beta(x)\n",
 			 i);
-		put_buffer(&f, rel, text);
+		ixt_put_py(f.ix, rel, text, 80);
 	}
 	EXPECT_INT_EQ(rescan(&f).indexed, 2); /* the disk's text again */
 	n = q_int(&f, segments);
@@ -1399,7 +1384,7 @@ TEST(scan_compacts_the_segments_that_buffer_writes_leave)
 		snprintf(rel, sizeof(rel), "m%d.py", i);
 		snprintf(text, sizeof(text), "def f%d(x):\n    return gamma(x)\n",
 			 i);
-		put_buffer(&f, rel, text);
+		ixt_put_py(f.ix, rel, text, 80);
 	}
 	EXPECT_TRUE(q_int(&f, segments) > 16);
 	EXPECT_INT_EQ(rescan(&f).indexed, typed);

@@ -212,19 +212,6 @@ TEST(file_text_rebuilt_from_chunks)
 	fx_close(&f);
 }
 
-static void put_py(Index *ix, const char *rel, const char *text)
-{
-	Chunker *ch = chunker_new(TINY_CHUNK);
-	Chunking c;
-	uint32_t len = (uint32_t)strlen(text);
-
-	if (chunker_run(ch, LANG_PYTHON, text, len, NULL, &c) ||
-	    index_file_put(ix, rel, text, len, &c, NULL))
-		ixt_die("put", rel);
-	chunking_close(&c);
-	chunker_delete(ch);
-}
-
 /* How many spans a symbol query finds, and whether one is named name. */
 static uint32_t symbols_named(Index *ix, const char *q, const char *name)
 {
@@ -253,7 +240,8 @@ TEST(symbols_follow_writes)
 	fx_open(&f);
 	EXPECT_INT_EQ(symbols_named(f.ix, "Circle", "Circle"), 1);
 	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 0);
-	put_py(f.ix, "ellipse.py", "class Ellipse:\n    pass\n");
+	ixt_put_py(f.ix, "ellipse.py", "class Ellipse:\n    pass\n",
+		   TINY_CHUNK);
 	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 1);
 
 	o.root = f.tmp;
@@ -261,7 +249,8 @@ TEST(symbols_follow_writes)
 	o.max_chunk_size = TINY_CHUNK;
 	o.quiet = true;
 	ASSERT_INT_EQ(index_open(&o, &other), 0);
-	put_py(other, "square.py", "def squareness(x):\n    return x\n");
+	ixt_put_py(other, "square.py", "def squareness(x):\n    return x\n",
+		   TINY_CHUNK);
 	EXPECT_INT_EQ(symbols_named(f.ix, "squareness", "squareness"), 1);
 	ASSERT_INT_EQ(index_file_remove(other, "ellipse.py"), 0);
 	EXPECT_INT_EQ(symbols_named(f.ix, "Ellipse", "Ellipse"), 0);
@@ -270,7 +259,7 @@ TEST(symbols_follow_writes)
 	for (int i = 0; i < 40; i++) {
 		snprintf(rel, sizeof(rel), "gen/m%d.py", i);
 		snprintf(text, sizeof(text), "def made_%d():\n    pass\n", i);
-		put_py(other, rel, text);
+		ixt_put_py(other, rel, text, TINY_CHUNK);
 	}
 	EXPECT_INT_EQ(symbols_named(f.ix, "made_39", "made_39"), 1);
 	EXPECT_INT_EQ(symbols_named(f.ix, "made_7", "made_7"), 1);
@@ -298,7 +287,7 @@ static char *symbol_order(Index *ix, const char *q, uint32_t limit, uint32_t n)
 
 static void put_email(void *ix, const char *rel, const char *text)
 {
-	put_py(ix, rel, text);
+	ixt_put_py(ix, rel, text, TINY_CHUNK);
 }
 
 /* A symbol query keeps its best names in a heap of limit, and skips the
