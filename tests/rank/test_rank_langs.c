@@ -1301,6 +1301,50 @@ TEST(names_used_elsewhere_in_the_file)
 	buf_free(&text);
 }
 
+/* A parameter of the function being written is a local, and so, most
+ * likely, is the same name in the rest of the file: every function of
+ * the file takes `parser *state`, and the package's `parser` type is no
+ * definition they use (before: an item, its name "used elsewhere in this
+ * file"), while the `peek` they call, beside `state`, still is. */
+TEST(parameters_are_no_uses_of_namesakes)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/conf\n\ngo 1.19\n"},
+	    {"yaml/decode.go", "package yaml\n\n"
+			       "type parser struct {\n\tdepth int\n}\n"},
+	    {"yaml/state.go", "package yaml\n\n"
+			      "type state struct {\n\tok bool\n}\n\n"
+			      "func peek(s *state) int { return 0 }\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	buf_puts(&text, "package yaml\n\n");
+	for (int k = 0; k < 12; k++)
+		buf_printf(&text,
+			   "func parse%d(parser *state) bool {\n"
+			   "\treturn peek(parser) > %d && parser.ok\n}\n\n",
+			   k, k);
+	buf_puts(&text, "func parseLast(parser *state, first bool) bool {\n\t"
+			CURSOR "\n}\n");
+	ws_open(&w, files);
+	rank_at(&w, "yaml/parse.go", text.data, 4000, &r);
+	i = find(&r, "yaml/state.go", NULL);
+	j = find(&r, "yaml/decode.go", "parser");
+	if (i < 0 || j >= 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0 &&
+			      r.items[j].signals.sibling == 0 &&
+			      r.items[j].signals.similar == 0));
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&text);
+}
+
 /* The buffer's item whose symbol ends with name, or -1. */
 static int find_here(const RankResult *r, const char *name)
 {
@@ -1315,6 +1359,43 @@ static int find_here(const RankResult *r, const char *name)
 			return (int)i;
 	}
 	return -1;
+}
+
+/* ... but a parameter named as a field of the class being written
+ * (Java's `this.method = method`) does not make the field's uses a
+ * local's: the other constructor sets the field, and this one will. */
+TEST(parameters_named_as_fields_keep_their_uses)
+{
+	static const File files[] = {
+	    {"src/main/java/net/Proxy.java",
+	     "package net;\n\npublic class Proxy {\n}\n"},
+	    {NULL, NULL},
+	};
+	const char *text =
+	    "package net;\n\npublic class Request {\n"
+	    "\tprivate final String method;\n\n"
+	    "\tString describe() {\n\t\tString s = \"request\";\n"
+	    "\t\ts += \" via \";\n\t\ts += \"proxy\";\n"
+	    "\t\ts += \".\";\n\t\ts += \"\\n\";\n"
+	    "\t\treturn s;\n\t}\n\n"
+	    "\tprivate final Proxy proxy;\n\n"
+	    "\tRequest(String method, Proxy proxy) {\n"
+	    "\t\tthis.method = method;\n\t\tthis.proxy = proxy;\n\t}\n\n"
+	    "\tRequest(Request other, String method) {\n\t\t" CURSOR
+	    "\n\t}\n}\n";
+	RankResult r;
+	Ws w;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/main/java/net/Request.java", text, 4000, &r);
+	i = find_here(&r, "method");
+	if (i < 0 || r.items[i].signals.sibling <= 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.sibling > 0);
+	rank_result_free(&r);
+	ws_close(&w);
 }
 
 /* A file of one language: a helper kept to it and used nowhere yet, a
