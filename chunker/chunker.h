@@ -381,6 +381,14 @@ enum {
 uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 			 uint32_t hi, unsigned what, ByteRange **out);
 
+/* The receivers of the top-level methods of the text tree parses that
+ * overlap [lo, hi) (Go's `(e *encoder)` of `func (e *encoder) emit()`),
+ * in order, into *out (the caller's to xfree): each names the type its
+ * method is of, which the method does not use by naming it. Borrows
+ * tree. Returns the count; 0 where the language writes none. */
+uint32_t chunker_receivers(Lang lang, const TSTree *tree, uint32_t lo,
+			   uint32_t hi, ByteRange **out);
+
 /* A name given a type, by an annotation (`x: Foo`, `owner: User`) or by
  * the call it is assigned from (`x = Foo(...)`, `new Foo()`: the callee
  * stands for the type). */

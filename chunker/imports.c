@@ -407,6 +407,39 @@ uint32_t chunker_noncode(Lang lang, const TSTree *tree, uint32_t lo,
 	return w.n;
 }
 
+uint32_t chunker_receivers(Lang lang, const TSTree *tree, uint32_t lo,
+			   uint32_t hi, ByteRange **out)
+{
+	const char *rule = lang_spec(lang)->receivers;
+	size_t tl = rule ? strcspn(rule, " ") : 0;
+	const char *f = rule ? rule + tl + (rule[tl] != '\0') : NULL;
+	ByteRange *r = NULL;
+	uint32_t n = 0, cap = 0;
+	TSTreeCursor cur;
+
+	*out = NULL;
+	if (!tree || !rule || lo >= hi)
+		return 0;
+	cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+	for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
+	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
+		TSNode x = ts_tree_cursor_current_node(&cur), v;
+		const char *type = ts_node_type(x);
+
+		if (ts_node_start_byte(x) >= hi)
+			break;
+		if (ts_node_end_byte(x) <= lo || strlen(type) != tl ||
+		    memcmp(type, rule, tl) != 0)
+			continue;
+		v = ts_node_child_by_field_name(x, f, (uint32_t)strlen(f));
+		if (!ts_node_is_null(v))
+			range_push(&r, &n, &cap, range_of(v));
+	}
+	ts_tree_cursor_delete(&cur);
+	*out = r;
+	return n;
+}
+
 /* ---------------------------------------------------------------------- *
  * Names with a type
  * ---------------------------------------------------------------------- */

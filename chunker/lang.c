@@ -805,6 +805,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .comments = "comment",
 		 .strings = "interpreted_string_literal "
 			    "raw_string_literal rune_literal",
+		 .receivers = "method_declaration receiver",
 		 .opaque = GO_OPAQUE,
 		 .doc = DOC_LEADING_COMMENT,
 		 .qsep = ".",

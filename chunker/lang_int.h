@@ -155,6 +155,10 @@ typedef struct {
 				     * C's `#ifndef` guard) */
 	const char *comments;	    /* comment types */
 	const char *strings;	    /* string literal types */
+	const char *receivers;	    /* "type field": a top-level method's
+				     * node type and the field that holds
+				     * its receiver (Go's `(e *encoder)`);
+				     * NULL: none */
 	const char *opaque;	    /* types that never hold a definition: the
 				     * span walk does not enter them */
 	DocMode doc;

@@ -1083,7 +1083,7 @@ out:
 	xfree(cl.depth);
 }
 
-static int cmp_range(const void *a, const void *b)
+int rank__cmp_range(const void *a, const void *b)
 {
 	uint32_t x = ((const ByteRange *)a)->start,
 		 y = ((const ByteRange *)b)->start;
@@ -1096,13 +1096,21 @@ void rank__imports(Where *w)
 	const RankCursor *q = w->q;
 	ImportRef *refs;
 	uint32_t n = chunker_imports(q->lang, w->tree, q->text, q->len, &refs);
-	uint32_t last_stmt = UINT32_MAX;
+	uint32_t last_stmt = UINT32_MAX, nrecv;
+	ByteRange *recv;
 
 	lang_modules(q->lang, &w->mr);
 	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
-	/* The module each import names, with a group's prefix: no names
-	 * of the code (rank__file_words skips them). */
-	w->paths = xmalloc((n ? n : 1) * sizeof(*w->paths));
+	/* The module each import names, with a group's prefix, and the
+	 * receiver of each method: no names of the code (rank__file_words
+	 * skips them). Without receivers, here and before the cursor
+	 * (where.c's noncode), Go's Recall@5 rose 0.303 -> 0.309 and
+	 * 0.315 -> 0.329 (tuning and check half; 29 tasks won, 8 lost):
+	 * the type of the methods around the cursor had ranked first for
+	 * its name in their receivers, used near the cursor and all over
+	 * the file. */
+	nrecv = chunker_receivers(q->lang, w->tree, 0, (uint32_t)q->len, &recv);
+	w->paths = xmalloc((n + nrecv + 1) * sizeof(*w->paths));
 	for (uint32_t i = 0; i < n; i++) {
 		ByteRange m = refs[i].module;
 
@@ -1111,7 +1119,10 @@ void rank__imports(Where *w)
 		if (m.end > m.start)
 			w->paths[w->npaths++] = m;
 	}
-	qsort(w->paths, w->npaths, sizeof(*w->paths), cmp_range);
+	for (uint32_t i = 0; i < nrecv; i++)
+		w->paths[w->npaths++] = recv[i];
+	xfree(recv);
+	qsort(w->paths, w->npaths, sizeof(*w->paths), rank__cmp_range);
 	add_own_mods(w);
 	for (uint32_t i = 0; i < n; i++) {
 		const ImportRef *r = &refs[i];

@@ -412,6 +412,8 @@ bool rank__around(const Where *w, const Span *sp);
 /* Reads the buffer's imports into w->imp (with their uses) and its
  * modules into w->frags. */
 void rank__imports(Where *w);
+/* ByteRanges by start, for qsort. */
+int rank__cmp_range(const void *a, const void *b);
 /* Drops from stem the first extension of the list exts (space-separated)
  * it ends with. */
 void rank__strip_ext(char *stem, const char *exts);

@@ -143,15 +143,27 @@ static void live_spans(Where *w)
 
 /* The text before the cursor that names nothing the code uses: the
  * module paths of its imports (`django` and `test` of `from django.test
- * import TestCase`), unless the cursor is in one. Comments and strings
- * are kept: docstrings and doc comments name what the code uses (on the
+ * import TestCase`), unless the cursor is in one, and the receivers of
+ * methods (Go's `func (e *encoder)`: in every method of a type, it named
+ * the type as if each one used it). Comments and strings are kept:
+ * docstrings and doc comments name what the code uses (on the
  * development sets, dropping them costs 0.02 of Recall@5). */
 static uint32_t noncode(const Where *w, uint32_t lo, ByteRange **skip)
 {
 	const RankCursor *q = w->q;
 	uint32_t n = chunker_noncode(q->lang, w->tree, lo, q->cursor,
 				     NONCODE_MODULES, skip);
+	ByteRange *recv;
+	uint32_t nrecv =
+	    chunker_receivers(q->lang, w->tree, lo, q->cursor, &recv);
 
+	if (nrecv) {
+		*skip = xrealloc(*skip, (n + nrecv) * sizeof(**skip));
+		memcpy(*skip + n, recv, nrecv * sizeof(*recv));
+		n += nrecv;
+		qsort(*skip, n, sizeof(**skip), rank__cmp_range);
+	}
+	xfree(recv);
 	while (n && (*skip)[n - 1].end >= q->cursor &&
 	       (*skip)[n - 1].start < q->cursor)
 		n--;

@@ -410,6 +410,50 @@ TEST(typed_names_new_languages)
 		     "p:std::unique_ptr<Shape>\n");
 }
 
+/* The receivers of the top-level methods in [lo, hi), one a line. */
+static char *receivers_of(Lang lang, const char *text, uint32_t lo,
+			  uint32_t hi)
+{
+	Chunker *ch = chunker_new(0);
+	TSTree *t = chunker_parse(ch, lang, text, (uint32_t)strlen(text), NULL);
+	ByteRange *r;
+	uint32_t n = chunker_receivers(lang, t, lo, hi, &r);
+	Buf b = {0};
+
+	for (uint32_t i = 0; i < n; i++)
+		buf_printf(&b, "%.*s\n", (int)(r[i].end - r[i].start),
+			   text + r[i].start);
+	xfree(r);
+	ts_tree_delete(t);
+	chunker_delete(ch);
+	return b.data ? buf_take(&b) : xstrdup("");
+}
+
+/* Go's methods name their type in their receivers; a function, a
+ * function literal and a method outside [lo, hi) have none to give,
+ * nor does a language without receivers. */
+TEST(receivers_of_methods)
+{
+	const char *go = "package p\n\n"
+			 "func (e *encoder) emit() { f := func(x int) {}; "
+			 "f(1) }\n"
+			 "func helper(e *encoder) {}\n"
+			 "func (d decoder) next() {}\n"
+			 "func (e *encoder) last() {}\n";
+	uint32_t last = (uint32_t)(strstr(go, "func (e *encoder) last") - go);
+	char *got = receivers_of(LANG_GO, go, 0, last);
+
+	EXPECT_STR_EQ(got, "(e *encoder)\n(d decoder)\n");
+	xfree(got);
+	got = receivers_of(LANG_GO, go, last, (uint32_t)strlen(go));
+	EXPECT_STR_EQ(got, "(e *encoder)\n");
+	xfree(got);
+	got = receivers_of(LANG_PYTHON, "class A:\n    def f(self): pass\n", 0,
+			   30);
+	EXPECT_STR_EQ(got, "");
+	xfree(got);
+}
+
 /* Members written outside their type's body come from the rows that name
  * an owner or a scope: Go's methods and C++'s `A::f`. A Rust impl block
  * and the other languages' classes hold their members. */

@@ -1361,6 +1361,47 @@ static int find_here(const RankResult *r, const char *name)
 	return -1;
 }
 
+/* A Go method's receiver names the type it is of, not a type it uses:
+ * the encoder struct, named in the receiver of every method of the file
+ * and nowhere else, does not rank for those names (before, it did: "used
+ * near the cursor"), and the helper the methods call comes first. */
+TEST(receivers_are_no_uses_of_their_type)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/enc\n\ngo 1.19\n"},
+	    {"enc/types.go", "package enc\n\n"
+			     "type encoder struct {\n\tout []byte\n}\n"},
+	    {"enc/put.go", "package enc\n\n"
+			   "func put(b []byte, c byte) []byte {\n"
+			   "\treturn append(b, c)\n}\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	buf_puts(&text, "package enc\n\n");
+	for (int k = 0; k < 12; k++)
+		buf_printf(&text,
+			   "func (e *encoder) emit%d() {\n"
+			   "\te.out = put(e.out, %d)\n}\n\n",
+			   k, k);
+	buf_puts(&text, "func (e *encoder) emitLast() {\n\t" CURSOR "\n}\n");
+	ws_open(&w, files);
+	rank_at(&w, "enc/encode.go", text.data, 4000, &r);
+	i = find(&r, "enc/put.go", "put");
+	j = find(&r, "enc/types.go", "encoder");
+	if (i < 0 || (j >= 0 && j < i))
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.definition == 0 &&
+			      r.items[j].signals.file_use == 0));
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&text);
+}
+
 /* ... but a parameter named as a field of the class being written
  * (Java's `this.method = method`) does not make the field's uses a
  * local's: the other constructor sets the field, and this one will. */
