@@ -170,6 +170,55 @@ static uint32_t noncode(const Where *w, uint32_t lo, ByteRange **skip)
 	return n;
 }
 
+/* Adds to the sorted ranges skip[0, n) the name of each method written
+ * apart from its type that starts in [lo, cursor), where its header
+ * names it (Go's `func (p *Reply) Len()`, C++'s `Reply::len()`), and
+ * returns the new count. That name is the method's definition, not a
+ * use; and as a member's name, shared by the same method of every
+ * other type, it made each of them rank "used near the cursor" (a
+ * method inside its class's body, Python's or Java's, is left as it
+ * was: its name there did not mislead). On the Go set Recall@5 rose
+ * 0.309 -> 0.322 / 0.329 -> 0.330 (tuning / check half), C++ 0.276 ->
+ * 0.279 / 0.281 -> 0.283; Java lost one task, no other set moved. */
+static uint32_t apart_names(const Where *w, uint32_t lo, ByteRange **skip,
+			    uint32_t n)
+{
+	const Chunking *lc = &w->live;
+	const char *t = w->q->text;
+	uint32_t m = n, cap = n;
+
+	for (uint32_t i = 0; i < lc->nspans; i++) {
+		const Span *sp = &lc->spans[i];
+		const Span *up =
+		    sp->parent >= 0 ? &lc->spans[sp->parent] : NULL;
+		size_t len = strlen(sp->name);
+		uint32_t hi = sp->body_start < sp->bytes.end ? sp->body_start
+							     : sp->bytes.end;
+
+		if (sp->kind != SPAN_METHOD ||
+		    (up && span_kind_is_class(up->kind)) ||
+		    sp->bytes.start < lo || sp->bytes.start >= w->q->cursor ||
+		    len == 0)
+			continue;
+		if (hi > w->q->cursor)
+			hi = w->q->cursor;
+		for (uint32_t k = sp->bytes.start, a;
+		     rank__next_word(t, sp->bytes.start, hi, &k, &a);) {
+			if (k - a != len || memcmp(t + a, sp->name, len) != 0)
+				continue;
+			if (m == cap) {
+				cap = cap ? 2 * cap : 16;
+				*skip = xrealloc(*skip, cap * sizeof(**skip));
+			}
+			(*skip)[m++] = (ByteRange){a, k};
+			break;
+		}
+	}
+	if (m > n)
+		qsort(*skip, m, sizeof(**skip), rank__cmp_range);
+	return m;
+}
+
 /* Appends text[lo, hi) to b with the ranges skip[0, n) blanked. */
 static void append_code(Buf *b, const char *text, uint32_t lo, uint32_t hi,
 			const ByteRange *skip, uint32_t n)
@@ -245,6 +294,7 @@ void rank__locate(Where *w, const RankCursor *q)
 	w->ex_last = ex_end;
 	if (q->len <= CONTEXT_PARSE_MAX)
 		rank__words_count(&w->words, q->text, q->len);
+	nskip = apart_names(w, lo, &skip, nskip);
 	w->nids = rank__idents(q->lang, q->text, lo, cursor, w->cursor_line,
 			       castls_count_newlines(q->text, lo), skip, nskip,
 			       w->ids, IDENTS_CAP);

@@ -1402,6 +1402,40 @@ TEST(receivers_are_no_uses_of_their_type)
 	buf_free(&text);
 }
 
+/* A method written apart from its type names itself in its header, and
+ * that is no use: B.Len, just above the cursor, does not make another
+ * type's Len a definition "used near the cursor" (before, it did: the
+ * second item), while the helper B's methods call still ranks. */
+TEST(method_names_in_their_headers_are_no_uses)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/msg\n\ngo 1.19\n"},
+	    {"msg/a.go", "package msg\n\ntype A struct {\n\tb []byte\n}\n\n"
+			 "func (a *A) Len() int {\n\treturn len(a.b)\n}\n"},
+	    {"msg/pad.go", "package msg\n\n"
+			   "func pad(n int) int {\n\treturn n + n%4\n}\n"},
+	    {NULL, NULL},
+	};
+	const char *text =
+	    "package msg\n\ntype B struct {\n\tn int\n}\n\n"
+	    "func (b *B) Len() int {\n\treturn pad(b.n)\n}\n\n"
+	    "func (b *B) Marshal() []byte {\n\t" CURSOR "\n}\n";
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "msg/b.go", text, 4000, &r);
+	i = find(&r, "msg/pad.go", "pad");
+	j = find(&r, "msg/a.go", "A.Len");
+	if (i < 0 || j >= 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.definition == 0));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* ... but a parameter named as a field of the class being written
  * (Java's `this.method = method`) does not make the field's uses a
  * local's: the other constructor sets the field, and this one will. */
