@@ -1301,6 +1301,39 @@ TEST(names_used_elsewhere_in_the_file)
 	buf_free(&text);
 }
 
+/* Ranks, in a workspace of files, rel's text: head, then twelve
+ * functions each (printf'd with their number, twice), then last with
+ * the cursor. */
+static void rank_repeated(Ws *w, const File *files, const char *rel,
+			  const char *head, const char *each, const char *last,
+			  RankResult *r)
+{
+	Buf text = {0};
+
+	buf_puts(&text, head);
+	for (int k = 0; k < 12; k++)
+		buf_printf(&text, each, k, k);
+	buf_puts(&text, last);
+	ws_open(w, files);
+	rank_at(w, rel, text.data, 4000, r);
+	buf_free(&text);
+}
+
+/* That item j, if listed, ranks after item i and for none of the names
+ * the buffer uses. */
+static void expect_unnamed_after(const RankResult *r, int i, int j)
+{
+	const RankItem *it = j >= 0 ? &r->items[j] : NULL;
+
+	if (i < 0 || j >= 0)
+		explain(r);
+	EXPECT_TRUE(i >= 0);
+	EXPECT_TRUE(!it || (j > i && it->signals.definition == 0 &&
+			    it->signals.file_use == 0 &&
+			    it->signals.sibling == 0 &&
+			    it->signals.similar == 0));
+}
+
 /* A parameter of the function being written is a local, and so, most
  * likely, is the same name in the rest of the file: every function of
  * the file takes `parser *state`, and the package's `parser` type is no
@@ -1317,32 +1350,19 @@ TEST(parameters_are_no_uses_of_namesakes)
 			      "func peek(s *state) int { return 0 }\n"},
 	    {NULL, NULL},
 	};
-	Buf text = {0};
 	RankResult r;
 	Ws w;
-	int i, j;
 
-	buf_puts(&text, "package yaml\n\n");
-	for (int k = 0; k < 12; k++)
-		buf_printf(&text,
-			   "func parse%d(parser *state) bool {\n"
-			   "\treturn peek(parser) > %d && parser.ok\n}\n\n",
-			   k, k);
-	buf_puts(&text, "func parseLast(parser *state, first bool) bool {\n\t"
-			CURSOR "\n}\n");
-	ws_open(&w, files);
-	rank_at(&w, "yaml/parse.go", text.data, 4000, &r);
-	i = find(&r, "yaml/state.go", NULL);
-	j = find(&r, "yaml/decode.go", "parser");
-	if (i < 0 || j >= 0)
-		explain(&r);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0 &&
-			      r.items[j].signals.sibling == 0 &&
-			      r.items[j].signals.similar == 0));
+	rank_repeated(&w, files, "yaml/parse.go", "package yaml\n\n",
+		      "func parse%d(parser *state) bool {\n"
+		      "\treturn peek(parser) > %d && parser.ok\n}\n\n",
+		      "func parseLast(parser *state, first bool) bool {\n\t" CURSOR
+		      "\n}\n",
+		      &r);
+	expect_unnamed_after(&r, find(&r, "yaml/state.go", NULL),
+			     find(&r, "yaml/decode.go", "parser"));
 	rank_result_free(&r);
 	ws_close(&w);
-	buf_free(&text);
 }
 
 /* The buffer's item whose symbol ends with name, or -1. */
@@ -1376,30 +1396,17 @@ TEST(receivers_are_no_uses_of_their_type)
 			   "\treturn append(b, c)\n}\n"},
 	    {NULL, NULL},
 	};
-	Buf text = {0};
 	RankResult r;
 	Ws w;
-	int i, j;
 
-	buf_puts(&text, "package enc\n\n");
-	for (int k = 0; k < 12; k++)
-		buf_printf(&text,
-			   "func (e *encoder) emit%d() {\n"
-			   "\te.out = put(e.out, %d)\n}\n\n",
-			   k, k);
-	buf_puts(&text, "func (e *encoder) emitLast() {\n\t" CURSOR "\n}\n");
-	ws_open(&w, files);
-	rank_at(&w, "enc/encode.go", text.data, 4000, &r);
-	i = find(&r, "enc/put.go", "put");
-	j = find(&r, "enc/types.go", "encoder");
-	if (i < 0 || (j >= 0 && j < i))
-		explain(&r);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.definition == 0 &&
-			      r.items[j].signals.file_use == 0));
+	rank_repeated(&w, files, "enc/encode.go", "package enc\n\n",
+		      "func (e *encoder) emit%d() {\n"
+		      "\te.out = put(e.out, %d)\n}\n\n",
+		      "func (e *encoder) emitLast() {\n\t" CURSOR "\n}\n", &r);
+	expect_unnamed_after(&r, find(&r, "enc/put.go", "put"),
+			     find(&r, "enc/types.go", "encoder"));
 	rank_result_free(&r);
 	ws_close(&w);
-	buf_free(&text);
 }
 
 /* A method written apart from its type names itself in its header, and
@@ -1422,16 +1429,11 @@ TEST(method_names_in_their_headers_are_no_uses)
 	    "func (b *B) Marshal() []byte {\n\t" CURSOR "\n}\n";
 	RankResult r;
 	Ws w;
-	int i, j;
 
 	ws_open(&w, files);
 	rank_at(&w, "msg/b.go", text, 4000, &r);
-	i = find(&r, "msg/pad.go", "pad");
-	j = find(&r, "msg/a.go", "A.Len");
-	if (i < 0 || j >= 0)
-		explain(&r);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.definition == 0));
+	expect_unnamed_after(&r, find(&r, "msg/pad.go", "pad"),
+			     find(&r, "msg/a.go", "A.Len"));
 	rank_result_free(&r);
 	ws_close(&w);
 }
