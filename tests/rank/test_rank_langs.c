@@ -1334,6 +1334,22 @@ static void expect_unnamed_after(const RankResult *r, int i, int j)
 			    it->signals.similar == 0));
 }
 
+/* The buffer's item whose symbol ends with name, or -1. */
+static int find_here(const RankResult *r, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < r->nitems; i++) {
+		const char *s = r->items[i].symbol;
+		size_t k = strlen(s);
+
+		if (r->items[i].in_buffer && k >= n &&
+		    strcmp(s + k - n, name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 /* A parameter of the function being written is a local, and so, most
  * likely, is the same name in the rest of the file: every function of
  * the file takes `parser *state`, and the package's `parser` type is no
@@ -1365,20 +1381,41 @@ TEST(parameters_are_no_uses_of_namesakes)
 	ws_close(&w);
 }
 
-/* The buffer's item whose symbol ends with name, or -1. */
-static int find_here(const RankResult *r, const char *name)
+/* ... but a parameter named as a field of the class being written
+ * (Java's `this.method = method`) does not make the field's uses a
+ * local's: the other constructor sets the field, and this one will. */
+TEST(parameters_named_as_fields_keep_their_uses)
 {
-	size_t n = strlen(name);
+	static const File files[] = {
+	    {"src/main/java/net/Proxy.java",
+	     "package net;\n\npublic class Proxy {\n}\n"},
+	    {NULL, NULL},
+	};
+	const char *text =
+	    "package net;\n\npublic class Request {\n"
+	    "\tprivate final String method;\n\n"
+	    "\tString describe() {\n\t\tString s = \"request\";\n"
+	    "\t\ts += \" via \";\n\t\ts += \"proxy\";\n"
+	    "\t\ts += \".\";\n\t\ts += \"\\n\";\n"
+	    "\t\treturn s;\n\t}\n\n"
+	    "\tprivate final Proxy proxy;\n\n"
+	    "\tRequest(String method, Proxy proxy) {\n"
+	    "\t\tthis.method = method;\n\t\tthis.proxy = proxy;\n\t}\n\n"
+	    "\tRequest(Request other, String method) {\n\t\t" CURSOR
+	    "\n\t}\n}\n";
+	RankResult r;
+	Ws w;
+	int i;
 
-	for (uint32_t i = 0; i < r->nitems; i++) {
-		const char *s = r->items[i].symbol;
-		size_t k = strlen(s);
-
-		if (r->items[i].in_buffer && k >= n &&
-		    strcmp(s + k - n, name) == 0)
-			return (int)i;
-	}
-	return -1;
+	ws_open(&w, files);
+	rank_at(&w, "src/main/java/net/Request.java", text, 4000, &r);
+	i = find_here(&r, "method");
+	if (i < 0 || r.items[i].signals.sibling <= 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.sibling > 0);
+	rank_result_free(&r);
+	ws_close(&w);
 }
 
 /* A Go method's receiver names the type it is of, not a type it uses:
@@ -1434,43 +1471,6 @@ TEST(method_names_in_their_headers_are_no_uses)
 	rank_at(&w, "msg/b.go", text, 4000, &r);
 	expect_unnamed_after(&r, find(&r, "msg/pad.go", "pad"),
 			     find(&r, "msg/a.go", "A.Len"));
-	rank_result_free(&r);
-	ws_close(&w);
-}
-
-/* ... but a parameter named as a field of the class being written
- * (Java's `this.method = method`) does not make the field's uses a
- * local's: the other constructor sets the field, and this one will. */
-TEST(parameters_named_as_fields_keep_their_uses)
-{
-	static const File files[] = {
-	    {"src/main/java/net/Proxy.java",
-	     "package net;\n\npublic class Proxy {\n}\n"},
-	    {NULL, NULL},
-	};
-	const char *text =
-	    "package net;\n\npublic class Request {\n"
-	    "\tprivate final String method;\n\n"
-	    "\tString describe() {\n\t\tString s = \"request\";\n"
-	    "\t\ts += \" via \";\n\t\ts += \"proxy\";\n"
-	    "\t\ts += \".\";\n\t\ts += \"\\n\";\n"
-	    "\t\treturn s;\n\t}\n\n"
-	    "\tprivate final Proxy proxy;\n\n"
-	    "\tRequest(String method, Proxy proxy) {\n"
-	    "\t\tthis.method = method;\n\t\tthis.proxy = proxy;\n\t}\n\n"
-	    "\tRequest(Request other, String method) {\n\t\t" CURSOR
-	    "\n\t}\n}\n";
-	RankResult r;
-	Ws w;
-	int i;
-
-	ws_open(&w, files);
-	rank_at(&w, "src/main/java/net/Request.java", text, 4000, &r);
-	i = find_here(&r, "method");
-	if (i < 0 || r.items[i].signals.sibling <= 0)
-		explain(&r);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(r.items[i].signals.sibling > 0);
 	rank_result_free(&r);
 	ws_close(&w);
 }
