@@ -544,17 +544,6 @@ static void gather_lexical(Where *w, int r, Index *ix)
 	index_hits_free(h, n);
 }
 
-/* Whether the class being written defines name itself: a base's field of
- * that name is overridden. */
-static bool in_class(const Where *w, const char *name)
-{
-	for (uint32_t i = 0; w->cls >= 0 && i < w->live.nspans; i++)
-		if (w->live.spans[i].parent == w->cls &&
-		    strcmp(w->live.spans[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /* Whether index span sp is what a bare name near the cursor may mean.
  * An impl block is named by its type but does not define it. Data needs
  * more than its name: code names its own locals `model` and `config` as
@@ -910,7 +899,8 @@ static void gather_bases(Where *w, int r, Index *ix)
 				 * types are what it adds. */
 				if (kid->parent_id != cls[i].id ||
 				    (is_data(kid->kind) &&
-				     in_class(w, kid->name)) ||
+				     rank__in_class(w, kid->name,
+						    strlen(kid->name))) ||
 				    (b == w->owner && !is_data(kid->kind) &&
 				     !span_kind_is_class(kid->kind)))
 					continue;

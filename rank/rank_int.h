@@ -400,6 +400,9 @@ uint32_t rank__line_start(const char *text, uint32_t off);
 uint32_t rank__lines_between(uint32_t a, uint32_t b);
 /* Whether name is one of w->bases. */
 bool rank__is_base(const Where *w, const char *name);
+/* Whether the class being written defines name[0, len) itself (a base's
+ * field of that name is overridden). */
+bool rank__in_class(const Where *w, const char *name, size_t len);
 /* Whether span sp of the buffer holds the cursor (blank lines after its
  * body, indented deeper than its first line, count as inside; after a
  * function with no body yet, at any column). */

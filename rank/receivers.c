@@ -200,19 +200,6 @@ static void drop_ident(Ident *ids, int *n, const char *name, size_t len)
 	}
 }
 
-/* Whether the class being written has a member name[0, len). */
-static bool own_member(const Where *w, const char *name, size_t len)
-{
-	for (uint32_t i = 0; w->cls >= 0 && i < w->live.nspans; i++) {
-		const Span *sp = &w->live.spans[i];
-
-		if (sp->parent == w->cls && strncmp(sp->name, name, len) == 0 &&
-		    !sp->name[len])
-			return true;
-	}
-	return false;
-}
-
 /* A name the definition being written gives a type (a parameter, a
  * local assigned a constructor's result) is a local: its uses near the
  * cursor are no uses of the definitions that share its name. Nor, most
@@ -235,7 +222,7 @@ static void drop_locals(Where *w, const TypedName *tn, uint32_t n)
 		if (tn[i].member || r->start < w->own_start)
 			continue;
 		drop_ident(w->ids, &w->nids, name, len);
-		if (own_member(w, name, len))
+		if (rank__in_class(w, name, len))
 			continue;
 		drop_ident(w->fids, &w->nfids, name, len);
 		drop_ident(w->sids, &w->nsids, name, len);

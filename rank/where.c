@@ -30,6 +30,18 @@ bool rank__is_base(const Where *w, const char *name)
 	return false;
 }
 
+bool rank__in_class(const Where *w, const char *name, size_t len)
+{
+	for (uint32_t i = 0; w->cls >= 0 && i < w->live.nspans; i++) {
+		const Span *sp = &w->live.spans[i];
+
+		if (sp->parent == w->cls && strncmp(sp->name, name, len) == 0 &&
+		    !sp->name[len])
+			return true;
+	}
+	return false;
+}
+
 /* The base classes named in a class header: identifiers between the
  * parentheses of `class X(A, m.B):` or after extends/implements. Keyword
  * arguments (metaclass=M) and the language's stopwords are skipped. */
