@@ -316,6 +316,9 @@ typedef struct {
 				     * read ("compile_commands.json ...") */
 	const char *include_flags;  /* its command-line flags that name an
 				     * include directory, joined or apart */
+	const char *vendor;	    /* the directory beside the manifest that
+				     * holds copies of other modules, by
+				     * module path ("vendor") */
 	bool shared_scope;	    /* the files of one directory see each
 				     * other's definitions (Go, Java) */
 	const char *path_maps;	    /* files whose compilerOptions map package

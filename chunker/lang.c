@@ -816,6 +816,7 @@ static const LangSpec specs[LANG_COUNT] = {
 		 .manifest_key = "module ",
 		 .redirect = "replace",
 		 .redirect_arrow = "=>",
+		 .vendor = "vendor",
 		 .shared_scope = true,
 		 .bindings = NO_BINDINGS,
 		 .stopwords = GO_STOPWORDS,
@@ -1127,6 +1128,7 @@ void lang_modules(Lang lang, ModuleRules *out)
 	out->manifest_key = or_empty(spec->manifest_key);
 	out->redirect = or_empty(spec->redirect);
 	out->redirect_arrow = or_empty(spec->redirect_arrow);
+	out->vendor = or_empty(spec->vendor);
 	out->workspace = or_empty(spec->workspace);
 	out->members_key = or_empty(spec->members_key);
 	out->name_map = or_empty(spec->name_map);

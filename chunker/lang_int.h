@@ -176,6 +176,7 @@ typedef struct {
 	const char *manifest_key;
 	const char *redirect;
 	const char *redirect_arrow;
+	const char *vendor;
 	const char *workspace;
 	const char *members_key;
 	const char *name_map;

@@ -958,6 +958,7 @@ void rank__gather(Where *w)
 	const RankCursor *q = w->q;
 
 	rank__imports(w);
+	rank__near_words(w);
 	rank__file_words(w);
 	rank__sibling_words(w);
 	rank__similar_words(w);

@@ -543,17 +543,41 @@ static bool resolve_redirect(Where *w, const char *m, size_t n, Import *im)
 	return true;
 }
 
-/* Whether rel, from the root of the buffer's file, is a regular file. */
-static bool file_exists(const Where *w, const char *rel)
+/* Whether rel, from the root of the buffer's file, is a directory (dir)
+ * or a regular file. */
+static bool path_is(const Where *w, const char *rel, bool dir)
 {
 	struct stat st;
 	Buf path = {0};
 	bool ok;
 
 	buf_printf(&path, "%s/%s", rank__root_path(w), rel);
-	ok = stat(path.data, &st) == 0 && S_ISREG(st.st_mode);
+	ok = stat(path.data, &st) == 0 &&
+	     (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 	buf_free(&path);
 	return ok;
+}
+
+static bool file_exists(const Where *w, const char *rel)
+{
+	return path_is(w, rel, false);
+}
+
+/* A module path the manifest's module holds a copy of in its vendor
+ * directory (Go's `vendor/golang.org/x/text/width`). */
+static bool resolve_vendored(Where *w, const char *m, size_t n, Import *im)
+{
+	char stem[sizeof(im->stem)];
+
+	if (!*w->mr.vendor || !rank__root_path(w))
+		return false;
+	memcpy(stem, w->mdir, sizeof(w->mdir));
+	rank__stem_push(stem, sizeof(stem), w->mr.vendor, strlen(w->mr.vendor));
+	stem_push_all(stem, sizeof(stem), m, n, '/');
+	if (!path_is(w, stem, true))
+		return false;
+	memcpy(im->stem, stem, sizeof(stem));
+	return true;
 }
 
 /* C: an include that is a file relative to the including one, else in
@@ -593,6 +617,7 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 
 	im->stem[0] = '\0';
 	im->suffix = im->top = im->pair = im->sources = im->mapped = false;
+	im->outside = false;
 	switch (w->mr.style) {
 	case MODULES_DOTTED:
 		if (n && m[0] == '.') { /* relative: a dot per level up */
@@ -624,9 +649,12 @@ static void resolve_module(Where *w, const char *m, size_t n, bool relative,
 			stem_push_all(im->stem, sizeof(im->stem), m + ml,
 				      n - ml, '/');
 			im->top = !im->stem[0];
-		} else { /* a tree laid out by import path (GOPATH) */
+		} else if (!ml || !resolve_vendored(w, m, n, im)) {
+			/* a tree laid out by import path (GOPATH); past the
+			 * file's module, none the workspace holds */
 			stem_push_all(im->stem, sizeof(im->stem), m, n, '/');
 			im->suffix = true;
+			im->outside = ml > 0;
 		}
 		break;
 	case MODULES_CRATES:
@@ -1091,6 +1119,63 @@ int rank__cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Adds to w->paths the names the buffer reads as members of packages
+ * outside the workspace (`NewScanner` of Go's `bufio.NewScanner`): no
+ * definition of the workspace is theirs, and a namesake elsewhere had
+ * ranked as if the code used it. */
+static void outside_members(Where *w, const ImportRef *refs, uint32_t n)
+{
+	const char *t = w->q->text, *sep = w->mr.sep;
+	size_t sl = strlen(sep);
+	char local[FRAGS_MAX][IDENT_MAX];
+	uint32_t nl = 0, cap = w->npaths, m = w->npaths;
+
+	for (uint32_t i = 0; i < n && nl < FRAGS_MAX; i++) {
+		Import mod = {0};
+
+		if (refs[i].local.end == refs[i].local.start)
+			continue;
+		resolve_ref(w, &refs[i], &mod);
+		if (mod.outside &&
+		    copy_range(t, refs[i].local, local[nl], IDENT_MAX))
+			nl++;
+	}
+	if (nl == 0 || sl == 0)
+		return;
+	for (uint32_t i = 0, a;
+	     rank__next_word(t, 0, (uint32_t)w->q->len, &i, &a);) {
+		uint32_t z = i + (uint32_t)sl, b;
+		uint32_t k;
+
+		if (z >= w->q->len || memcmp(t + i, sep, sl) != 0 ||
+		    (a > 0 && t[a - 1] == '.'))
+			continue;
+		for (k = 0; k < nl; k++)
+			if (strlen(local[k]) == i - a &&
+			    memcmp(local[k], t + a, i - a) == 0)
+				break;
+		b = z;
+		if (k == nl ||
+		    !rank__next_word(t, z, (uint32_t)w->q->len, &b, &z) ||
+		    z != i + sl)
+			continue;
+		if (m == cap) {
+			cap = 2 * cap + 16;
+			w->paths = xrealloc(w->paths, cap * sizeof(*w->paths));
+		}
+		w->paths[m++] = (ByteRange){z, b};
+		i = b;
+	}
+	if (m == w->npaths)
+		return;
+	w->noutside = m - w->npaths;
+	w->outside = xmalloc(w->noutside * sizeof(*w->outside));
+	memcpy(w->outside, w->paths + w->npaths,
+	       w->noutside * sizeof(*w->outside));
+	w->npaths = m;
+	qsort(w->paths, m, sizeof(*w->paths), rank__cmp_range);
+}
+
 void rank__imports(Where *w)
 {
 	const RankCursor *q = w->q;
@@ -1158,6 +1243,7 @@ void rank__imports(Where *w)
 	}
 	if (w->mr.style == MODULES_INCLUDES)
 		include_closure(w, refs, n);
+	outside_members(w, refs, n);
 	count_uses(w);
 	module_members(w, refs, n);
 	xfree(refs);

@@ -188,6 +188,9 @@ typedef struct {
 		       * anywhere */
 	bool sources; /* only source files match (not headers) */
 	bool mapped;  /* a package specifier a path map resolved */
+	bool outside; /* a package of a module other than the file's, which
+		       * no redirect or vendor directory brings into the
+		       * workspace */
 } Import;
 
 /* A module path the manifest maps to a directory of the root (Go's
@@ -329,6 +332,10 @@ typedef struct {
 	Words words;	       /* of the whole buffer */
 	Ident ids[IDENTS_CAP]; /* near the cursor, heaviest first */
 	int nids;
+	ByteRange *skip; /* what the query holds that names nothing the code
+			  * uses (where.c's noncode and apart_names), in
+			  * order */
+	uint32_t nskip;
 	Ident fids[FILE_IDENTS_CAP]; /* elsewhere in the buffer */
 	int nfids;
 	Ident sids[FILE_IDENTS_CAP]; /* in the buffer's namesakes of the
@@ -346,6 +353,9 @@ typedef struct {
 	int nimp;
 	ByteRange *paths; /* the module paths of its imports, in order */
 	uint32_t npaths;
+	ByteRange *outside; /* members of packages outside the workspace
+			     * (imports.c's outside_members), in order */
+	uint32_t noutside;
 	char (*frags)[96]; /* modules imported, as path fragments */
 	int nfrags;
 	Import *mods; /* modules imported, resolved (languages whose
@@ -378,6 +388,10 @@ void rank__where_free(Where *w);
 /* The path of the root the buffer's file is under (borrowed), or NULL
  * when it is under none: nothing is read from disk for it then. */
 const char *rank__root_path(const Where *w);
+/* The names the query uses, into w->ids (after rank__imports): not the
+ * parts rank__locate found to name nothing, nor those rank__imports put
+ * in w->paths. */
+void rank__near_words(Where *w);
 /* The names the buffer uses within FILE_LINES of the query, outside it
  * and its imports' module paths, into w->fids (after rank__imports):
  * the code after the cursor too, the rest of the definition being

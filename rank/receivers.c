@@ -59,6 +59,17 @@ static bool type_name(Lang lang, const char *text, ByteRange r, bool call,
 	return found;
 }
 
+/* Whether type r names a member of a package outside the workspace
+ * (Go's `bufio.NewScanner`): no type of the workspace is its. */
+static bool outside_type(const Where *w, ByteRange r)
+{
+	for (uint32_t i = 0; i < w->noutside; i++)
+		if (w->outside[i].start >= r.start &&
+		    w->outside[i].end <= r.end)
+			return true;
+	return false;
+}
+
 /* The receiver text of t: its name, or self.name for a class member. */
 static bool receiver_of(const Where *w, const TypedName *t, char *out,
 			size_t cap)
@@ -249,7 +260,7 @@ static void similar_calls(Where *w)
 		    q->lang, w->tree, sp->bytes.start, sp->bytes.end, &tn);
 
 		for (uint32_t k = 0; k < n; k++)
-			if (!tn[k].member &&
+			if (!tn[k].member && !outside_type(w, tn[k].type) &&
 			    receiver_of(w, &tn[k], recv, sizeof(recv)) &&
 			    type_name(q->lang, q->text, tn[k].type, tn[k].call,
 				      lang_lower_types(q->lang), cls))
@@ -281,9 +292,7 @@ void rank__receivers(Where *w)
 	for (uint32_t i = n; i-- > 0;) {
 		bool seen = false;
 
-		if (!receiver_of(w, &tn[i], recv, sizeof(recv)) ||
-		    !type_name(q->lang, q->text, tn[i].type, tn[i].call,
-			       lang_lower_types(q->lang), cls))
+		if (!receiver_of(w, &tn[i], recv, sizeof(recv)))
 			continue;
 		for (uint32_t k = i + 1; k < n && !seen; k++) {
 			char later[2 * IDENT_MAX];
@@ -291,7 +300,11 @@ void rank__receivers(Where *w)
 			seen = receiver_of(w, &tn[k], later, sizeof(later)) &&
 			       strcmp(later, recv) == 0;
 		}
-		if (!seen)
+		if (seen)
+			continue;
+		if (!outside_type(w, tn[i].type) &&
+		    type_name(q->lang, q->text, tn[i].type, tn[i].call,
+			      lang_lower_types(q->lang), cls))
 			calls_through(w, &near, recv, cls);
 	}
 	xfree(tn);

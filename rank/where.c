@@ -306,17 +306,34 @@ void rank__locate(Where *w, const RankCursor *q)
 	w->ex_last = ex_end;
 	if (q->len <= CONTEXT_PARSE_MAX)
 		rank__words_count(&w->words, q->text, q->len);
-	nskip = apart_names(w, lo, &skip, nskip);
-	w->nids = rank__idents(q->lang, q->text, lo, cursor, w->cursor_line,
-			       castls_count_newlines(q->text, lo), skip, nskip,
-			       w->ids, IDENTS_CAP);
-	xfree(skip);
+	w->nskip = apart_names(w, lo, &skip, nskip);
+	w->skip = skip;
 	w->own_start = cursor;
 	w->own_span = fn;
 	if (fn >= 0) {
 		w->own = w->live.spans[fn].name;
 		w->own_start = w->live.spans[fn].bytes.start;
 	}
+}
+
+void rank__near_words(Where *w)
+{
+	const RankCursor *q = w->q;
+	uint32_t n = w->nskip;
+	ByteRange *skip = xmalloc((n + w->npaths + 1) * sizeof(*skip));
+
+	if (n)
+		memcpy(skip, w->skip, n * sizeof(*skip));
+	for (uint32_t i = 0; i < w->npaths; i++)
+		if (w->paths[i].end > w->q_lo && w->paths[i].start < q->cursor)
+			skip[n++] = w->paths[i];
+	if (n > 1)
+		qsort(skip, n, sizeof(*skip), rank__cmp_range);
+	w->nids =
+	    rank__idents(q->lang, q->text, w->q_lo, q->cursor, w->cursor_line,
+			 castls_count_newlines(q->text, w->q_lo), skip, n,
+			 w->ids, IDENTS_CAP);
+	xfree(skip);
 }
 
 void rank__file_words(Where *w)
@@ -542,6 +559,8 @@ void rank__where_free(Where *w)
 		ts_tree_delete(w->own_tree);
 	buf_free(&w->query);
 	rank__words_free(&w->words);
+	xfree(w->skip);
+	xfree(w->outside);
 	xfree(w->imp);
 	xfree(w->paths);
 	xfree(w->frags);

@@ -1549,6 +1549,78 @@ static const KeptCase kept_cases[] = {
      true},
 };
 
+/* Go: a member of a package outside the module (the standard library's
+ * `bufio.NewScanner`) is no use of a workspace namesake, nor does a name
+ * it gives a value type that name's methods: another package's
+ * NewScanner ranks for none of the buffer's names, and its Scanner.Err
+ * not as the method of `scanner.Err()`, both after the package's
+ * verbosef. */
+TEST(outside_the_module_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/app\n\ngo 1.19\n"},
+	    {"app/verbose.go", "package app\n\n"
+			       "func verbosef(format string, v ...any) {}\n"},
+	    {"stack/scan.go",
+	     "package stack\n\n"
+	     "type Scanner struct{ r io.Reader }\n\n"
+	     "func NewScanner(r io.Reader) *Scanner { return &Scanner{r} }\n\n"
+	     "func (s *Scanner) Err() error { return nil }\n"},
+	    {NULL, NULL},
+	};
+	static const char text[] =
+	    "package app\n\n"
+	    "import (\n\t\"bufio\"\n\t\"os\"\n)\n\n"
+	    "func count(name string) (int, error) {\n"
+	    "\tf, _ := os.Open(name)\n"
+	    "\tscanner := bufio.NewScanner(f)\n"
+	    "\tn := 0\n"
+	    "\tfor scanner.Scan() {\n\t\tn++\n\t}\n"
+	    "\tverbosef(\"%d lines\", n)\n"
+	    "\treturn n, scanner.Err()\n}\n\n"
+	    "func grow(name string) error {\n\t" CURSOR "\n}\n";
+	Ws w;
+	RankResult r;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/count.go", text, 4000, &r);
+	i = find(&r, "app/verbose.go", "verbosef");
+	j = find(&r, "stack/scan.go", "Scanner.Err");
+	expect_unnamed_after(&r, i, find(&r, "stack/scan.go", "NewScanner"));
+	EXPECT_TRUE(j < 0 || (j > i && !r.items[j].signals.receiver));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* Go: a package the module keeps a copy of in its vendor directory (a
+ * git repository's, where the scan reads vendor/) is in the workspace:
+ * after `c := lib.NewClient()`, `c.Do()` is the vendored Client's Do. */
+TEST(vendored_package_go)
+{
+	static const File files[] = {
+	    {".git/HEAD", "ref: refs/heads/main\n"},
+	    {"go.mod", "module example.com/app\n\ngo 1.19\n"},
+	    {"vendor/github.com/acme/lib/client.go",
+	     "package lib\n\ntype Client struct{}\n\n"
+	     "func NewClient() *Client { return &Client{} }\n"},
+	    {"vendor/github.com/acme/lib/do.go",
+	     "package lib\n\nfunc (c *Client) Do(n int) error { return nil }\n"},
+	    {"other/client.go", "package other\n\ntype Client struct{}\n\n"
+				"func (c *Client) Do(n int) error {\n"
+				"\treturn nil\n}\n"},
+	    {NULL, NULL},
+	};
+
+	expect_ahead(files, "app/main.go",
+		     "package app\n\nimport \"github.com/acme/lib\"\n\n"
+		     "func run(n int) error {\n"
+		     "\tc := lib.NewClient()\n\tc.Do(n)\n\t" CURSOR "\n}\n",
+		     "vendor/github.com/acme/lib/do.go", "Client.Do",
+		     "other/client.go", "Client.Do",
+		     WANT_RECEIVER | WANT_IMPORT);
+}
+
 /* A definition its file keeps to itself (`static`, `private`, no
  * `export`, `_name`) and does not use yet is what the code being written
  * is about to use (Go's unexported names, when no other file of the
