@@ -848,6 +848,12 @@ static void gather_receivers(Where *w, int r, Index *ix)
 		}
 		if (!near && m <= 0 && s <= 0)
 			continue;
+		/* Where names reach only the file's package and its
+		 * imports (Go), so does the type of a receiver: once the
+		 * module's manifest says where the imports are. */
+		if (w->mr.style == MODULES_PACKAGES && w->manifest > 0 &&
+		    !rank__path_imported(w, sp[j].path))
+			continue;
 		c = add_span(w, r, &sp[j]);
 		if (!c && !(c = find_span(&w->cs, r, sp[j].id)))
 			continue;

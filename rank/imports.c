@@ -1185,6 +1185,8 @@ void rank__imports(Where *w)
 	ByteRange *recv;
 
 	lang_modules(q->lang, &w->mr);
+	if (w->mr.style == MODULES_PACKAGES)
+		find_manifest(w); /* whether imports resolve (gather.c) */
 	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
 	/* The module each import names, with a group's prefix, and the
 	 * receiver of each method: no names of the code (rank__file_words

@@ -1621,6 +1621,41 @@ TEST(vendored_package_go)
 		     WANT_RECEIVER | WANT_IMPORT);
 }
 
+/* Go: the type of a receiver is in the file's package or one it
+ * imports: after `s *scanner`, `s.next()` is no call of the next of
+ * another package's scanner, which ranked as "a method of the type of
+ * what it is called on" beside the file's own. */
+TEST(receivers_outside_the_package_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/app\n\ngo 1.19\n"},
+	    {"lex/scan.go", "package lex\n\ntype scanner struct{ pos int }\n\n"
+			    "func (s *scanner) next() rune {\n"
+			    "\ts.pos++\n\treturn 0\n}\n"},
+	    {NULL, NULL},
+	};
+	static const char text[] = "package app\n\n"
+				   "type scanner struct{ pos int }\n\n"
+				   "func (s *scanner) next() rune {\n"
+				   "\ts.pos++\n\treturn 0\n}\n\n"
+				   "func (s *scanner) skip(n int) {\n"
+				   "\tfor i := 0; i < n; i++ {\n"
+				   "\t\ts.next()\n\t}\n"
+				   "\t" CURSOR "\n}\n";
+	Ws w;
+	RankResult r;
+	int j;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/scan.go", text, 4000, &r);
+	j = find(&r, "lex/scan.go", "scanner.next");
+	if (j >= 0)
+		explain(&r);
+	EXPECT_TRUE(j < 0 || !r.items[j].signals.receiver);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A definition its file keeps to itself (`static`, `private`, no
  * `export`, `_name`) and does not use yet is what the code being written
  * is about to use (Go's unexported names, when no other file of the
