@@ -325,8 +325,8 @@ void rank__near_words(Where *w)
 	if (n)
 		memcpy(skip, w->skip, n * sizeof(*skip));
 	for (uint32_t i = 0; i < w->npaths; i++)
-		if (w->paths[i].end > w->q_lo && w->paths[i].start < q->cursor)
-			skip[n++] = w->paths[i];
+		if (w->paths[i].end > w->q_lo && w->paths[i].end < q->cursor)
+			skip[n++] = w->paths[i]; /* none the cursor is in */
 	if (n > 1)
 		qsort(skip, n, sizeof(*skip), rank__cmp_range);
 	w->nids =
