@@ -1475,6 +1475,35 @@ TEST(method_names_in_their_headers_are_no_uses)
 	ws_close(&w);
 }
 
+/* C++: the class that qualifies a method written apart from it (the
+ * `Reactor::` of `void Reactor::stop()`) is the method's, no use: the
+ * constructor Reactor::Reactor ranks for none of the buffer's names,
+ * after the helper the code uses. */
+TEST(qualifiers_of_methods_apart_are_no_uses)
+{
+	static const File files[] = {
+	    {"src/reactor.hpp", "class Reactor {\npublic:\n  Reactor();\n"
+				"  void run();\n  void stop();\n\nprivate:\n"
+				"  int fd_;\n};\n"},
+	    {"src/reactor_ctor.cpp", "#include \"reactor.hpp\"\n\n"
+				     "Reactor::Reactor() : fd_(-1) {}\n"},
+	    {"src/close.h", "int close_fd(int fd);\n"},
+	    {NULL, NULL},
+	};
+	const char *text = "#include \"reactor.hpp\"\n#include \"close.h\"\n\n"
+			   "void Reactor::run() {\n  close_fd(fd_);\n}\n\n"
+			   "void Reactor::stop() {\n  " CURSOR "\n}\n";
+	RankResult r;
+	Ws w;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/reactor.cpp", text, 4000, &r);
+	expect_unnamed_after(&r, find(&r, "src/close.h", "close_fd"),
+			     find(&r, "src/reactor_ctor.cpp", "Reactor::Reactor"));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* A file of one language: a helper kept to it and used nowhere yet, a
  * public twin, a helper kept to it and used, then forty neighbours and
  * the function being written, far from the helpers. */
