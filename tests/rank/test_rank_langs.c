@@ -1334,6 +1334,24 @@ static void expect_unnamed_after(const RankResult *r, int i, int j)
 			    it->signals.similar == 0));
 }
 
+/* In buffer rel of a workspace of files, other_path's other ranks, if at
+ * all, after path's name and for none of the buffer's names. */
+static void expect_unnamed(const File *files, const char *rel,
+			   const char *text, const char *path,
+			   const char *name, const char *other_path,
+			   const char *other)
+{
+	RankResult r;
+	Ws w;
+
+	ws_open(&w, files);
+	rank_at(&w, rel, text, 4000, &r);
+	expect_unnamed_after(&r, find(&r, path, name),
+			     find(&r, other_path, other));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The buffer's item whose symbol ends with name, or -1. */
 static int find_here(const RankResult *r, const char *name)
 {
@@ -1464,15 +1482,9 @@ TEST(method_names_in_their_headers_are_no_uses)
 	    "package msg\n\ntype B struct {\n\tn int\n}\n\n"
 	    "func (b *B) Len() int {\n\treturn pad(b.n)\n}\n\n"
 	    "func (b *B) Marshal() []byte {\n\t" CURSOR "\n}\n";
-	RankResult r;
-	Ws w;
 
-	ws_open(&w, files);
-	rank_at(&w, "msg/b.go", text, 4000, &r);
-	expect_unnamed_after(&r, find(&r, "msg/pad.go", "pad"),
-			     find(&r, "msg/a.go", "A.Len"));
-	rank_result_free(&r);
-	ws_close(&w);
+	expect_unnamed(files, "msg/b.go", text, "msg/pad.go", "pad", "msg/a.go",
+		       "A.Len");
 }
 
 /* C++: the class that qualifies a method written apart from it (the
@@ -1493,15 +1505,9 @@ TEST(qualifiers_of_methods_apart_are_no_uses)
 	const char *text = "#include \"reactor.hpp\"\n#include \"close.h\"\n\n"
 			   "void Reactor::run() {\n  close_fd(fd_);\n}\n\n"
 			   "void Reactor::stop() {\n  " CURSOR "\n}\n";
-	RankResult r;
-	Ws w;
 
-	ws_open(&w, files);
-	rank_at(&w, "src/reactor.cpp", text, 4000, &r);
-	expect_unnamed_after(&r, find(&r, "src/close.h", "close_fd"),
-			     find(&r, "src/reactor_ctor.cpp", "Reactor::Reactor"));
-	rank_result_free(&r);
-	ws_close(&w);
+	expect_unnamed(files, "src/reactor.cpp", text, "src/close.h",
+		       "close_fd", "src/reactor_ctor.cpp", "Reactor::Reactor");
 }
 
 /* A file of one language: a helper kept to it and used nowhere yet, a
