@@ -43,6 +43,11 @@ typedef struct {
 	const char *owner_field; /* the definition's field naming the type
 				  * it belongs to (Go's receiver), found
 				  * like the name */
+	const char *recovered;	 /* a node the parser may leave in an ERROR
+				  * just before the name field when a word
+				  * it cannot place follows it (C's `f()
+				  * NOEXCEPT_MACRO {`): the walk to the name
+				  * starts there then */
 	bool needs_body;	 /* without a body it is a mention only
 				  * (`struct a *p`, `mod a;`) */
 	bool named;		 /* without a name it is no definition

@@ -246,6 +246,23 @@ static TSNode child_of_type(TSNode n, const char *types)
 	return (TSNode){0};
 }
 
+/* The node of definition n the walk to its name starts from: its name
+ * field's, nf, or the one of row d's recovered type the parser left in
+ * an ERROR just before it (`void f() NOEXCEPT {`: the name field then
+ * holds the macro). */
+static TSNode name_start(const DefRule *d, TSNode nf)
+{
+	TSNode e, c;
+
+	if (!d->recovered || ts_node_is_null(nf) || node_is(nf, d->recovered))
+		return nf;
+	e = ts_node_prev_sibling(nf);
+	if (ts_node_is_null(e) || !ts_node_is_error(e))
+		return nf;
+	c = child_of_type(e, d->recovered);
+	return ts_node_is_null(c) ? nf : c;
+}
+
 /* Whether row i holds for definition node n; fills f if so. */
 static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 {
@@ -261,9 +278,10 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 			return false;
 	}
 	if (r->name_field[i])
-		f->name = descend(
-		    d, ids, ts_node_child_by_field_id(n, r->name_field[i]), f,
-		    &above);
+		f->name = descend(d, ids,
+				  name_start(d, ts_node_child_by_field_id(
+						    n, r->name_field[i])),
+				  f, &above);
 	if (ts_node_is_null(f->name) && d->named)
 		return false;
 	if (d->name_in &&

@@ -335,6 +335,28 @@ TEST(spans_cpp)
 	    "class S\n");
 }
 
+/* A macro between a function's parameters and its body (Boost's
+ * `BOOST_ASIO_NOEXCEPT`, the kernel's attributes) leaves the parser an
+ * ERROR holding the declarator and the macro in the declarator's field:
+ * the function is still named by its declarator, with its qualifiers. */
+TEST(spans_macro_after_parameters)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "class A {\n"
+		     "  void dispatch() BOOST_ASIO_NOEXCEPT\n  {\n    run();\n"
+		     "  }\n};\n"
+		     "void A::stop() BOOST_NOEXCEPT {\n}\n"
+		     "template <typename T>\n"
+		     "void B<T>::go(int a) BOOST_ASIO_NOEXCEPT { }\n",
+		     "class A\n"
+		     "  method A::dispatch\n"
+		     "method A::stop\n"
+		     "method B::go\n");
+	EXPECT_SPANS(LANG_C,
+		     "static int f(void) NOINLINE\n{\n  return 0;\n}\n",
+		     "function f\n");
+}
+
 /* ---------------------------------------------------------------------- *
  * Names given a type, for the receivers of method calls
  * ---------------------------------------------------------------------- */
