@@ -45,7 +45,7 @@ typedef struct {
 				  * like the name */
 	const char *recovered;	 /* a node the parser may leave in an ERROR
 				  * just before the name field when a word
-				  * it cannot place follows it (C's `f()
+				  * it cannot place follows it (C++'s `f()
 				  * NOEXCEPT_MACRO {`): the walk to the name
 				  * starts there then */
 	bool needs_body;	 /* without a body it is a mention only
