@@ -615,6 +615,20 @@ static void gather_named(Where *w, int r, Index *ix)
 	index_spans_free(sp, n);
 }
 
+/* Whether path is beyond the reach of the buffer's names: where they
+ * reach only the file's package and the packages it imports (Go), once
+ * the module's manifest says where those are (without one, a GOPATH
+ * tree's imports may not resolve), a file of neither. The names used
+ * near the cursor keep a small share there (score.c's mention_share:
+ * a method of a type the code gets without naming it); the rest of the
+ * file's names, and those of its like definitions, none (on the Go
+ * set's check half x-tools/16 rose, no task fell). */
+static bool beyond_reach(const Where *w, const char *path)
+{
+	return w->mr.style == MODULES_PACKAGES && w->manifest > 0 &&
+	       !rank__path_imported(w, path);
+}
+
 /* Whether index span sp is what a name the buffer uses may mean: a
  * definition at the top level of its file, and no method (Go's are). A
  * member is reached through an object, and its name is shared by the
@@ -650,7 +664,8 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			double share = share_of(w, r, sp, j, def), *to;
 			Cand *c;
 
-			if (!file_named(w, &sp[j]) || share <= 0)
+			if (!file_named(w, &sp[j]) || share <= 0 ||
+			    beyond_reach(w, sp[j].path))
 				continue;
 			if (!(c = add_span(w, r, &sp[j])) &&
 			    !(c = find_span(&w->cs, r, sp[j].id)))
@@ -848,11 +863,8 @@ static void gather_receivers(Where *w, int r, Index *ix)
 		}
 		if (!near && m <= 0 && s <= 0)
 			continue;
-		/* Where names reach only the file's package and its
-		 * imports (Go), so does the type of a receiver: once the
-		 * module's manifest says where the imports are. */
-		if (w->mr.style == MODULES_PACKAGES && w->manifest > 0 &&
-		    !rank__path_imported(w, sp[j].path))
+		/* A receiver's type is within the names' reach too. */
+		if (beyond_reach(w, sp[j].path))
 			continue;
 		c = add_span(w, r, &sp[j]);
 		if (!c && !(c = find_span(&w->cs, r, sp[j].id)))

@@ -1628,6 +1628,33 @@ TEST(outside_the_module_go)
 	ws_close(&w);
 }
 
+/* Go: the names the rest of the buffer uses reach only its package and
+ * its imports too: a local `gofmt` of a function far above is no use of
+ * a package's gofmt the file does not import. */
+TEST(file_names_outside_the_package_go)
+{
+	static const File files[] = {
+	    {"go.mod", "module example.com/app\n\ngo 1.19\n"},
+	    {"app/verbose.go", "package app\n\n"
+			       "func verbosef(format string, v ...any) {}\n"},
+	    {"tools/fmt.go", "package tools\n\n"
+			     "func gofmt(s string) string { return s }\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0};
+
+	buf_puts(&text, "package app\n\n"
+			"func format(src string) string {\n"
+			"\tgofmt := trim(src)\n\treturn gofmt\n}\n\n"
+			"func run(src string) {\n");
+	for (int i = 0; i < 40; i++)
+		buf_printf(&text, "\tsrc = pad(src, %d)\n", i);
+	buf_puts(&text, "\tverbosef(\"%s\", src)\n\t" CURSOR "\n}\n");
+	expect_unnamed(files, "app/run.go", text.data, "app/verbose.go",
+		       "verbosef", "tools/fmt.go", "gofmt");
+	buf_free(&text);
+}
+
 /* Go: a package the module keeps a copy of in its vendor directory (a
  * git repository's, where the scan reads vendor/) is in the workspace:
  * after `c := lib.NewClient()`, `c.Do()` is the vendored Client's Do. */
