@@ -1629,8 +1629,8 @@ TEST(outside_the_module_go)
 }
 
 /* Go: the names the rest of the buffer uses reach only its package and
- * its imports too: a local `gofmt` of a function far above is no use of
- * a package's gofmt the file does not import. */
+ * its imports too: a local `gofmt` of a function 36 lines above is no
+ * use of a package's gofmt the file does not import. */
 TEST(file_names_outside_the_package_go)
 {
 	static const File files[] = {
@@ -1641,18 +1641,21 @@ TEST(file_names_outside_the_package_go)
 			     "func gofmt(s string) string { return s }\n"},
 	    {NULL, NULL},
 	};
-	Buf text = {0};
+	RankResult r;
+	Ws w;
 
-	buf_puts(&text, "package app\n\n"
-			"func format(src string) string {\n"
-			"\tgofmt := trim(src)\n\treturn gofmt\n}\n\n"
-			"func run(src string) {\n");
-	for (int i = 0; i < 40; i++)
-		buf_printf(&text, "\tsrc = pad(src, %d)\n", i);
-	buf_puts(&text, "\tverbosef(\"%s\", src)\n\t" CURSOR "\n}\n");
-	expect_unnamed(files, "app/run.go", text.data, "app/verbose.go",
-		       "verbosef", "tools/fmt.go", "gofmt");
-	buf_free(&text);
+	rank_repeated(&w, files, "app/run.go",
+		      "package app\n\n"
+		      "func format(src string) string {\n"
+		      "\tgofmt := trim(src)\n\treturn gofmt\n}\n\n"
+		      "func run(src string) {\n",
+		      "\tsrc = pad(src, %d)\n\tsrc = pad(src, %d)\n"
+		      "\tsrc = trim(src)\n",
+		      "\tverbosef(\"%s\", src)\n\t" CURSOR "\n}\n", &r);
+	expect_unnamed_after(&r, find(&r, "app/verbose.go", "verbosef"),
+			     find(&r, "tools/fmt.go", "gofmt"));
+	rank_result_free(&r);
+	ws_close(&w);
 }
 
 /* Go: a package the module keeps a copy of in its vendor directory (a
