@@ -1352,6 +1352,23 @@ static void expect_unnamed(const File *files, const char *rel,
 	ws_close(&w);
 }
 
+/* expect_unnamed, in a buffer rank_repeated builds. */
+static void expect_unnamed_repeated(const File *files, const char *rel,
+				    const char *head, const char *each,
+				    const char *last, const char *path,
+				    const char *name, const char *other_path,
+				    const char *other)
+{
+	RankResult r;
+	Ws w;
+
+	rank_repeated(&w, files, rel, head, each, last, &r);
+	expect_unnamed_after(&r, find(&r, path, name),
+			     find(&r, other_path, other));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* The buffer's item whose symbol ends with name, or -1. */
 static int find_here(const RankResult *r, const char *name)
 {
@@ -1451,17 +1468,12 @@ TEST(receivers_are_no_uses_of_their_type)
 			   "\treturn append(b, c)\n}\n"},
 	    {NULL, NULL},
 	};
-	RankResult r;
-	Ws w;
 
-	rank_repeated(&w, files, "enc/encode.go", "package enc\n\n",
-		      "func (e *encoder) emit%d() {\n"
-		      "\te.out = put(e.out, %d)\n}\n\n",
-		      "func (e *encoder) emitLast() {\n\t" CURSOR "\n}\n", &r);
-	expect_unnamed_after(&r, find(&r, "enc/put.go", "put"),
-			     find(&r, "enc/types.go", "encoder"));
-	rank_result_free(&r);
-	ws_close(&w);
+	expect_unnamed_repeated(
+	    files, "enc/encode.go", "package enc\n\n",
+	    "func (e *encoder) emit%d() {\n\te.out = put(e.out, %d)\n}\n\n",
+	    "func (e *encoder) emitLast() {\n\t" CURSOR "\n}\n", "enc/put.go",
+	    "put", "enc/types.go", "encoder");
 }
 
 /* A method written apart from its type names itself in its header, and
@@ -1641,21 +1653,17 @@ TEST(file_names_outside_the_package_go)
 			     "func gofmt(s string) string { return s }\n"},
 	    {NULL, NULL},
 	};
-	RankResult r;
-	Ws w;
 
-	rank_repeated(&w, files, "app/run.go",
-		      "package app\n\n"
-		      "func format(src string) string {\n"
-		      "\tgofmt := trim(src)\n\treturn gofmt\n}\n\n"
-		      "func run(src string) {\n",
-		      "\tsrc = pad(src, %d)\n\tsrc = pad(src, %d)\n"
-		      "\tsrc = trim(src)\n",
-		      "\tverbosef(\"%s\", src)\n\t" CURSOR "\n}\n", &r);
-	expect_unnamed_after(&r, find(&r, "app/verbose.go", "verbosef"),
-			     find(&r, "tools/fmt.go", "gofmt"));
-	rank_result_free(&r);
-	ws_close(&w);
+	expect_unnamed_repeated(files, "app/run.go",
+				"package app\n\n"
+				"func format(src string) string {\n"
+				"\tgofmt := trim(src)\n\treturn gofmt\n}\n\n"
+				"func run(src string) {\n",
+				"\tsrc = pad(src, %d)\n\tsrc = pad(src, %d)\n"
+				"\tsrc = trim(src)\n",
+				"\tverbosef(\"%s\", src)\n\t" CURSOR "\n}\n",
+				"app/verbose.go", "verbosef", "tools/fmt.go",
+				"gofmt");
 }
 
 /* Go: a package the module keeps a copy of in its vendor directory (a
