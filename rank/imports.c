@@ -1119,27 +1119,18 @@ int rank__cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Adds to w->paths the names the buffer reads as members of packages
- * outside the workspace (`NewScanner` of Go's `bufio.NewScanner`): no
- * definition of the workspace is theirs, and a namesake elsewhere had
- * ranked as if the code used it. */
-static void outside_members(Where *w, const ImportRef *refs, uint32_t n)
+/* Adds to w->paths the names the buffer reads as members of the
+ * packages outside the workspace that it names local[0, nl)
+ * (`NewScanner` of Go's `bufio.NewScanner`): no definition of the
+ * workspace is theirs, and a namesake elsewhere had ranked as if the
+ * code used it. */
+static void outside_members(Where *w, const char (*local)[IDENT_MAX],
+			    uint32_t nl)
 {
 	const char *t = w->q->text, *sep = w->mr.sep;
 	size_t sl = strlen(sep);
-	char local[FRAGS_MAX][IDENT_MAX];
-	uint32_t nl = 0, cap = w->npaths, m = w->npaths;
+	uint32_t cap = w->npaths, m = w->npaths;
 
-	for (uint32_t i = 0; i < n && nl < FRAGS_MAX; i++) {
-		Import mod = {0};
-
-		if (refs[i].local.end == refs[i].local.start)
-			continue;
-		resolve_ref(w, &refs[i], &mod);
-		if (mod.outside &&
-		    copy_range(t, refs[i].local, local[nl], IDENT_MAX))
-			nl++;
-	}
 	if (nl == 0 || sl == 0)
 		return;
 	for (uint32_t i = 0, a;
@@ -1181,10 +1172,9 @@ void rank__imports(Where *w)
 	const RankCursor *q = w->q;
 	ImportRef *refs;
 	uint32_t n = chunker_imports(q->lang, w->tree, q->text, q->len, &refs);
-	uint32_t last_stmt = UINT32_MAX, nrecv;
-	ByteRange *recv;
+	uint32_t last_stmt = UINT32_MAX, nout = 0;
+	char(*out)[IDENT_MAX] = xmalloc(FRAGS_MAX * sizeof(*out));
 
-	lang_modules(q->lang, &w->mr);
 	if (w->mr.style == MODULES_PACKAGES)
 		find_manifest(w); /* whether imports resolve (gather.c) */
 	w->imp = xcalloc(IMPORTS_MAX, sizeof(*w->imp));
@@ -1196,8 +1186,7 @@ void rank__imports(Where *w)
 	 * the type of the methods around the cursor had ranked first for
 	 * its name in their receivers, used near the cursor and all over
 	 * the file. */
-	nrecv = chunker_receivers(q->lang, w->tree, 0, (uint32_t)q->len, &recv);
-	w->paths = xmalloc((n + nrecv + 1) * sizeof(*w->paths));
+	w->paths = xmalloc((n + w->nmethods_of + 1) * sizeof(*w->paths));
 	for (uint32_t i = 0; i < n; i++) {
 		ByteRange m = refs[i].module;
 
@@ -1206,9 +1195,8 @@ void rank__imports(Where *w)
 		if (m.end > m.start)
 			w->paths[w->npaths++] = m;
 	}
-	for (uint32_t i = 0; i < nrecv; i++)
-		w->paths[w->npaths++] = recv[i];
-	xfree(recv);
+	for (uint32_t i = 0; i < w->nmethods_of; i++)
+		w->paths[w->npaths++] = w->methods_of[i];
 	qsort(w->paths, w->npaths, sizeof(*w->paths), rank__cmp_range);
 	add_own_mods(w);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1217,6 +1205,9 @@ void rank__imports(Where *w)
 		Import mod = {0}; /* a name's module, or the module itself */
 
 		resolve_ref(w, r, &mod);
+		if (mod.outside && nout < FRAGS_MAX &&
+		    copy_range(q->text, r->local, out[nout], IDENT_MAX))
+			nout++;
 		if (w->mr.style >= MODULES_PACKAGES || mod.mapped) {
 			add_mod(w, &mod);
 			if (mod.pair)
@@ -1245,7 +1236,8 @@ void rank__imports(Where *w)
 	}
 	if (w->mr.style == MODULES_INCLUDES)
 		include_closure(w, refs, n);
-	outside_members(w, refs, n);
+	outside_members(w, (const char(*)[IDENT_MAX])out, nout);
+	xfree(out);
 	count_uses(w);
 	module_members(w, refs, n);
 	xfree(refs);

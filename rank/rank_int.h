@@ -351,7 +351,13 @@ typedef struct {
 	int nsimids;
 	Import *imp; /* names imported */
 	int nimp;
-	ByteRange *paths; /* the module paths of its imports, in order */
+	ByteRange *methods_of; /* the receivers of its methods, naming the
+				* type each is of (chunker_receivers), in
+				* order */
+	uint32_t nmethods_of;
+	ByteRange *paths; /* what names nothing the code uses, in order: the
+			   * module paths of its imports, methods_of, and
+			   * outside */
 	uint32_t npaths;
 	ByteRange *outside; /* members of packages outside the workspace
 			     * (imports.c's outside_members), in order */

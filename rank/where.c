@@ -164,18 +164,21 @@ static uint32_t noncode(const Where *w, uint32_t lo, ByteRange **skip)
 {
 	const RankCursor *q = w->q;
 	uint32_t n = chunker_noncode(q->lang, w->tree, lo, q->cursor,
-				     NONCODE_MODULES, skip);
-	ByteRange *recv;
-	uint32_t nrecv =
-	    chunker_receivers(q->lang, w->tree, lo, q->cursor, &recv);
+				     NONCODE_MODULES, skip),
+		 m = n;
 
-	if (nrecv) {
-		*skip = xrealloc(*skip, (n + nrecv) * sizeof(**skip));
-		memcpy(*skip + n, recv, nrecv * sizeof(*recv));
-		n += nrecv;
+	if (w->nmethods_of)
+		*skip = xrealloc(*skip, (n + w->nmethods_of) * sizeof(**skip));
+	for (uint32_t i = 0; i < w->nmethods_of; i++) {
+		ByteRange r = w->methods_of[i];
+
+		if (r.end > lo && r.start < q->cursor)
+			(*skip)[m++] = r;
+	}
+	if (m > n) {
+		n = m;
 		qsort(*skip, n, sizeof(**skip), rank__cmp_range);
 	}
-	xfree(recv);
 	while (n && (*skip)[n - 1].end >= q->cursor &&
 	       (*skip)[n - 1].start < q->cursor)
 		n--;
@@ -233,11 +236,6 @@ static uint32_t apart_names(const Where *w, uint32_t lo, ByteRange **skip,
 	const Chunking *lc = &w->live;
 	const char *t = w->q->text;
 	uint32_t m = n, cap = n;
-	ModuleRules mr;
-	const char *sep;
-
-	lang_modules(w->q->lang, &mr);
-	sep = mr.sep;
 
 	for (uint32_t i = 0; i < lc->nspans; i++) {
 		const Span *sp = &lc->spans[i];
@@ -263,7 +261,8 @@ static uint32_t apart_names(const Where *w, uint32_t lo, ByteRange **skip,
 				*skip = xrealloc(*skip, cap * sizeof(**skip));
 			}
 			(*skip)[m++] = (ByteRange){
-			    qualifier_start(t, sp->bytes.start, a, sep), k};
+			    qualifier_start(t, sp->bytes.start, a, w->mr.sep),
+			    k};
 			break;
 		}
 	}
@@ -306,7 +305,10 @@ void rank__locate(Where *w, const RankCursor *q)
 	ex_end = w->cursor_line + AFTER_LINES;
 	w->ex_first =
 	    w->cursor_line > BEFORE_LINES ? w->cursor_line - BEFORE_LINES : 0;
+	lang_modules(q->lang, &w->mr);
 	live_spans(w);
+	w->nmethods_of = chunker_receivers(q->lang, w->tree, 0,
+					   (uint32_t)q->len, &w->methods_of);
 	/* The innermost function and class around the cursor. */
 	for (uint32_t i = 0; i < w->live.nspans; i++) {
 		const Span *sp = &w->live.spans[i];
@@ -601,6 +603,7 @@ void rank__where_free(Where *w)
 	buf_free(&w->query);
 	rank__words_free(&w->words);
 	xfree(w->skip);
+	xfree(w->methods_of);
 	xfree(w->outside);
 	xfree(w->imp);
 	xfree(w->paths);
