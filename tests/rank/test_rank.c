@@ -579,6 +579,58 @@ TEST(import_paths_are_not_names)
 	ws_close(&w);
 }
 
+/* Each language's keywords are its own: `default` and `echo` are names
+ * in Python, `print` and `self` in JavaScript, and a definition of one
+ * is looked up when the code near the cursor calls it. */
+TEST(other_languages_keywords_are_names)
+{
+	static const File files[] = {
+	    {"app/util.py", "def default(value, fallback):\n"
+			    "    return fallback if value is None else value\n\n\n"
+			    "def echo(message):\n    print(message)\n"},
+	    {"web/util.js", "export function print(text) {\n"
+			    "  return text.trim();\n}\n"},
+	    {NULL, NULL},
+	};
+	static const struct {
+		const char *rel, *text, *def, *name;
+	} cases[] = {
+	    {"app/main.py",
+	     "from app.util import default, echo\n\n\n"
+	     "def greet(name=None):\n"
+	     "    echo(default(name, 'world'))\n"
+	     "    " CURSOR "\n",
+	     "app/util.py", "default"},
+	    {"app/main.py",
+	     "from app.util import default, echo\n\n\n"
+	     "def greet(name=None):\n"
+	     "    echo(default(name, 'world'))\n"
+	     "    " CURSOR "\n",
+	     "app/util.py", "echo"},
+	    {"web/main.js",
+	     "import { print } from './util.js';\n\n"
+	     "export function show(line) {\n"
+	     "  return print(line);\n"
+	     "  " CURSOR "\n}\n",
+	     "web/util.js", "print"},
+	};
+	Ws w;
+
+	ws_open(&w, files);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		RankResult r;
+		int k;
+
+		rank_at(&w, cases[i].rel, cases[i].text, 2000, &r);
+		k = find(&r, cases[i].def, cases[i].name);
+		ASSERT_TRUE(k >= 0);
+		EXPECT_TRUE(strstr(r.items[k].signals.defines, cases[i].name) !=
+			    NULL);
+		rank_result_free(&r);
+	}
+	ws_close(&w);
+}
+
 /* ESM TypeScript imports "./config.js" for config.ts; a namespace import
  * resolves its members to the module's own definitions, even when many
  * modules define a member of that name. */
