@@ -300,6 +300,60 @@ TEST(same_file_and_joined)
 	ws_close(&w);
 }
 
+/* The buffer's item of symbol, or NULL. */
+static const RankItem *buffer_item(const RankResult *r, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->nitems; i++)
+		if (r->items[i].in_buffer &&
+		    strcmp(r->items[i].symbol, symbol) == 0)
+			return &r->items[i];
+	return NULL;
+}
+
+/* A method with no code yet, only its docstring (and a comment), is
+ * still being written on the blank line below it at column 0, where an
+ * editor that leaves a blank line's indent out puts the cursor; so is
+ * its class, whose last line that method's is. */
+TEST(method_with_no_code_yet)
+{
+	static const char *const after[] = {"", "        # the index too\n"};
+	Ws w;
+
+	ws_open(&w, geometry);
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		char text[1024];
+		RankResult r;
+		const RankItem *mine, *other;
+
+		snprintf(text, sizeof(text),
+			 "class Store:\n"
+			 "    def load(self, key):\n"
+			 "        return self.rows[key]\n\n"
+			 "    def size(self):\n"
+			 "        total = 0\n"
+			 "        for row in self.rows:\n"
+			 "            total += 1\n"
+			 "        return total\n\n"
+			 "    def save(self, key, value):\n"
+			 "        \"\"\"Writes value under key.\"\"\"\n"
+			 "%s" CURSOR "\n\n\n"
+			 "class Cache:\n"
+			 "    def load(self, key):\n"
+			 "        return None\n",
+			 after[i]);
+		rank_at(&w, "shop/store.py", text, 2000, &r);
+		mine = buffer_item(&r, "Store.load");
+		other = buffer_item(&r, "Cache.load");
+		if (!mine)
+			explain(&r);
+		ASSERT_TRUE(mine != NULL);
+		EXPECT_TRUE(mine->signals.member);
+		EXPECT_TRUE(!other || !other->signals.member);
+		rank_result_free(&r);
+	}
+	ws_close(&w);
+}
+
 /* ---------------------------------------------------------------------- *
  * The stop signal, the budget and clipping
  * ---------------------------------------------------------------------- */
