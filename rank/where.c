@@ -339,11 +339,17 @@ void rank__locate(Where *w, const RankCursor *q)
 	live_spans(w);
 	w->nmethods_of = chunker_receivers(q->lang, w->tree, 0,
 					   (uint32_t)q->len, &w->methods_of);
-	/* The innermost function and class around the cursor. */
+	/* The innermost function and class around the cursor. A namespace
+	 * is no definition being written but a scope, as a file is: taken
+	 * for one, where the function at the cursor had no span (C++'s
+	 * `operator T()`), it left out the namespace's every definition
+	 * above the cursor (C++ Recall@5 0.286 -> 0.287 / 0.287 -> 0.288,
+	 * tuning / check half, 2 tasks won, none lost). */
 	for (uint32_t i = 0; i < w->live.nspans; i++) {
 		const Span *sp = &w->live.spans[i];
 
-		if (sp->kind == SPAN_SECTION || !rank__around(w, sp))
+		if (sp->kind == SPAN_SECTION || sp->kind == SPAN_NAMESPACE ||
+		    !rank__around(w, sp))
 			continue;
 		if (span_kind_is_class(sp->kind))
 			w->cls = (int32_t)i;

@@ -890,6 +890,46 @@ TEST(declared_ahead_in_the_file_c)
 	ws_close(&w);
 }
 
+/* A namespace around the cursor is a scope, not the definition being
+ * written: where the function at the cursor has no span of its own (a
+ * conversion operator), the namespace's definitions above it are still
+ * shown. */
+TEST(namespace_is_no_definition_being_written_cpp)
+{
+	static const File files[] = {{NULL, NULL}};
+	RankResult r;
+	Ws w;
+	int i;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/units.hpp",
+		"namespace units {\n\n"
+		"inline int to_metres(int feet) {\n"
+		"  return feet * 3048 / 10000;\n"
+		"}\n\n"
+		"inline int to_feet(int metres) {\n"
+		"  return metres * 10000 / 3048;\n"
+		"}\n\n"
+		"struct Length {\n"
+		"  int feet_;\n\n"
+		"  int metres() const;\n"
+		"  int yards() const;\n\n"
+		"  operator int() const {\n"
+		"    return to_metres(" CURSOR "\n"
+		"  }\n"
+		"};\n\n"
+		"}  // namespace units\n",
+		2000, &r);
+	for (i = 0; i < (int)r.nitems; i++)
+		if (strcmp(r.items[i].symbol, "units::to_metres") == 0)
+			break;
+	if (i == (int)r.nitems)
+		explain(&r);
+	EXPECT_TRUE(i < (int)r.nitems);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* Go: a name takes its type from `NewT(...)` (Go's constructor
  * convention, also as `x, err :=` and through a package), `&T{}`, `T{}`
  * and `var x T`. */
