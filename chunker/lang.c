@@ -289,11 +289,12 @@ static const DefRule c_defs[] = {
 	}
 
 static const DefRule cpp_defs[] = {
+    /* A conversion operator is named by its type: `operator bool`. */
     {.type = "function_definition",
      .kind = SPAN_FUNCTION,
      .name_field = "declarator",
      .body_field = "body",
-     .name_types = CPP_NAMES,
+     .name_types = CPP_NAMES " operator_cast",
      .name_path = "declarator name",
      .scope_field = "scope",
      .recovered = "function_declarator init_declarator",

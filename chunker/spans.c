@@ -7,6 +7,7 @@
 #include "lang_int.h"
 #include "spans_int.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* Headers of definitions without a body (type aliases, signatures) stop
@@ -546,6 +547,28 @@ static void qualify(Chunking *out, int32_t s, int32_t namer, const SpanRules *r,
 }
 
 /* Records the span for definition node n at stack depth d. */
+/* Where name node n of a definition of row d ends: before a node it
+ * holds on the row's name path (C++'s `operator T()`, named by its type,
+ * holds its parameters as a declarator), blanks before that left out. */
+static uint32_t name_end(const SpanRules *r, const DefRule *d, TSNode n,
+			 const char *text)
+{
+	const struct RowIds *ids = &r->ids[d - r->spec->defs];
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+
+	for (int i = 0; i < NAME_PATH_MAX && ids->path[i]; i++) {
+		TSNode c = ts_node_child_by_field_id(n, ids->path[i]);
+
+		if (!ts_node_is_null(c)) {
+			b = ts_node_start_byte(c);
+			break;
+		}
+	}
+	while (b > a && isspace((unsigned char)text[b - 1]))
+		b--;
+	return b;
+}
+
 static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		    const DefRule *rule, const Found *f, Frame *stack, int d,
 		    const char *text)
@@ -596,7 +619,7 @@ static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 	    ts_node_end_byte(f->body) > body_start && text[body_start] == '{')
 		body_start++;
 	a = ts_node_is_null(f->name) ? 0 : ts_node_start_byte(f->name);
-	b = ts_node_is_null(f->name) ? 0 : ts_node_end_byte(f->name);
+	b = ts_node_is_null(f->name) ? 0 : name_end(r, rule, f->name, text);
 	if (r->spec->doc == DOC_BODY_STRING)
 		body_docstring(f->body, text, &doc, &doc_len);
 	if (!doc)

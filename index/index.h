@@ -24,8 +24,8 @@
  * a name's definitions in spans_name. 8: spans_name ends in the span's
  * hash, which orders a name's namesakes in place of their paths. 10: a
  * C or C++ function a macro follows (`void f() NOEXCEPT {`) is named f,
- * not the macro. */
-#define INDEX_SCHEMA_VERSION 10
+ * not the macro. 11: a C++ conversion operator is a span, `operator T`. */
+#define INDEX_SCHEMA_VERSION 11
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

@@ -357,6 +357,24 @@ TEST(spans_macro_after_parameters)
 		     "function f\n");
 }
 
+/* A conversion operator is named by the type it converts to, without
+ * its parameters and qualifiers, in the class and out of it. */
+TEST(spans_conversion_operators)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "struct L {\n"
+		     "  operator int() const { return 1; }\n"
+		     "  explicit operator bool() const noexcept;\n"
+		     "};\n"
+		     "L::operator int() const { return 2; }\n"
+		     "template <class F>\n"
+		     "A<F>::operator B<F>() && { return {}; }\n",
+		     "class L\n"
+		     "  method L::operator int\n"
+		     "method L::operator int\n"
+		     "method A::operator B<F>\n");
+}
+
 /* ---------------------------------------------------------------------- *
  * Names given a type, for the receivers of method calls
  * ---------------------------------------------------------------------- */
