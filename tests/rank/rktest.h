@@ -143,6 +143,17 @@ static inline int find(const RankResult *r, const char *path,
 	return -1;
 }
 
+/* The item of symbol from the buffer itself, or NULL. */
+static inline const RankItem *buffer_item(const RankResult *r,
+					  const char *symbol)
+{
+	for (uint32_t i = 0; i < r->nitems; i++)
+		if (r->items[i].in_buffer &&
+		    strcmp(r->items[i].symbol, symbol) == 0)
+			return &r->items[i];
+	return NULL;
+}
+
 /* Item's why, in rank_why's words (the caller's to xfree). */
 static inline char *why_of(const RankItem *item)
 {

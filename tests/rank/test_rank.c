@@ -300,16 +300,6 @@ TEST(same_file_and_joined)
 	ws_close(&w);
 }
 
-/* The buffer's item of symbol, or NULL. */
-static const RankItem *buffer_item(const RankResult *r, const char *symbol)
-{
-	for (uint32_t i = 0; i < r->nitems; i++)
-		if (r->items[i].in_buffer &&
-		    strcmp(r->items[i].symbol, symbol) == 0)
-			return &r->items[i];
-	return NULL;
-}
-
 /* A method with no code yet, only its docstring (and a comment), is
  * still being written on the blank line below it at column 0, where an
  * editor that leaves a blank line's indent out puts the cursor; so is

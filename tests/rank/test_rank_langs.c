@@ -899,7 +899,6 @@ TEST(namespace_is_no_definition_being_written_cpp)
 	static const File files[] = {{NULL, NULL}};
 	RankResult r;
 	Ws w;
-	int i;
 
 	ws_open(&w, files);
 	rank_at(&w, "src/units.hpp",
@@ -920,12 +919,9 @@ TEST(namespace_is_no_definition_being_written_cpp)
 		"};\n\n"
 		"}  // namespace units\n",
 		2000, &r);
-	for (i = 0; i < (int)r.nitems; i++)
-		if (strcmp(r.items[i].symbol, "units::to_metres") == 0)
-			break;
-	if (i == (int)r.nitems)
+	if (!buffer_item(&r, "units::to_metres"))
 		explain(&r);
-	EXPECT_TRUE(i < (int)r.nitems);
+	EXPECT_TRUE(buffer_item(&r, "units::to_metres") != NULL);
 	rank_result_free(&r);
 	ws_close(&w);
 }
