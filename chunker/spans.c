@@ -546,7 +546,6 @@ static void qualify(Chunking *out, int32_t s, int32_t namer, const SpanRules *r,
 	out->spans[s].qualname = buf_take(&q);
 }
 
-/* Records the span for definition node n at stack depth d. */
 /* Where name node n of a definition of row d ends: before a node it
  * holds on the row's name path (C++'s `operator T()`, named by its type,
  * holds its parameters as a declarator), blanks before that left out. */
@@ -569,6 +568,7 @@ static uint32_t name_end(const SpanRules *r, const DefRule *d, TSNode n,
 	return b;
 }
 
+/* Records the span for definition node n at stack depth d. */
 static void add_def(Chunking *out, uint32_t *cap, const SpanRules *r,
 		    const DefRule *rule, const Found *f, Frame *stack, int d,
 		    const char *text)
