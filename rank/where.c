@@ -341,10 +341,11 @@ void rank__locate(Where *w, const RankCursor *q)
 					   (uint32_t)q->len, &w->methods_of);
 	/* The innermost function and class around the cursor. A namespace
 	 * is no definition being written but a scope, as a file is: taken
-	 * for one, where the function at the cursor had no span (C++'s
-	 * `operator T()`), it left out the namespace's every definition
-	 * above the cursor (C++ Recall@5 0.286 -> 0.287 / 0.287 -> 0.288,
-	 * tuning / check half, 2 tasks won, none lost). */
+	 * for one, where the code at the cursor is in no span (a C++
+	 * `static_assert`; `operator T()` before it had a span), it left
+	 * out the namespace's every definition above the cursor (C++ Recall@5
+	 * 0.286 -> 0.287 / 0.287 -> 0.288, tuning / check half, 2 tasks won,
+	 * none lost). */
 	for (uint32_t i = 0; i < w->live.nspans; i++) {
 		const Span *sp = &w->live.spans[i];
 

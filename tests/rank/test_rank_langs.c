@@ -891,9 +891,9 @@ TEST(declared_ahead_in_the_file_c)
 }
 
 /* A namespace around the cursor is a scope, not the definition being
- * written: where the function at the cursor has no span of its own (a
- * conversion operator), the namespace's definitions above it are still
- * shown. */
+ * written: where the code at the cursor is in no definition (a
+ * `static_assert` at the namespace's level), the namespace's
+ * definitions above it are still shown. */
 TEST(namespace_is_no_definition_being_written_cpp)
 {
 	static const File files[] = {{NULL, NULL}};
@@ -912,11 +912,9 @@ TEST(namespace_is_no_definition_being_written_cpp)
 		"struct Length {\n"
 		"  int feet_;\n\n"
 		"  int metres() const;\n"
-		"  int yards() const;\n\n"
-		"  operator int() const {\n"
-		"    return to_metres(" CURSOR "\n"
-		"  }\n"
+		"  int yards() const;\n"
 		"};\n\n"
+		"static_assert(to_metres(" CURSOR "\n\n"
 		"}  // namespace units\n",
 		2000, &r);
 	if (!buffer_item(&r, "units::to_metres"))
