@@ -24,7 +24,8 @@
  * a name's definitions in spans_name. 8: spans_name ends in the span's
  * hash, which orders a name's namesakes in place of their paths. 10: a
  * C or C++ function a macro follows (`void f() NOEXCEPT {`) is named f,
- * not the macro. 11: a C++ conversion operator is a span, `operator T`. */
+ * not the macro. 11: a C++ conversion operator, defined or declared, is a span,
+ * `operator T`. */
 #define INDEX_SCHEMA_VERSION 11
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000

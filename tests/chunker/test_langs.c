@@ -358,7 +358,8 @@ TEST(spans_macro_after_parameters)
 }
 
 /* A conversion operator is named by the type it converts to, without
- * its parameters and qualifiers, in the class and out of it. */
+ * its parameters and qualifiers: defined in the class and out of it,
+ * and declared. */
 TEST(spans_conversion_operators)
 {
 	EXPECT_SPANS(LANG_CPP,
@@ -371,6 +372,7 @@ TEST(spans_conversion_operators)
 		     "A<F>::operator B<F>() && { return {}; }\n",
 		     "class L\n"
 		     "  method L::operator int\n"
+		     "  method L::operator bool\n"
 		     "method L::operator int\n"
 		     "method A::operator B<F>\n");
 }
