@@ -288,6 +288,14 @@ static const DefRule c_defs[] = {
 		.needs_body = true, .named = true                   \
 	}
 
+/* `explicit operator bool() const;`, named as its definition is. */
+#define CPP_CONVERSION(type_)                                              \
+	{                                                                  \
+		.type = type_, .kind = SPAN_FUNCTION,                      \
+		.name_field = "declarator", .name_types = "operator_cast", \
+		.name_path = "declarator", .named = true, .flat = true     \
+	}
+
 static const DefRule cpp_defs[] = {
     /* A conversion operator is named by its type: `operator bool`. */
     {.type = "function_definition",
@@ -299,23 +307,10 @@ static const DefRule cpp_defs[] = {
      .scope_field = "scope",
      .recovered = "function_declarator init_declarator",
      .named = true},
-    /* `explicit operator bool() const;`, named as its definition is. */
-    {.type = "declaration",
-     .kind = SPAN_FUNCTION,
-     .name_field = "declarator",
-     .name_types = "operator_cast",
-     .name_path = "declarator",
-     .named = true,
-     .flat = true},
+    CPP_CONVERSION("declaration"),
     CPP_DECL("declaration", SPAN_FUNCTION, "function_declarator"),
     CPP_DECL("declaration", SPAN_VARIABLE, NULL),
-    {.type = "field_declaration",
-     .kind = SPAN_FUNCTION,
-     .name_field = "declarator",
-     .name_types = "operator_cast",
-     .name_path = "declarator",
-     .named = true,
-     .flat = true},
+    CPP_CONVERSION("field_declaration"),
     CPP_DECL("field_declaration", SPAN_FUNCTION, "function_declarator"),
     CPP_DECL("field_declaration", SPAN_FIELD, NULL),
     CPP_TAG("class_specifier", SPAN_CLASS),
