@@ -65,6 +65,11 @@ static cJSON *signals_json(const RankSignals *g)
 	if (g->same_file && g->definition_item) {
 		cJSON_AddNumberToObject(o, "linesAway", g->lines_away);
 		cJSON_AddNumberToObject(o, "usesInFile", g->uses_in_file);
+		if (g->callers) {
+			cJSON_AddNumberToObject(o, "callersInFile", g->callers);
+			cJSON_AddNumberToObject(o, "functionsInFile",
+						g->functions);
+		}
 		if (g->unused_private)
 			cJSON_AddBoolToObject(o, "unusedPrivate", true);
 	}

@@ -286,6 +286,10 @@ static void gather_live(Where *w)
 			set_mention(c, sp->name,
 				    rank__mention(w->ids, w->nids, sp->name));
 		c->uses = uses_besides_one(w, sp->name);
+		if (sp->parent < 0 &&
+		    (sp->kind == SPAN_FUNCTION || c->is_class))
+			c->callers = rank__words_callers(&w->words, sp->name,
+							 strlen(sp->name));
 		c->unused_private = c->uses == 0 && keeps && private_def(w, sp);
 		c->sibling = rank__mention(w->sids, w->nsids, sp->name);
 		c->similar = rank__mention(w->simids, w->nsimids, sp->name);

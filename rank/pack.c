@@ -480,6 +480,8 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	g->definition_item = rank__is_def(c);
 	g->lines_away = c->near;
 	g->uses_in_file = c->uses;
+	g->callers = c->callers;
+	g->functions = pk->w->words.nfns;
 	g->unused_private = c->unused_private;
 	g->joined = xstrdup(c->joined);
 }

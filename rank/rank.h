@@ -69,6 +69,8 @@ typedef struct {
 	bool definition_item;  /* a definition, not a lexical chunk */
 	uint32_t lines_away;   /* same-file definitions: from the cursor */
 	uint32_t uses_in_file; /* same-file definitions: uses of its name */
+	uint32_t callers;      /* ... its functions that call it, of */
+	uint32_t functions;    /* ... its functions */
 	bool unused_private;   /* ... kept to the file (`static`, `_name`)
 				* and not used in it yet */
 	char *joined;	       /* small siblings shown in the same item,

@@ -154,15 +154,29 @@ double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
 typedef struct {
 	uint32_t at, len; /* a use of the word in the text; len 0: empty */
 	uint32_t count;
+	uint32_t callers; /* functions that call it by its bare name */
+	int32_t last;	  /* the last of them, or -1 */
 } Word;
 
 typedef struct {
 	const char *text;
 	Word *slot;
 	uint32_t mask, n;
+	uint32_t nfns; /* the functions counted as callers */
 } Words;
 
-void rank__words_count(Words *ws, const char *text, uint32_t len);
+/* A function of a text: where it is, and its name. */
+typedef struct {
+	ByteRange bytes;
+	const char *name;
+} FnRange;
+
+/* Counts every identifier of text[0, len), and for each, the functions
+ * of fns[0, nfns) (by start, none inside another) that call it. */
+void rank__words_count(Words *ws, const char *text, uint32_t len,
+		       const FnRange *fns, uint32_t nfns);
+/* How many of the text's functions call s. */
+uint32_t rank__words_callers(const Words *ws, const char *s, size_t n);
 uint32_t rank__words_get(const Words *ws, const char *s, size_t n);
 void rank__words_free(Words *ws);
 
@@ -268,6 +282,7 @@ typedef struct {
 	double similar;	     /* ... by the buffer's definitions with
 			      * headers like its */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
+	uint32_t callers;    /* same file: its functions that call it */
 	bool unused_private; /* same file: kept to it, and used nowhere in
 			      * it yet */
 	double bm25, score;
@@ -541,6 +556,10 @@ typedef struct {
 	double uses;	      /* the current file's definitions, by how often
 			       * the file uses them */
 	double uses_full;     /* uses that earn all of it */
+	double callers;	      /* the current file's top-level functions and
+			       * classes, by the share of its functions that
+			       * call them */
+	double callers_full;  /* the share that earns all of it */
 	double receiver;      /* a method of the type of its receiver */
 	double bm25;	      /* lexical, relative to the best hit */
 	double same_file;     /* a lexical hit of the current file */

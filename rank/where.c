@@ -183,6 +183,23 @@ static void live_spans(Where *w)
 		memset(&w->live, 0, sizeof(w->live));
 }
 
+/* Into out, lc's functions and methods that no other function holds,
+ * by start; returns how many. */
+static uint32_t outer_functions(const Chunking *lc, FnRange *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < lc->nspans; i++) {
+		const Span *sp = &lc->spans[i];
+
+		if ((sp->kind != SPAN_FUNCTION && sp->kind != SPAN_METHOD) ||
+		    (n && sp->bytes.start < out[n - 1].bytes.end))
+			continue;
+		out[n++] = (FnRange){sp->bytes, sp->name};
+	}
+	return n;
+}
+
 /* The text before the cursor that names nothing the code uses: the
  * module paths of its imports (`django` and `test` of `from django.test
  * import TestCase`), unless the cursor is in one, and the receivers of
@@ -396,8 +413,13 @@ void rank__locate(Where *w, const RankCursor *q)
 	 * the few lines around the cursor; the rest of the query's lines may
 	 * still hold definitions worth showing whole. */
 	w->ex_last = ex_end;
-	if (q->len <= CONTEXT_PARSE_MAX)
-		rank__words_count(&w->words, q->text, q->len);
+	if (q->len <= CONTEXT_PARSE_MAX) {
+		FnRange *fns = xmalloc((w->live.nspans + 1) * sizeof(*fns));
+
+		rank__words_count(&w->words, q->text, q->len, fns,
+				  outer_functions(&w->live, fns));
+		xfree(fns);
+	}
 	w->nskip = apart_names(w, lo, &skip, nskip);
 	w->skip = skip;
 	w->own_start = cursor;

@@ -51,6 +51,9 @@ static void say_here(const RankSignals *g, Buf *b)
 	if (g->uses_in_file)
 		buf_printf(b, ", used %u time%s", g->uses_in_file,
 			   g->uses_in_file == 1 ? "" : "s");
+	if (g->callers)
+		buf_printf(b, ", called by %u of its %u functions", g->callers,
+			   g->functions);
 }
 
 static void say_joined(const RankSignals *g, Buf *b)

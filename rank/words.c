@@ -253,25 +253,59 @@ static void words_grow(Words *ws)
 	xfree(old);
 }
 
-/* Counts every identifier of text[0, len); the table stays at most half
- * full. */
-void rank__words_count(Words *ws, const char *text, uint32_t len)
+/* Whether the word at text[a, z) is a call by its bare name: `f (`, not
+ * `x.f(`, `p->f(`, `T::f(` (some other scope's f) nor `f` alone (a
+ * local or a parameter of that name, more often than not). */
+static bool bare_call(const char *text, uint32_t len, uint32_t a, uint32_t z)
 {
+	if (a > 0 && (text[a - 1] == '.' ||
+		      (a > 1 && ((text[a - 2] == '-' && text[a - 1] == '>') ||
+				 (text[a - 2] == ':' && text[a - 1] == ':')))))
+		return false;
+	while (z < len && (text[z] == ' ' || text[z] == '\t'))
+		z++;
+	return z < len && text[z] == '(';
+}
+
+/* Counts every identifier of text[0, len), and its callers among
+ * fns[0, nfns) (a function's own name in its header is no call); the
+ * table stays at most half full. */
+void rank__words_count(Words *ws, const char *text, uint32_t len,
+		       const FnRange *fns, uint32_t nfns)
+{
+	uint32_t f = 0;
+
 	ws->text = text;
 	ws->mask = 1023;
 	ws->n = 0;
+	ws->nfns = nfns;
 	ws->slot = xcalloc(ws->mask + 1, sizeof(*ws->slot));
 	for (uint32_t i = 0, a; rank__next_word(text, 0, len, &i, &a);) {
 		Word *w = word_slot(ws, text + a, i - a);
 
-		if (w->len) {
-			w->count++;
-			continue;
+		if (!w->len) {
+			*w = (Word){a, i - a, 0, 0, -1};
+			if (++ws->n * 2 > ws->mask) {
+				words_grow(ws);
+				w = word_slot(ws, text + a, i - a);
+			}
 		}
-		*w = (Word){a, i - a, 1};
-		if (++ws->n * 2 > ws->mask)
-			words_grow(ws);
+		w->count++;
+		while (f < nfns && fns[f].bytes.end <= a)
+			f++;
+		if (f < nfns && fns[f].bytes.start <= a &&
+		    w->last != (int32_t)f && bare_call(text, len, a, i) &&
+		    (strlen(fns[f].name) != i - a ||
+		     memcmp(fns[f].name, text + a, i - a) != 0)) {
+			w->callers++;
+			w->last = (int32_t)f;
+		}
 	}
+}
+
+uint32_t rank__words_callers(const Words *ws, const char *s, size_t n)
+{
+	return ws->slot ? word_slot(ws, s, n)->callers : 0;
 }
 
 uint32_t rank__words_get(const Words *ws, const char *s, size_t n)

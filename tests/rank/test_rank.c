@@ -629,9 +629,10 @@ TEST(import_paths_are_not_names)
 TEST(other_languages_keywords_are_names)
 {
 	static const File files[] = {
-	    {"app/util.py", "def default(value, fallback):\n"
-			    "    return fallback if value is None else value\n\n\n"
-			    "def echo(message):\n    print(message)\n"},
+	    {"app/util.py",
+	     "def default(value, fallback):\n"
+	     "    return fallback if value is None else value\n\n\n"
+	     "def echo(message):\n    print(message)\n"},
 	    {"web/util.js", "export function print(text) {\n"
 			    "  return text.trim();\n}\n"},
 	    {NULL, NULL},
@@ -672,6 +673,77 @@ TEST(other_languages_keywords_are_names)
 			    NULL);
 		rank_result_free(&r);
 	}
+	ws_close(&w);
+}
+
+/* What most of a file's functions call, the function being written is
+ * likely to, however far above it is: `exists` (called by five of the
+ * file's eleven functions) ranks above `clamp` (one, and nearer). A call
+ * counts by the bare name only: `x.exists()` is some object's method, and
+ * `span`, a local or a member everywhere, is called by none. */
+#define TABLE_ROWS                                                           \
+	"    (1, 2),\n    (3, 4),\n    (5, 6),\n    (7, 8),\n    (9, 10),\n" \
+	"    (11, 12),\n    (13, 14),\n    (15, 16),\n    (17, 18),\n"       \
+	"    (19, 20),\n    (21, 22),\n    (23, 24),\n    (25, 26),\n"       \
+	"    (27, 28),\n    (29, 30),\n    (31, 32),\n    (33, 34),\n"       \
+	"    (35, 36),\n    (37, 38),\n    (39, 40),\n    (41, 42),\n"       \
+	"    (43, 44),\n    (45, 46),\n    (47, 48),\n    (49, 50),\n"       \
+	"    (51, 52),\n    (53, 54),\n    (55, 56),\n    (57, 58),\n"       \
+	"    (59, 60),\n"
+TEST(helpers_most_functions_call)
+{
+	static const File files[] = {{NULL, NULL}};
+	static const char text[] =
+	    "def exists(value):\n"
+	    "    return value is not None\n\n\n"
+	    "def span(a, b):\n"
+	    "    return (a, b)\n\n\n"
+	    "def first(x):\n"
+	    "    if exists(x):\n"
+	    "        return x\n"
+	    "    return 0\n\n\n"
+	    "def both(x, y):\n"
+	    "    span = x.span\n"
+	    "    return exists (y) and span\n\n\n"
+	    "def value_of(x):\n"
+	    "    return exists(x.value)\n\n\n"
+	    "def method(x):\n"
+	    "    span = (x, x)\n"
+	    "    return x.exists()\n\n\n"
+	    "def present(xs):\n"
+	    "    return [v for v in xs if exists(v)]\n\n\n"
+	    "def either(x):\n"
+	    "    return exists(x) or span\n\n\n"
+	    "def clamp(v, lo, hi):\n"
+	    "    return max(lo, min(v, hi))\n\n\n"
+	    "def unit(v):\n"
+	    "    return clamp(v, 0, 1)\n\n\n"
+	    "TABLE = [\n" TABLE_ROWS "]\n\n\n"
+	    "def fresh(value):\n"
+	    "    value = unit(value)\n"
+	    "    " CURSOR "\n";
+	const RankItem *e, *c, *s;
+	RankResult r;
+	char *why;
+	Ws w;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/model.py", text, 4000, &r);
+	e = buffer_item(&r, "exists");
+	c = buffer_item(&r, "clamp");
+	s = buffer_item(&r, "span");
+	if (!(e && c && s) || e > c)
+		explain(&r);
+	ASSERT_TRUE(e && c && s);
+	EXPECT_INT_EQ(e->signals.callers, 5);
+	EXPECT_INT_EQ(e->signals.functions, 11);
+	EXPECT_INT_EQ(c->signals.callers, 1);
+	EXPECT_INT_EQ(s->signals.callers, 0);
+	EXPECT_TRUE(e < c);
+	why = why_of(e);
+	EXPECT_TRUE(strstr(why, "called by 5 of its 11 functions") != NULL);
+	xfree(why);
+	rank_result_free(&r);
 	ws_close(&w);
 }
 

@@ -42,6 +42,8 @@ export interface ContextSignals {
 	joined?: string; /* siblings shown in the item, comma-separated */
 	linesAway?: number; /* same-file definitions */
 	usesInFile?: number;
+	callersInFile?: number; /* its functions that call it, of */
+	functionsInFile?: number; /* ... its functions */
 	unusedPrivate?: boolean; /* kept to the file, not used in it yet */
 }
 
