@@ -6,6 +6,7 @@
 #include "rank_int.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -748,15 +749,18 @@ bool rank__import_resolves_to(const Where *w, const Import *im,
 }
 
 /* ---------------------------------------------------------------------- *
- * Modules as path fragments ("pkg/mod", "util"): a file whose path holds
- * one is in a module the buffer imports
+ * Modules as path fragments ("pkg/mod", "util"): a file that is one, or
+ * its package's own file (`__init__.py`, `index.ts`), is a module the
+ * buffer imports
  * ---------------------------------------------------------------------- */
 
-static void add_frag(Where *w, const char *p, size_t n)
+/* Appends p[0, n), then "/" and name when name is given, as a fragment. */
+static void add_frag(Where *w, const char *p, size_t n, const char *name)
 {
+	size_t k = name ? strlen(name) + 1 : 0;
 	char *f;
 
-	if (w->nfrags == FRAGS_MAX || n == 0 || n >= sizeof(w->frags[0]))
+	if (w->nfrags == FRAGS_MAX || n == 0 || n + k >= sizeof(w->frags[0]))
 		return;
 	if (!w->frags)
 		w->frags = xmalloc(FRAGS_MAX * sizeof(*w->frags));
@@ -773,6 +777,34 @@ static void add_frag(Where *w, const char *p, size_t n)
 	/* "./util" and "../lib/x" keep only the meaningful tail. */
 	while (strncmp(f, "./", 2) == 0 || strncmp(f, "../", 3) == 0)
 		memmove(f, f + (f[1] == '/' ? 2 : 3), strlen(f) + 1);
+	if (!*f || strcmp(f, ".") == 0 || strcmp(f, "..") == 0)
+		w->nfrags--; /* the buffer's own package: resolved apart */
+	else if (name)
+		snprintf(f + strlen(f), k + 1, "/%s", name);
+}
+
+/* Whether path is the module fragment f names: f itself, with an
+ * extension (`pkg/mod.py`, `util.d.ts`), or its package's own file
+ * (`pkg/mod/__init__.py`, `util/index.ts`), wherever the workspace holds
+ * it. Not every file beneath: `import django` is no import of
+ * `django/db/models/query.py`. */
+static bool frag_names(const char *path, const char *f)
+{
+	size_t n = strlen(f);
+
+	for (const char *p = path; (p = strstr(p, f)); p++) {
+		const char *rest = p + n;
+
+		if (p > path && p[-1] != '/')
+			continue;
+		if (*rest == '.' && !strchr(rest, '/'))
+			return true;
+		if (*rest == '/' && !strchr(rest + 1, '/') &&
+		    (strncmp(rest + 1, "__init__.", 9) == 0 ||
+		     strncmp(rest + 1, "index.", 6) == 0))
+			return true;
+	}
+	return false;
 }
 
 /* A module the buffer's file uses whole (an include, a Go package, its
@@ -825,7 +857,7 @@ static void add_own_mods(Where *w)
 bool rank__path_imported(const Where *w, const char *path)
 {
 	for (int i = 0; i < w->nfrags; i++)
-		if (strstr(path, w->frags[i]))
+		if (frag_names(path, w->frags[i]))
 			return true;
 	for (int i = 0; i < w->nmods; i++)
 		if (rank__import_resolves_to(w, &w->mods[i], path))
@@ -1174,6 +1206,7 @@ void rank__imports(Where *w)
 	uint32_t n = chunker_imports(q->lang, w->tree, q->text, q->len, &refs);
 	uint32_t last_stmt = UINT32_MAX, nout = 0;
 	char(*out)[IDENT_MAX] = xmalloc(FRAGS_MAX * sizeof(*out));
+	char name[IDENT_MAX];
 
 	if (w->mr.style == MODULES_PACKAGES)
 		find_manifest(w); /* whether imports resolve (gather.c) */
@@ -1212,10 +1245,16 @@ void rank__imports(Where *w)
 			add_mod(w, &mod);
 			if (mod.pair)
 				add_sources(w, r);
-		} else if (r->stmt.start != last_stmt ||
-			   r->kind == IMPORT_MODULE) {
-			add_frag(w, q->text + r->module.start,
-				 r->module.end - r->module.start);
+		} else {
+			if (r->stmt.start != last_stmt ||
+			    r->kind == IMPORT_MODULE)
+				add_frag(w, q->text + r->module.start,
+					 r->module.end - r->module.start, NULL);
+			/* `from pkg import mod`: mod may be a module. */
+			if (r->kind == IMPORT_NAME &&
+			    copy_range(q->text, r->name, name, sizeof(name)))
+				add_frag(w, q->text + r->module.start,
+					 r->module.end - r->module.start, name);
 		}
 		last_stmt = r->stmt.start;
 		/* The names to look up as definitions: those imported from

@@ -623,6 +623,41 @@ TEST(import_paths_are_not_names)
 	ws_close(&w);
 }
 
+/* `import proj` imports the package's own module, not every file under
+ * it: the namesakes in its subpackages are no imports. */
+TEST(package_import_is_not_its_files)
+{
+	static const File files[] = {
+	    {"proj/__init__.py", "def setup():\n    return None\n"},
+	    {"proj/db/__init__.py", ""},
+	    {"proj/db/models.py", "def save(row):\n    return row\n"},
+	    {"proj/web/__init__.py", ""},
+	    {"proj/web/views.py", "def save(page):\n    return page\n"},
+	    {NULL, NULL},
+	};
+	Ws w;
+	RankResult r;
+	int pkg, a, b;
+
+	ws_open(&w, files);
+	rank_at(&w, "app/main.py",
+		"import proj\n\n\n"
+		"def main(row):\n"
+		"    proj.setup()\n"
+		"    save(row)\n"
+		"    " CURSOR "\n",
+		2000, &r);
+	pkg = find(&r, "proj/__init__.py", "setup");
+	a = find(&r, "proj/db/models.py", "save");
+	b = find(&r, "proj/web/views.py", "save");
+	ASSERT_TRUE(pkg >= 0 && a >= 0 && b >= 0);
+	EXPECT_TRUE(r.items[pkg].signals.import);
+	EXPECT_TRUE(!r.items[a].signals.import);
+	EXPECT_TRUE(!r.items[b].signals.import);
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
 /* Each language's keywords are its own: `default` and `echo` are names
  * in Python, `print` and `self` in JavaScript, and a definition of one
  * is looked up when the code near the cursor calls it. */
