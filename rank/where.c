@@ -430,17 +430,97 @@ void rank__locate(Where *w, const RankCursor *q)
 	}
 }
 
+/* Whether the word t[a, z) of a comment that starts at lo reads as code
+ * rather than prose: a name with an underscore, an inner capital or a
+ * digit, one quoted (`name`), called or reached through (`f(`, `a.b`),
+ * or a capitalized word that starts no sentence. */
+static bool code_word(const char *t, uint32_t lo, uint32_t a, uint32_t z)
+{
+	static const char starts[] = ".!?:*/#\"\n";
+	uint32_t k = a;
+
+	for (uint32_t i = a; i < z; i++)
+		if (t[i] == '_' || isdigit((unsigned char)t[i]) ||
+		    (i > a && isupper((unsigned char)t[i]) &&
+		     islower((unsigned char)t[i - 1])))
+			return true;
+	if ((a > lo && (t[a - 1] == '`' || t[a - 1] == '.')) || t[z] == '`' ||
+	    t[z] == '(' || (t[z] == '.' && isalpha((unsigned char)t[z + 1])))
+		return true;
+	if (!isupper((unsigned char)t[a]))
+		return false;
+	while (k > lo && (t[k - 1] == ' ' || t[k - 1] == '\t'))
+		k--;
+	return k > lo && !strchr(starts, t[k - 1]);
+}
+
+/* Appends to *skip (n entries, room for *cap) the prose words before the
+ * cursor of the comment it is in, with the comments right above that
+ * one (Rust's and Go's line comments): in a doc comment's example, the
+ * code names what it uses, and the prose around it names nothing
+ * (`Output the message.` looked up `Output` and `message`). Words in
+ * fenced code (```) count. The comments above the cursor's are left
+ * whole: there prose names what the code uses ("an error is returned"
+ * above a call of `self.error`), and without their prose words Rust lost
+ * 0.004 and Go 0.003 of Recall@5 on a half. Returns the new count. */
+static uint32_t prose_words(const Where *w, ByteRange **skip, uint32_t n,
+			    uint32_t *cap)
+{
+	const RankCursor *q = w->q;
+	const char *t = q->text;
+	ByteRange *cm = NULL;
+	uint32_t nc = chunker_noncode(q->lang, w->tree, w->q_lo, q->cursor,
+				      NONCODE_COMMENTS, &cm),
+		 first;
+	bool in_code = false;
+
+	if (!nc || cm[nc - 1].start >= q->cursor ||
+	    cm[nc - 1].end < q->cursor) {
+		xfree(cm);
+		return n; /* the cursor is in no comment */
+	}
+	for (first = nc - 1; first > 0; first--) {
+		uint32_t g = cm[first - 1].end;
+
+		while (g < cm[first].start && isspace((unsigned char)t[g]))
+			g++;
+		if (g < cm[first].start)
+			break;
+	}
+	for (uint32_t c = first; c < nc; c++) {
+		uint32_t lo = cm[c].start, fence = lo,
+			 hi = cm[c].end < q->cursor ? cm[c].end : q->cursor;
+
+		for (uint32_t i = lo, a; rank__next_word(t, lo, hi, &i, &a);) {
+			for (; fence + 3 <= a; fence++)
+				if (memcmp(t + fence, "```", 3) == 0) {
+					in_code = !in_code;
+					fence += 2;
+				}
+			if (in_code || code_word(t, lo, a, i))
+				continue;
+			if (n == *cap)
+				*skip = xrealloc(*skip,
+						 (*cap *= 2) * sizeof(**skip));
+			(*skip)[n++] = (ByteRange){a, i};
+		}
+	}
+	xfree(cm);
+	return n;
+}
+
 void rank__near_words(Where *w)
 {
 	const RankCursor *q = w->q;
-	uint32_t n = w->nskip;
-	ByteRange *skip = xmalloc((n + w->npaths + 1) * sizeof(*skip));
+	uint32_t n = w->nskip, cap = n + w->npaths + 16;
+	ByteRange *skip = xmalloc(cap * sizeof(*skip));
 
 	if (n)
 		memcpy(skip, w->skip, n * sizeof(*skip));
 	for (uint32_t i = 0; i < w->npaths; i++)
 		if (w->paths[i].end > w->q_lo && w->paths[i].end < q->cursor)
 			skip[n++] = w->paths[i]; /* none the cursor is in */
+	n = prose_words(w, &skip, n, &cap);
 	if (n > 1)
 		qsort(skip, n, sizeof(*skip), rank__cmp_range);
 	w->nids =

@@ -658,6 +658,61 @@ TEST(package_import_is_not_its_files)
 	ws_close(&w);
 }
 
+/* In a doc comment's example, the example's code names what it uses and
+ * the prose around it names nothing: "Output the message" looks up no
+ * `Output`, `format(` looks up format. Above the cursor's comment, a
+ * comment's words still count (prose names what code uses). */
+TEST(doc_example_prose_is_no_use)
+{
+	static const File files[] = {
+	    {"src/output.ts", "export class Output {\n"
+			      "  write(text: string): void {}\n"
+			      "}\n"},
+	    {"src/format.ts", "export function format(n: number): string {\n"
+			      "  return String(n);\n"
+			      "}\n"},
+	    {NULL, NULL},
+	};
+	static const char *const texts[] = {
+	    "import { format } from \"./format.js\";\n\n"
+	    "/**\n"
+	    " * Output the message, formatted.\n"
+	    " *\n"
+	    " * @example\n"
+	    " * const text = format(" CURSOR "\n"
+	    " */\n"
+	    "export function show(n: number): string {\n"
+	    "  return format(n);\n"
+	    "}\n",
+	    "import { format } from \"./format.js\";\n\n"
+	    "/** Output the message, formatted. */\n"
+	    "export function show(n: number): string {\n"
+	    "  const text = format(n);\n"
+	    "  " CURSOR "\n"
+	    "}\n",
+	};
+	Ws w;
+
+	ws_open(&w, files);
+	for (int i = 0; i < 2; i++) {
+		RankResult r;
+		int out, fmt;
+
+		rank_at(&w, "src/main.ts", texts[i], 2000, &r);
+		fmt = find(&r, "src/format.ts", "format");
+		out = find(&r, "src/output.ts", "Output");
+		EXPECT_TRUE(fmt >= 0 && r.items[fmt].signals.definition > 0);
+		if (i == 0)
+			EXPECT_TRUE(out < 0 ||
+				    r.items[out].signals.definition == 0);
+		else
+			EXPECT_TRUE(out >= 0 &&
+				    r.items[out].signals.definition > 0);
+		rank_result_free(&r);
+	}
+	ws_close(&w);
+}
+
 /* Each language's keywords are its own: `default` and `echo` are names
  * in Python, `print` and `self` in JavaScript, and a definition of one
  * is looked up when the code near the cursor calls it. */
