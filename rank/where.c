@@ -430,12 +430,14 @@ void rank__locate(Where *w, const RankCursor *q)
 	}
 }
 
-/* Whether the word t[a, z) of a comment that starts at lo reads as code
- * rather than prose: a name with an underscore, an inner capital or a
- * digit, one quoted (`name`), called or reached through (`f(`, `a.b`),
- * or a capitalized word that starts no sentence. */
-static bool code_word(const char *t, uint32_t lo, uint32_t a, uint32_t z)
+/* Whether the word t[a, z) of a comment that starts at lo (in a text of
+ * len bytes) reads as code rather than prose: a name with an underscore,
+ * an inner capital or a digit, one quoted (`name`), called or reached
+ * through (`f(`, `a.b`), or a capitalized word that starts no sentence. */
+static bool code_word(const char *t, uint32_t len, uint32_t lo, uint32_t a,
+		      uint32_t z)
 {
+	char next = z < len ? t[z] : '\0';
 	static const char starts[] = ".!?:*/#\"\n";
 	uint32_t k = a;
 
@@ -444,8 +446,9 @@ static bool code_word(const char *t, uint32_t lo, uint32_t a, uint32_t z)
 		    (i > a && isupper((unsigned char)t[i]) &&
 		     islower((unsigned char)t[i - 1])))
 			return true;
-	if ((a > lo && (t[a - 1] == '`' || t[a - 1] == '.')) || t[z] == '`' ||
-	    t[z] == '(' || (t[z] == '.' && isalpha((unsigned char)t[z + 1])))
+	if ((a > lo && (t[a - 1] == '`' || t[a - 1] == '.')) || next == '`' ||
+	    next == '(' ||
+	    (next == '.' && z + 1 < len && isalpha((unsigned char)t[z + 1])))
 		return true;
 	if (!isupper((unsigned char)t[a]))
 		return false;
@@ -497,7 +500,7 @@ static uint32_t prose_words(const Where *w, ByteRange **skip, uint32_t n,
 					in_code = !in_code;
 					fence += 2;
 				}
-			if (in_code || code_word(t, lo, a, i))
+			if (in_code || code_word(t, q->len, lo, a, i))
 				continue;
 			if (n == *cap)
 				*skip = xrealloc(*skip,
