@@ -783,28 +783,32 @@ static void add_frag(Where *w, const char *p, size_t n, const char *name)
 		snprintf(f + strlen(f), k + 1, "/%s", name);
 }
 
-/* Whether path is the module fragment f names: f itself, with an
- * extension (`pkg/mod.py`, `util.d.ts`), or its package's own file
- * (`pkg/mod/__init__.py`, `util/index.ts`), wherever the workspace holds
- * it. Not every file beneath: `import django` is no import of
- * `django/db/models/query.py`. */
-static bool frag_names(const char *path, const char *f)
+/* The length of the module path is the file at path: the path less its
+ * extension (`pkg/mod.py`, `util.d.ts`), or less its last part when that
+ * is its package's own file (`pkg/mod/__init__.py`, `util/index.ts`). */
+static size_t module_path_len(const char *path)
 {
-	size_t n = strlen(f);
+	const char *base = strrchr(path, '/'), *dot;
 
-	for (const char *p = path; (p = strstr(p, f)); p++) {
-		const char *rest = p + n;
+	base = base ? base + 1 : path;
+	dot = strchr(base, '.');
+	if (!dot)
+		return strlen(path);
+	if ((dot - base == 8 && strncmp(base, "__init__", 8) == 0) ||
+	    (dot - base == 5 && strncmp(base, "index", 5) == 0))
+		return base > path ? (size_t)(base - path - 1) : 0;
+	return (size_t)(dot - path);
+}
 
-		if (p > path && p[-1] != '/')
-			continue;
-		if (*rest == '.' && !strchr(rest, '/'))
-			return true;
-		if (*rest == '/' && !strchr(rest + 1, '/') &&
-		    (strncmp(rest + 1, "__init__.", 9) == 0 ||
-		     strncmp(rest + 1, "index.", 6) == 0))
-			return true;
-	}
-	return false;
+/* Whether the module path mp[0, n) is fragment f, wherever the workspace
+ * holds it: `import django` names `django/__init__.py`, not
+ * `django/db/models/query.py`. */
+static bool frag_names(const char *mp, size_t n, const char *f)
+{
+	size_t fl = strlen(f);
+
+	return fl <= n && memcmp(mp + n - fl, f, fl) == 0 &&
+	       (fl == n || mp[n - fl - 1] == '/');
 }
 
 /* A module the buffer's file uses whole (an include, a Go package, its
@@ -856,8 +860,10 @@ static void add_own_mods(Where *w)
 
 bool rank__path_imported(const Where *w, const char *path)
 {
+	size_t n = w->nfrags ? module_path_len(path) : 0;
+
 	for (int i = 0; i < w->nfrags; i++)
-		if (frag_names(path, w->frags[i]))
+		if (frag_names(path, n, w->frags[i]))
 			return true;
 	for (int i = 0; i < w->nmods; i++)
 		if (rank__import_resolves_to(w, &w->mods[i], path))
