@@ -783,7 +783,7 @@ static void add_frag(Where *w, const char *p, size_t n, const char *name)
 		snprintf(f + strlen(f), k + 1, "/%s", name);
 }
 
-/* The length of the module path is the file at path: the path less its
+/* The length of the module path of the file at path: the path less its
  * extension (`pkg/mod.py`, `util.d.ts`), or less its last part when that
  * is its package's own file (`pkg/mod/__init__.py`, `util/index.ts`). */
 static size_t module_path_len(const char *path)
