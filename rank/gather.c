@@ -228,16 +228,10 @@ static bool called_near(const Where *w, const char *name)
 	uint32_t lo = w->q_lo, hi = w->q->cursor;
 	size_t n = strlen(name);
 
-	for (uint32_t i = lo, a; rank__next_word(t, lo, hi, &i, &a);) {
-		uint32_t k = i;
-
-		if (i - a != n || memcmp(t + a, name, n) != 0)
-			continue;
-		while (k < hi && (t[k] == ' ' || t[k] == '\t'))
-			k++;
-		if (k < hi && t[k] == '(')
+	for (uint32_t i = lo, a; rank__next_word(t, lo, hi, &i, &a);)
+		if (i - a == n && memcmp(t + a, name, n) == 0 &&
+		    rank__called_at(t, hi, i))
 			return true;
-	}
 	return false;
 }
 

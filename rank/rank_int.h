@@ -108,6 +108,10 @@ bool rank__ident_char(unsigned char c);
 bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 		     uint32_t *a);
 
+/* Whether the word of text that ends at z is called: `(` follows it,
+ * blanks between (`f(`, `f (`), before hi. */
+bool rank__called_at(const char *text, uint32_t hi, uint32_t z);
+
 /* Whether t[i] starts `prefix.name` (or prefix, sep, name: `m::f`;
  * prefix not the tail of a longer name or path) within [lo, hi), with
  * name an identifier: its bytes in [*a, *z). */

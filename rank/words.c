@@ -34,6 +34,13 @@ bool rank__next_word(const char *text, uint32_t lo, uint32_t hi, uint32_t *i,
 	return true;
 }
 
+bool rank__called_at(const char *text, uint32_t hi, uint32_t z)
+{
+	while (z < hi && (text[z] == ' ' || text[z] == '\t'))
+		z++;
+	return z < hi && text[z] == '(';
+}
+
 bool rank__member_at(const char *t, uint32_t lo, uint32_t hi, uint32_t i,
 		     const char *prefix, size_t plen, const char *sep,
 		     uint32_t *a, uint32_t *z)
@@ -262,9 +269,7 @@ static bool bare_call(const char *text, uint32_t len, uint32_t a, uint32_t z)
 		      (a > 1 && ((text[a - 2] == '-' && text[a - 1] == '>') ||
 				 (text[a - 2] == ':' && text[a - 1] == ':')))))
 		return false;
-	while (z < len && (text[z] == ' ' || text[z] == '\t'))
-		z++;
-	return z < len && text[z] == '(';
+	return rank__called_at(text, len, z);
 }
 
 /* Counts every identifier of text[0, len), and its callers among
