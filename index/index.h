@@ -232,6 +232,7 @@ typedef struct {
 	ByteRange bytes;
 	LineRange lines;
 	uint64_t hash; /* of its text, qualified name and header */
+	bool top;      /* at its file's top level or in a namespace only */
 	double score;  /* index_symbols only */
 } IndexSpan;
 

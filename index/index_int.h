@@ -78,11 +78,14 @@ struct Index {
 	struct NameCache *names; /* symbols.c; NULL until the first query */
 };
 
-/* Columns read by symbols.c, shared with the statement table. */
+/* Columns read by symbols.c, shared with the statement table; the last
+ * says whether the span is at its file's top level or in a namespace
+ * (IndexSpan.top). */
 #define SPAN_COLUMNS                                                     \
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
-	" s.end_line, s.hash"
+	" s.end_line, s.hash, s.parent_id IS NULL OR (SELECT p.kind"     \
+	" FROM spans p WHERE p.id = s.parent_id) = 'namespace'"
 /* The span kinds a name means last (span_is_late says the same in C):
  * data (a file's bindings are many) and impl blocks (they add to a type
  * defined elsewhere). */

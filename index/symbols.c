@@ -39,6 +39,7 @@ static void read_span(sqlite3_stmt *s, IndexSpan *o)
 	o->lines.start = (uint32_t)sqlite3_column_int64(s, 11);
 	o->lines.end = (uint32_t)sqlite3_column_int64(s, 12);
 	o->hash = (uint64_t)sqlite3_column_int64(s, 13);
+	o->top = sqlite3_column_int(s, 14) != 0;
 	o->score = 0;
 }
 

@@ -628,13 +628,15 @@ static bool beyond_reach(const Where *w, const char *path)
 }
 
 /* Whether index span sp is what a name the buffer uses may mean: a
- * definition at the top level of its file, and no method (Go's are). A
- * member is reached through an object, and its name is shared by the
- * overrides of every class (receivers and bases find the right one). */
+ * definition at the top level of its file or of its namespaces (nearly
+ * all of a C++ library is in one; at the top level only, C++ Recall@5
+ * was 0.287 / 0.288 against 0.304 / 0.333, tuning / check half), and no
+ * method (Go's are). A member is reached through an object, and its name
+ * is shared by the overrides of every class (receivers and bases find
+ * the right one). */
 static bool file_named(const Where *w, const IndexSpan *sp)
 {
-	return sp->parent_id == 0 && sp->kind != SPAN_METHOD &&
-	       named_here(w, sp);
+	return sp->top && sp->kind != SPAN_METHOD && named_here(w, sp);
 }
 
 /* What a name looked up by take_file_named weighs for. */

@@ -1335,6 +1335,61 @@ TEST(names_used_elsewhere_in_the_file)
 	buf_free(&text);
 }
 
+/* The same holds for what a C++ namespace defines: nearly every
+ * definition of a library is in one, and its `lib::detail::fail` is a
+ * top-level function to code outside it, unlike a class's method of the
+ * same name. */
+TEST(names_used_elsewhere_in_namespaces)
+{
+	File files[] = {
+	    {"include/lib/error.hpp", NULL},
+	    {"include/lib/other.hpp",
+	     "#pragma once\nnamespace lib {\nclass Other {\npublic:\n"
+	     "  void fail(int code) { (void)code; }\n};\n}\n"},
+	    {NULL, NULL},
+	};
+	Buf text = {0}, error = {0};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	buf_puts(&error, "#pragma once\nnamespace lib {\nnamespace detail {\n");
+	for (int k = 0; k < 30; k++)
+		buf_printf(
+		    &error,
+		    "inline int scale%d(int x)\n{\n  return x * %d;\n}\n\n", k,
+		    k);
+	buf_puts(&error, "inline void fail(int code)\n{\n  if (code)\n"
+			 "    throw code;\n}\n} // namespace detail\n"
+			 "} // namespace lib\n");
+	files[0].text = error.data;
+	buf_puts(&text,
+		 "#pragma once\n#include <lib/error.hpp>\n\n"
+		 "namespace lib {\n\ninline void open(int fd)\n{\n"
+		 "  int code = fd < 0;\n  lib::detail::fail(code);\n}\n\n");
+	for (int k = 0; k < 40; k++)
+		buf_printf(
+		    &text,
+		    "inline int step%d(int x)\n{\n  return x + %d;\n}\n\n", k,
+		    k);
+	buf_puts(&text, "inline void close(int fd)\n{\n  " CURSOR
+			"\n}\n\n} // namespace lib\n");
+	ws_open(&w, files);
+	rank_at(&w, "include/lib/file.hpp", text.data, 4000, &r);
+	i = find(&r, "include/lib/error.hpp", "lib::detail::fail");
+	j = find(&r, "include/lib/other.hpp", "lib::Other::fail");
+	if (i < 0)
+		explain(&r);
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.file_use > 0);
+	EXPECT_TRUE(why_says(&r.items[i], "used elsewhere in this file"));
+	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0));
+	rank_result_free(&r);
+	ws_close(&w);
+	buf_free(&text);
+	buf_free(&error);
+}
+
 /* Ranks, in a workspace of files, rel's text: head, then twelve
  * functions each (printf'd with their number, twice), then last with
  * the cursor. */
