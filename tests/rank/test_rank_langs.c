@@ -1295,6 +1295,37 @@ TEST(imports_c_include_db_malformed)
 	ws_close(&w);
 }
 
+/* Ranks buffer rel's text in a workspace of files, and checks the first
+ * item of path's name (i) against that of other_path's other (j), -1 for
+ * either not listed. */
+static void rank_pair(const File *files, const char *rel, const char *text,
+		      const char *path, const char *name,
+		      const char *other_path, const char *other,
+		      void (*check)(const RankResult *r, int i, int j))
+{
+	RankResult r;
+	Ws w;
+
+	ws_open(&w, files);
+	rank_at(&w, rel, text, 4000, &r);
+	check(&r, find(&r, path, name), find(&r, other_path, other));
+	rank_result_free(&r);
+	ws_close(&w);
+}
+
+/* That item i ranks for being used elsewhere in the buffer (and says
+ * so), and item j, if listed, after it and not for that. */
+static void expect_used_after(const RankResult *r, int i, int j)
+{
+	if (i < 0)
+		explain(r);
+	EXPECT_TRUE(i >= 0);
+	EXPECT_TRUE(i < 0 || r->items[i].signals.file_use > 0);
+	EXPECT_TRUE(i < 0 ||
+		    why_says(&r->items[i], "used elsewhere in this file"));
+	EXPECT_TRUE(j < 0 || (j > i && r->items[j].signals.file_use == 0));
+}
+
 /* What the rest of the file uses, far from the cursor, is what the code
  * being written may use too: Go's package-level checksum, called by a
  * function 160 lines up, ranks for it (and says so); a method of another
@@ -1311,9 +1342,6 @@ TEST(names_used_elsewhere_in_the_file)
 	    {NULL, NULL},
 	};
 	Buf text = {0};
-	RankResult r;
-	Ws w;
-	int i, j;
 
 	buf_puts(&text, "package store\n\nfunc Load(b []byte) uint32 {\n"
 			"\treturn checksum(b)\n}\n\n");
@@ -1322,16 +1350,8 @@ TEST(names_used_elsewhere_in_the_file)
 			   "func step%d(x int) int {\n\treturn x + %d\n}\n\n",
 			   k, k);
 	buf_puts(&text, "func Save(b []byte) uint32 {\n\t" CURSOR "\n}\n");
-	ws_open(&w, files);
-	rank_at(&w, "store/save.go", text.data, 4000, &r);
-	i = find(&r, "store/util.go", "checksum");
-	j = find(&r, "other/t.go", NULL);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(r.items[i].signals.file_use > 0);
-	EXPECT_TRUE(why_says(&r.items[i], "used elsewhere in this file"));
-	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0));
-	rank_result_free(&r);
-	ws_close(&w);
+	rank_pair(files, "store/save.go", text.data, "store/util.go",
+		  "checksum", "other/t.go", NULL, expect_used_after);
 	buf_free(&text);
 }
 
@@ -1349,9 +1369,6 @@ TEST(names_used_elsewhere_in_namespaces)
 	    {NULL, NULL},
 	};
 	Buf text = {0}, error = {0};
-	RankResult r;
-	Ws w;
-	int i, j;
 
 	buf_puts(&error, "#pragma once\nnamespace lib {\nnamespace detail {\n");
 	for (int k = 0; k < 30; k++)
@@ -1374,18 +1391,10 @@ TEST(names_used_elsewhere_in_namespaces)
 		    k);
 	buf_puts(&text, "inline void close(int fd)\n{\n  " CURSOR
 			"\n}\n\n} // namespace lib\n");
-	ws_open(&w, files);
-	rank_at(&w, "include/lib/file.hpp", text.data, 4000, &r);
-	i = find(&r, "include/lib/error.hpp", "lib::detail::fail");
-	j = find(&r, "include/lib/other.hpp", "lib::Other::fail");
-	if (i < 0)
-		explain(&r);
-	ASSERT_TRUE(i >= 0);
-	EXPECT_TRUE(r.items[i].signals.file_use > 0);
-	EXPECT_TRUE(why_says(&r.items[i], "used elsewhere in this file"));
-	EXPECT_TRUE(j < 0 || (j > i && r.items[j].signals.file_use == 0));
-	rank_result_free(&r);
-	ws_close(&w);
+	rank_pair(files, "include/lib/file.hpp", text.data,
+		  "include/lib/error.hpp", "lib::detail::fail",
+		  "include/lib/other.hpp", "lib::Other::fail",
+		  expect_used_after);
 	buf_free(&text);
 	buf_free(&error);
 }
@@ -1430,15 +1439,8 @@ static void expect_unnamed(const File *files, const char *rel,
 			   const char *name, const char *other_path,
 			   const char *other)
 {
-	RankResult r;
-	Ws w;
-
-	ws_open(&w, files);
-	rank_at(&w, rel, text, 4000, &r);
-	expect_unnamed_after(&r, find(&r, path, name),
-			     find(&r, other_path, other));
-	rank_result_free(&r);
-	ws_close(&w);
+	rank_pair(files, rel, text, path, name, other_path, other,
+		  expect_unnamed_after);
 }
 
 /* expect_unnamed, in a buffer rank_repeated builds. */
