@@ -56,6 +56,14 @@ Lang lang_from_name(const char *name);
  * only when text is given. */
 Lang lang_detect(const char *path, const char *text, size_t len);
 
+/* The language of an editor's document at path whose client names it
+ * named (LSP's languageId; LANG_NONE when unknown): lang_detect's when the
+ * extension is named's own, so that a C++ header the client calls "c"
+ * (Emacs does, for every `.h`) is parsed as the index reads it; named
+ * otherwise (the user chose it). */
+Lang lang_of_document(Lang named, const char *path, const char *text,
+		      size_t len);
+
 /* Why text, the contents of path in lang, is a file a tool generated
  * rather than one people write (a `// Code generated ... DO NOT EDIT.`
  * line, a `.pb.go` name), as a static string; NULL when it is not. The

@@ -1327,6 +1327,21 @@ Lang lang_detect(const char *path, const char *text, size_t len)
 	return found;
 }
 
+Lang lang_of_document(Lang named, const char *path, const char *text,
+		      size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	Lang found;
+
+	if (named == LANG_NONE)
+		return lang_detect(path, text, len);
+	if (!dot || !word_in_list(specs[named].extensions, dot))
+		return named;
+	found = lang_detect(path, text, len);
+	return found != LANG_NONE ? found : named;
+}
+
 /* Glob match of [s, s + n) against pattern [p, p + pn), where `*` is any
  * run of characters. Iterative, backtracking to the last star only. */
 static bool glob(const char *p, size_t pn, const char *s, size_t n)

@@ -374,6 +374,7 @@ void lsp__doc_open(Server *s, const cJSON *params)
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(td, "version");
 	const char *uri = text_of(td, "uri"), *text = text_of(td, "text");
 	const char *rel = NULL;
+	Lang lang = lang_from_name(text_of(td, "languageId"));
 	char *named;
 	Document *d;
 
@@ -402,10 +403,8 @@ void lsp__doc_open(Server *s, const cJSON *params)
 	d->rel = d->root >= 0 ? xstrdup(rel) : NULL;
 	d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
 	buf_puts(&d->text, text);
-	d->lang = lang_from_name(text_of(td, "languageId"));
-	if (d->lang == LANG_NONE)
-		d->lang =
-		    lang_detect(named ? named : uri, d->text.data, d->text.len);
+	d->lang = lang_of_document(lang, named ? named : uri, d->text.data,
+				   d->text.len);
 	xfree(named);
 	line_index_build(&d->lines, d->text.data, d->text.len);
 	/* No parse here: the first index write parses on a worker. */
