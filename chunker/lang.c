@@ -1298,15 +1298,24 @@ static bool sibling_exists(const char *path, const char *dot, const char *exts)
 	return false;
 }
 
-Lang lang_detect(const char *path, const char *text, size_t len)
+/* The extension of path's last part, from its last dot; NULL when it has
+ * none (a dotfile's name is no extension). */
+static const char *extension(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	const char *dot = strrchr(base, '.');
+
+	return dot && dot != base ? dot : NULL;
+}
+
+Lang lang_detect(const char *path, const char *text, size_t len)
+{
+	const char *dot = extension(path);
 	Lang found = LANG_NONE;
 	size_t i;
 
-	if (!dot || dot == base)
+	if (!dot)
 		return shebang_is_shell(text, len) ? LANG_BASH : LANG_NONE;
 	for (i = 1; i < LANG_COUNT && !found; i++)
 		if (word_in_list(specs[i].extensions, dot))
@@ -1330,13 +1339,11 @@ Lang lang_detect(const char *path, const char *text, size_t len)
 Lang lang_of_document(Lang named, const char *path, const char *text,
 		      size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	const char *dot = extension(path);
 	Lang found;
 
-	if (named == LANG_NONE)
-		return lang_detect(path, text, len);
-	if (!dot || !word_in_list(specs[named].extensions, dot))
+	if (named != LANG_NONE &&
+	    (!dot || !word_in_list(specs[named].extensions, dot)))
 		return named;
 	found = lang_detect(path, text, len);
 	return found != LANG_NONE ? found : named;
