@@ -238,11 +238,14 @@ static const DefRule java_defs[] = {
 		.name_path = "declarator", .named = true, .flat = true,      \
 		__VA_ARGS__                                                  \
 	}
-#define C_MACROS                                                           \
-	{.type = "preproc_def", .kind = SPAN_MACRO, .name_field = "name"}, \
-	{                                                                  \
-		.type = "preproc_function_def", .kind = SPAN_MACRO,        \
-		.name_field = "name", .body_field = "value"                \
+#define C_MACROS                                                    \
+	{.type = "preproc_def",                                     \
+	 .kind = SPAN_MACRO,                                        \
+	 .name_field = "name",                                      \
+	 .guard_types = "preproc_ifdef"},                           \
+	{                                                           \
+		.type = "preproc_function_def", .kind = SPAN_MACRO, \
+		.name_field = "name", .body_field = "value"         \
 	}
 
 static const DefRule c_defs[] = {

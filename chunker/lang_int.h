@@ -48,6 +48,11 @@ typedef struct {
 				  * it cannot place follows it (C++'s `f()
 				  * NOEXCEPT_MACRO {`): the walk to the name
 				  * starts there then */
+	const char *guard_types; /* the row does not hold for a definition
+				  * without a `value` right under a node of
+				  * one of these types whose name field names
+				  * it too: an include guard (`#ifndef X_H`
+				  * `#define X_H`) defines nothing to read */
 	bool needs_body;	 /* without a body it is a mention only
 				  * (`struct a *p`, `mod a;`) */
 	bool named;		 /* without a name it is no definition

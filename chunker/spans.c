@@ -264,8 +264,33 @@ static TSNode name_start(const DefRule *d, TSNode nf)
 	return ts_node_is_null(c) ? nf : c;
 }
 
+/* Whether definition node n of row i, named name, is an include guard:
+ * it has no value, and the node right above it, of one of the row's
+ * guard types, names it too. */
+static bool is_guard(const SpanRules *r, uint32_t i, TSNode n, TSNode name,
+		     const char *text)
+{
+	const char *types = r->spec->defs[i].guard_types;
+	TSNode up, tested;
+	uint32_t a, len;
+
+	if (!types || ts_node_is_null(name) ||
+	    !ts_node_is_null(ts_node_child_by_field_id(n, r->value_field)))
+		return false;
+	up = ts_node_parent(n);
+	if (ts_node_is_null(up) || !node_is(up, types))
+		return false;
+	tested = ts_node_child_by_field_id(up, r->name_field[i]);
+	a = ts_node_start_byte(name);
+	len = ts_node_end_byte(name) - a;
+	return !ts_node_is_null(tested) &&
+	       ts_node_end_byte(tested) - ts_node_start_byte(tested) == len &&
+	       memcmp(text + ts_node_start_byte(tested), text + a, len) == 0;
+}
+
 /* Whether row i holds for definition node n; fills f if so. */
-static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
+static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
+		       const char *text, Found *f)
 {
 	const DefRule *d = &r->spec->defs[i];
 	const struct RowIds *ids = &r->ids[i];
@@ -288,6 +313,8 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 	if (d->name_in &&
 	    (ts_node_is_null(above) || !node_is(above, d->name_in)))
 		return false;
+	if (is_guard(r, i, n, f->name, text))
+		return false;
 	if (r->body_field[i])
 		f->body = ts_node_child_by_field_id(holder, r->body_field[i]);
 	else if (d->body_types)
@@ -303,7 +330,8 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, Found *f)
 
 /* The rule matching node n, or NULL: the first of the rows for its type
  * that holds. */
-static const DefRule *match_rule(const SpanRules *r, TSNode n, Found *f)
+static const DefRule *match_rule(const SpanRules *r, TSNode n, const char *text,
+				 Found *f)
 {
 	TSSymbol sym = ts_node_symbol(n);
 	const DefRule *defs = r->spec->defs;
@@ -314,7 +342,7 @@ static const DefRule *match_rule(const SpanRules *r, TSNode n, Found *f)
 	for (uint32_t k = (uint32_t)i; defs[k].type; k++) {
 		if (k > (uint32_t)i && strcmp(defs[k].type, defs[i].type) != 0)
 			break;
-		if (rule_holds(r, k, n, f))
+		if (rule_holds(r, k, n, text, f))
 			return &defs[k];
 	}
 	return NULL;
@@ -779,7 +807,8 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 			goto next;
 		}
 
-		if (ts_node_is_named(n) && (rule = match_rule(r, n, &found)))
+		if (ts_node_is_named(n) &&
+		    (rule = match_rule(r, n, text, &found)))
 			add_def(out, cap, r, rule, &found, stack, depth, text);
 		else if (has_role(r, n, ROLE_BIND | ROLE_BIND_HOLDER) &&
 			 nbound < BINDINGS_MAX &&

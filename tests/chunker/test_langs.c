@@ -335,6 +335,28 @@ TEST(spans_cpp)
 	    "class S\n");
 }
 
+/* A header's include guard (`#ifndef X_H` right above `#define X_H`)
+ * defines nothing to read: no span. A macro given a value under its own
+ * `#ifndef` (a default), an empty one under another's, and the
+ * definitions inside the guard are spans as before. */
+TEST(spans_include_guards)
+{
+	EXPECT_SPANS(LANG_C,
+		     "#ifndef LIB_H\n#define LIB_H\n"
+		     "#ifndef LIB_MAX\n#define LIB_MAX 16\n#endif\n"
+		     "#ifdef __linux__\n#define LIB_LINUX\n#endif\n"
+		     "int lib_open(void);\n"
+		     "#endif\n",
+		     "macro LIB_MAX\n"
+		     "macro LIB_LINUX\n"
+		     "function lib_open\n");
+	EXPECT_SPANS(LANG_CPP,
+		     "#ifndef A_HPP\n#define A_HPP\n"
+		     "namespace a { struct B {}; }\n#endif // A_HPP\n",
+		     "namespace a\n"
+		     "  class a::B\n");
+}
+
 /* A macro between a function's parameters and its body (Boost's
  * `BOOST_ASIO_NOEXCEPT`, the kernel's attributes) leaves the parser an
  * ERROR holding the declarator and the macro in the declarator's field:
