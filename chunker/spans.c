@@ -200,6 +200,17 @@ static TSNode field_id(TSNode n, TSFieldId id)
 	return id ? ts_node_child_by_field_id(n, id) : (TSNode){0};
 }
 
+/* Whether the parser inserted one of n's tokens to recover. */
+static bool made_up_child(TSNode n)
+{
+	uint32_t k = ts_node_child_count(n);
+
+	for (uint32_t i = 0; i < k; i++)
+		if (ts_node_is_missing(ts_node_child(n, i)))
+			return true;
+	return false;
+}
+
 /* Goes down from n by the row's name path to a node of its name types;
  * null when there is none. With scopes, the qualifiers passed on the way
  * are collected. *above is set to the node above the name. */
@@ -218,9 +229,17 @@ static TSNode descend(const DefRule *d, const struct RowIds *ids, TSNode n,
 		}
 		if (depth == NAME_DEPTH_MAX)
 			break;
-		if (scopes && scopes->nscopes < SCOPES_MAX &&
-		    !ts_node_is_null(q = field_id(n, ids->scope)))
-			scopes->scopes[scopes->nscopes++] = q;
+		if (scopes && !ts_node_is_null(q = field_id(n, ids->scope))) {
+			/* A qualifier the parser joined to the name by a
+			 * separator it made up is none, nor is any before
+			 * it: they are the end of a return type a macro
+			 * pushed out of its place (`INLINE typename
+			 * a<T>::type f()`). */
+			if (made_up_child(n))
+				scopes->nscopes = 0;
+			else if (scopes->nscopes < SCOPES_MAX)
+				scopes->scopes[scopes->nscopes++] = q;
+		}
 		for (int i = 0;
 		     i < NAME_PATH_MAX && ids->path[i] && ts_node_is_null(next);
 		     i++)

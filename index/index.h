@@ -25,8 +25,10 @@
  * hash, which orders a name's namesakes in place of their paths. 10: a
  * C or C++ function a macro follows (`void f() NOEXCEPT {`) is named f,
  * not the macro. 11: a C++ conversion operator, defined or declared, is a span,
- * `operator T`. 12: a C or C++ include guard is no span. */
-#define INDEX_SCHEMA_VERSION 12
+ * `operator T`. 12: a C or C++ include guard is no span. 13: a C++ function
+ * whose return type a macro pushed into its declarator is not qualified by that
+ * type. */
+#define INDEX_SCHEMA_VERSION 13
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

@@ -379,6 +379,24 @@ TEST(spans_macro_after_parameters)
 		     "function f\n");
 }
 
+/* A macro before a qualified return type (Boost's `FORCEINLINE typename
+ * a<T>::type f()`) leaves the parser guessing a `::` between the type
+ * and the name: the function is named by its scope, not the type's.
+ * The qualifier of a method defined out of its class stays. */
+TEST(spans_macro_before_return_type)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "namespace n {\n"
+		     "template <class T>\n"
+		     "INLINE typename d::enable_if<T>::type dispatch(T *p)\n"
+		     "{ (void)p; }\n"
+		     "int A::size() const { return 0; }\n"
+		     "}\n",
+		     "namespace n\n"
+		     "  function n::dispatch\n"
+		     "  method n::A::size\n");
+}
+
 /* A conversion operator is named by the type it converts to, without
  * its parameters and qualifiers: defined in the class and out of it,
  * and declared. */
