@@ -302,12 +302,14 @@ uint32_t chunker_imports(Lang lang, const TSTree *tree, const char *text,
 	return w.n;
 }
 
-/* Whether n is a class with a body; *rule is its row. */
+/* Whether n is a class with a body, by its type (a row that tests a
+ * field first, C++'s class a macro hid, is none: its body holds
+ * statements); *rule is its row. */
 static bool is_class(const LangSpec *spec, TSNode n, const DefRule **rule)
 {
 	for (const DefRule *d = spec->defs; d->type; d++)
 		if (span_kind_is_class(d->kind) && d->body_field &&
-		    strcmp(ts_node_type(n), d->type) == 0) {
+		    !d->value_types && strcmp(ts_node_type(n), d->type) == 0) {
 			*rule = d;
 			return true;
 		}

@@ -300,6 +300,23 @@ static const DefRule c_defs[] = {
 	}
 
 static const DefRule cpp_defs[] = {
+    /* `class EXPORT Name {...}`: a macro before a class's name (an
+     * export or visibility attribute: GTEST_API_, BOOST_SYMBOL_VISIBLE)
+     * is read as the name, and the rest as a function of that type
+     * named by a bare word: the class's name, or its first base's when
+     * bases follow, the name then set aside in an ERROR before it. The
+     * body, read as statements, shows no members. */
+    {.type = "function_definition",
+     .kind = SPAN_CLASS,
+     .value_field = "type",
+     .value_types = "class_specifier struct_specifier union_specifier",
+     .own_body = true,
+     .name_field = "declarator",
+     .body_field = "body",
+     .name_types = "identifier",
+     .name_in = "function_definition",
+     .recovered = "identifier",
+     .named = true},
     /* A conversion operator is named by its type: `operator bool`. */
     {.type = "function_definition",
      .kind = SPAN_FUNCTION,

@@ -21,7 +21,7 @@ typedef struct {
 	const char *body_field;	 /* field holding the body; NULL if none */
 	const char *value_types; /* if set, the `value` field must be one of
 				  * these space-separated types, and the body
-				  * is looked up on it */
+				  * is looked up on it (unless own_body) */
 	/* For names deeper than one field (C declarators, C++ qualified
 	 * names, Go receivers); all optional. Rows of one node type must
 	 * be adjacent: the first that holds is taken. */
@@ -36,7 +36,9 @@ typedef struct {
 				  * node of one of these types: the name */
 	const char *name_path;	 /* space-separated fields */
 	const char *name_in;	 /* the row holds only when the node above
-				  * the name is one of these types */
+				  * the name is one of these types (the
+				  * definition itself when its name field
+				  * holds the name) */
 	const char *scope_field; /* a node passed on the way to the name
 				  * with this field is qualified by it: the
 				  * `A::B` of `A::B::f` */
@@ -53,6 +55,8 @@ typedef struct {
 				  * one of these types whose name field names
 				  * it too: an include guard (`#ifndef X_H`
 				  * `#define X_H`) defines nothing to read */
+	bool own_body;		 /* the body is the definition's own, not
+				  * that of value_types' node */
 	bool needs_body;	 /* without a body it is a mention only
 				  * (`struct a *p`, `mod a;`) */
 	bool named;		 /* without a name it is no definition

@@ -269,12 +269,12 @@ static TSNode child_of_type(TSNode n, const char *types)
 /* The node of definition n the walk to its name starts from: its name
  * field's, nf, or the one of row d's recovered type the parser left in
  * an ERROR just before it (`void f() NOEXCEPT {`: the name field then
- * holds the macro). */
+ * holds the macro; `class EXPORT A : public B {`: it holds B). */
 static TSNode name_start(const DefRule *d, TSNode nf)
 {
 	TSNode e, c;
 
-	if (!d->recovered || ts_node_is_null(nf) || node_is(nf, d->recovered))
+	if (!d->recovered || ts_node_is_null(nf))
 		return nf;
 	e = ts_node_prev_sibling(nf);
 	if (ts_node_is_null(e) || !ts_node_is_error(e))
@@ -321,6 +321,8 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 		    n, d->value_field ? ids->value : r->value_field);
 		if (ts_node_is_null(holder) || !node_is(holder, d->value_types))
 			return false;
+		if (d->own_body)
+			holder = n;
 	}
 	if (r->name_field[i])
 		f->name = descend(d, ids,
@@ -329,6 +331,8 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 				  f, &above);
 	if (ts_node_is_null(f->name) && d->named)
 		return false;
+	if (!ts_node_is_null(f->name) && ts_node_is_null(above))
+		above = n; /* the field holds the name itself */
 	if (d->name_in &&
 	    (ts_node_is_null(above) || !node_is(above, d->name_in)))
 		return false;

@@ -397,6 +397,26 @@ TEST(spans_macro_before_return_type)
 		     "  method n::A::size\n");
 }
 
+/* An export or visibility macro before a class's name (`class GTEST_API_
+ * TestInfo`) leaves the parser a function of type `class GTEST_API_`:
+ * it is still the class, named by its own name also when bases follow,
+ * and a function returning a struct is still a function. */
+TEST(spans_export_macro_classes)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "namespace n {\n"
+		     "class API_ Info {\n public:\n  int name() const;\n};\n"
+		     "class VISIBLE lock_error : public error\n{\n"
+		     " public:\n  lock_error() : error(1) {}\n"
+		     "  int code() const { return 1; }\n};\n"
+		     "struct point make(int x) { return {x}; }\n"
+		     "}\n",
+		     "namespace n\n"
+		     "  class n::Info\n"
+		     "  class n::lock_error\n"
+		     "  function n::make\n");
+}
+
 /* A conversion operator is named by the type it converts to, without
  * its parameters and qualifiers: defined in the class and out of it,
  * and declared. */
