@@ -165,10 +165,11 @@ static uint32_t best_window(const char *t, const uint32_t *starts, uint32_t nl,
 {
 	double sc[CLIP_SCAN_LINES], win = 0, top = -1;
 	uint32_t first = 0;
+	IdentIndex x;
 
+	rank__ident_index(&x, w->ids, w->nids);
 	for (uint32_t l = 0; l < nl; l++) {
-		sc[l] = rank__line_value(t, starts[l], starts[l + 1], w->ids,
-					 w->nids);
+		sc[l] = rank__line_value(t, starts[l], starts[l + 1], &x);
 		win += sc[l];
 		if (l >= RANK_ITEM_LINES)
 			win -= sc[l - RANK_ITEM_LINES];

@@ -150,9 +150,17 @@ void rank__idents_sort(Ident *ids, int n);
 int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len);
 /* The weight of name among ids, 0 when absent. */
 double rank__mention(const Ident *ids, int nids, const char *name);
-/* The weight of the identifiers ids has in t[a, z). */
-double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
-			int nids);
+/* Identifiers (at most IDENTS_CAP) found by hash rather than one by one:
+ * a chunk's best window weighs every word of up to CLIP_SCAN_LINES lines
+ * against them. */
+typedef struct {
+	const Ident *ids;
+	int16_t slot[4 * IDENTS_CAP]; /* -1: empty */
+} IdentIndex;
+void rank__ident_index(IdentIndex *x, const Ident *ids, int nids);
+/* The weight of the identifiers x holds in t[a, z). */
+double rank__line_value(const char *t, uint32_t a, uint32_t z,
+			const IdentIndex *x);
 
 /* How often each word occurs in a text. */
 typedef struct {

@@ -116,9 +116,9 @@ int rank__idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 	return n;
 }
 
-/* A slot of a small table of names: where name[0, len) is in out, or
- * the empty slot (-1) where it goes. */
-static int16_t *ident_slot(int16_t *slot, uint32_t mask, const Ident *out,
+/* The slot of a small table of names where name[0, len) is in out, or
+ * the empty one (-1) where it goes. */
+static uint32_t ident_slot(const int16_t *slot, uint32_t mask, const Ident *out,
 			   const char *name, uint32_t len)
 {
 	uint32_t h = 2166136261u;
@@ -129,7 +129,7 @@ static int16_t *ident_slot(int16_t *slot, uint32_t mask, const Ident *out,
 		if (slot[i] < 0 ||
 		    (strncmp(out[slot[i]].name, name, len) == 0 &&
 		     !out[slot[i]].name[len]))
-			return &slot[i];
+			return i;
 }
 
 int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
@@ -156,7 +156,7 @@ int rank__file_idents(Lang lang, const char *text, uint32_t lo, uint32_t hi,
 		if ((a >= hole.start && a < hole.end) || len < 2 ||
 		    len >= IDENT_MAX || (s < nskip && skip[s].start <= a))
 			continue;
-		k = ident_slot(slot, mask, out, text + a, len);
+		k = &slot[ident_slot(slot, mask, out, text + a, len)];
 		if (*k < 0) {
 			if (n == cap)
 				continue;
@@ -196,15 +196,32 @@ double rank__mention(const Ident *ids, int nids, const char *name)
 	return k < 0 ? 0 : ids[k].weight;
 }
 
-double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
-			int nids)
+void rank__ident_index(IdentIndex *x, const Ident *ids, int nids)
 {
-	char word[IDENT_MAX];
+	uint32_t mask = sizeof(x->slot) / sizeof(*x->slot) - 1;
+
+	x->ids = ids;
+	memset(x->slot, 0xff, sizeof(x->slot));
+	for (int k = 0; k < nids && k < IDENTS_CAP; k++) {
+		int16_t *at =
+		    &x->slot[ident_slot(x->slot, mask, ids, ids[k].name,
+					(uint32_t)strlen(ids[k].name))];
+
+		if (*at < 0)
+			*at = (int16_t)k;
+	}
+}
+
+double rank__line_value(const char *t, uint32_t a, uint32_t z,
+			const IdentIndex *x)
+{
+	uint32_t mask = sizeof(x->slot) / sizeof(*x->slot) - 1;
 	double v = 0;
 
 	/* Unlike rank__next_word, the tail of "3abc" counts as a word. */
 	for (uint32_t i = a; i < z;) {
 		uint32_t s = i;
+		int16_t k;
 
 		if (!rank__ident_start((unsigned char)t[i])) {
 			i++;
@@ -212,11 +229,10 @@ double rank__line_value(const char *t, uint32_t a, uint32_t z, const Ident *ids,
 		}
 		while (i < z && rank__ident_char((unsigned char)t[i]))
 			i++;
-		if (i - s < sizeof(word)) {
-			memcpy(word, t + s, i - s);
-			word[i - s] = '\0';
-			v += rank__mention(ids, nids, word);
-		}
+		if (i - s < IDENT_MAX &&
+		    (k = x->slot[ident_slot(x->slot, mask, x->ids, t + s,
+					    i - s)]) >= 0)
+			v += x->ids[k].weight;
 	}
 	return v;
 }
