@@ -25,9 +25,12 @@ typedef struct {
 
 typedef struct {
 	Where *w;
-	Pool *pools; /* one per root: enclosing spans */
-	Pool *kids;  /* one per root: members of the classes read */
+	Pool *pools;	       /* one per root: enclosing spans */
+	Pool *kids;	       /* one per root: members of the classes read */
+	const RankResult *out; /* the items taken so far */
 } Packer;
+
+static bool turned_away(const Packer *pk, const Cand *c);
 
 /* ---------------------------------------------------------------------- *
  * Reading rows for a window of candidates
@@ -56,7 +59,10 @@ static void pool_add(Pool *p, IndexSpan *sp, uint32_t n)
 }
 
 /* Reads the texts and enclosing spans of the candidates of root r from
- * i on (a window of them) that have not been read. */
+ * i on (a window of them) that have not been read, but for those take()
+ * turns away unread. At 5 M lines most of a window's rows are pages the
+ * cache does not hold, and a request whose items come from a few files
+ * turned away most of the four windows it read. */
 static void fetch_root(Packer *pk, uint32_t i, int r)
 {
 	Where *w = pk->w;
@@ -74,7 +80,8 @@ static void fetch_root(Packer *pk, uint32_t i, int r)
 
 		if (c->score < rank__weights.score_min)
 			break;
-		if (c->from == FROM_LIVE || c->root != r || c->fetched)
+		if (c->from == FROM_LIVE || c->root != r || c->fetched ||
+		    turned_away(pk, c))
 			continue;
 		seen++;
 		c->fetched = true;
@@ -621,6 +628,18 @@ static uint32_t tokens_at_least(const Cand *c)
 	return rank_tokens(bytes);
 }
 
+/* Whether take() turns c away before reading its text, as it will from
+ * now on: its file has its share of the items, or it cannot fit what is
+ * left of the budget. */
+static bool turned_away(const Packer *pk, const Cand *c)
+{
+	const Cands *cs = &pk->w->cs;
+
+	return taken_from(cs, cs->n, c) >=
+		   (c->same_file ? PER_SAME_FILE : PER_FILE) ||
+	       tokens_at_least(c) > pk->w->q->budget - pk->out->used;
+}
+
 /* Takes candidate i as the next item if it fits: not too many from its
  * file, not shown already, within the budget. */
 static bool take(Packer *pk, uint32_t i, RankResult *out)
@@ -630,11 +649,8 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 	Cand *c = &cs->c[i];
 	RankItem *it = &out->items[out->nitems];
 
-	if (taken_from(cs, cs->n, c) >=
-	    (c->same_file ? PER_SAME_FILE : PER_FILE))
-		return false;
-	if ((c->from != FROM_LIVE && !q->roots[c->root].ix) ||
-	    tokens_at_least(c) > q->budget - out->used ||
+	if (turned_away(pk, c) ||
+	    (c->from != FROM_LIVE && !q->roots[c->root].ix) ||
 	    shown_already(cs, cs->n, c))
 		return false;
 	/* Rows of a file that changed or vanished on disk are not shown:
@@ -676,7 +692,7 @@ void rank__pack(Where *w, RankResult *out)
 	uint32_t *later = xmalloc((w->cs.n + 1) * sizeof(*later));
 	uint32_t nlater = 0, same_top = 0, unnamed_top = 0;
 	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool)),
-		     xcalloc(q->nroots + 1, sizeof(Pool))};
+		     xcalloc(q->nroots + 1, sizeof(Pool)), out};
 	Cands *cs = &w->cs;
 
 	out->items = xcalloc(limit, sizeof(*out->items));
