@@ -731,23 +731,75 @@ class Server:
         self.cl.close(timeout=60)
 
 
-def phase_context(args, srv, cursors, res):
-    passes_rtt, passes_srv, empty = [], [], 0
-    cpu0 = srv.cpu_s()
-    for i in range(args.repeat):
-        rtt, sms = [], []
-        for rel, ln, col in cursors:
-            r, dt = srv.context(rel, ln, col)
-            rtt.append(dt * 1e3)
-            sms.append(r.get("elapsedMs", float("nan")))
-            empty += bool(r.get("noContext"))
-        passes_rtt.append(rtt)
-        passes_srv.append(sms)
-    cpu = srv.cpu_s() - cpu0
-    res["context"] = summary(passes_srv, passes_rtt)
-    res["context"]["cpu_ms"] = cpu * 1e3 / (args.repeat * len(cursors))
-    res["context"]["empty_per_pass"] = empty / args.repeat
-    res["context"]["n"] = len(cursors)
+def phase_context(args, served, cursors):
+    """castls/context at every cursor, of each (server, results) of
+    served in turn, the first of them alternating cursor by cursor: with
+    both sizes served at once, the load the machine is under weighs on
+    both alike, and their ratio compares like with like."""
+    m = len(served)
+    passes_rtt = [[] for _ in served]
+    passes_srv = [[] for _ in served]
+    empty = [0] * m
+    cpu0 = [srv.cpu_s() for srv, _ in served]
+    for _ in range(args.repeat):
+        rtt = [[] for _ in served]
+        sms = [[] for _ in served]
+        for k, (rel, ln, col) in enumerate(cursors):
+            for j in range(m):
+                s = (k + j) % m
+                r, dt = served[s][0].context(rel, ln, col)
+                rtt[s].append(dt * 1e3)
+                sms[s].append(r.get("elapsedMs", float("nan")))
+                empty[s] += bool(r.get("noContext"))
+        for s in range(m):
+            passes_rtt[s].append(rtt[s])
+            passes_srv[s].append(sms[s])
+    for s, (srv, res) in enumerate(served):
+        cpu = srv.cpu_s() - cpu0[s]
+        res["context"] = summary(passes_srv[s], passes_rtt[s])
+        res["context"]["cpu_ms"] = cpu * 1e3 / (args.repeat * len(cursors))
+        res["context"]["empty_per_pass"] = empty[s] / args.repeat
+        res["context"]["n"] = len(cursors)
+
+
+def open_server(args, size, work, res, logname):
+    """A server on size's database (indexed first when there is none),
+    the cursors' files open in it and its rows settled."""
+    root = os.path.join(args.work, "corpus", size)
+    db = os.path.join(args.work, "db", size + ".db")
+    ensure_db(args, size, root, db, res)
+    log("%s: starting the server" % size)
+    srv = Server(args, root, db, logname)
+    res.setdefault("startup_s", srv.startup_s)
+    try:
+        res.setdefault("server_mem_empty", srv.memory())
+        for rel, text, _ in work["picked"]:
+            srv.did_open(rel, text)
+        settle(srv, db)
+    except BaseException:
+        srv.close()
+        raise
+    return srv, db
+
+
+def run_context_both(args, work, results):
+    """The context phase of both sizes, with a server on each at once."""
+    served = []
+    try:
+        for size in ("small", "full"):
+            srv, _ = open_server(args, size, work, results[size],
+                                 "server-%s-context.log" % size)
+            served.append((srv, results[size]))
+        log("castls/context, %d cursors x %d, small and full in turn" % (
+            len(work["cursors"]), args.repeat))
+        with Perf(args, served[0][0], "small-context"), \
+                Perf(args, served[1][0], "full-context"):
+            phase_context(args, served, work["cursors"])
+        for srv, res in served:
+            res.setdefault("server_mem", srv.memory())
+    finally:
+        for srv, _ in served:
+            srv.close()
 
 
 def phase_typing(args, srv, db, cursors, res):
@@ -1519,20 +1571,13 @@ def run_size(args, man, size, phases, work):
                           "branch", "soak") if p in phases]
     if not served:
         return res
-    ensure_db(args, size, root, db, res)
-    log("%s: starting the server" % size)
-    srv = Server(args, root, db, "server-%s.log" % size)
-    res["startup_s"] = srv.startup_s
+    srv, db = open_server(args, size, work, res, "server-%s.log" % size)
     try:
-        res["server_mem_empty"] = srv.memory()
-        for rel, text, _ in work["picked"]:
-            srv.did_open(rel, text)
-        settle(srv, db)
         if "context" in served:
             log("%s: castls/context, %d cursors x %d" % (
                 size, len(work["cursors"]), args.repeat))
             with Perf(args, srv, size + "-context"):
-                phase_context(args, srv, work["cursors"], res)
+                phase_context(args, [(srv, res)], work["cursors"])
         if "typing" in served:
             log("%s: castls/context after keystrokes, %d cursors x %d" % (
                 size, len(work["cursors"]), args.repeat))
@@ -1634,11 +1679,17 @@ def main():
         len(work["cursors"]), len(work["picked"]), ", ".join(pkgs),
         work["keystroke"][0]))
     results = {}
+    # Both sizes' context requests are made in turn, with a server on
+    # each (run_context_both).
+    both = "context" in phases and len(sizes) == 2
     try:
         for size in sizes:
-            ph = [p for p in phases if p != "soak" or
-                  size == (args.size if args.size != "both" else "full")]
+            ph = [p for p in phases if (p != "soak" or size == (
+                args.size if args.size != "both" else "full")) and
+                not (both and p == "context")]
             results[size] = run_size(args, man, size, ph, work)
+        if both:
+            run_context_both(args, work, results)
     except (BenchError, ServerGone, LspError, TimeoutError) as e:
         die("%s (server logs in %s)" % (e, args.work))
     finally:
