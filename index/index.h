@@ -28,8 +28,9 @@
  * `operator T`. 12: a C or C++ include guard is no span. 13: a C++ function
  * whose return type a macro pushed into its declarator is not qualified by that
  * type. 14: a C++ class an export macro hid (`class API_ A`) is a class
- * named A. */
-#define INDEX_SCHEMA_VERSION 14
+ * named A. 15: a span keeps whether it is at its file's top or in
+ * namespaces only. */
+#define INDEX_SCHEMA_VERSION 15
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

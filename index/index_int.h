@@ -84,8 +84,7 @@ struct Index {
 #define SPAN_COLUMNS                                                     \
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
-	" s.end_line, s.hash, s.parent_id IS NULL OR (SELECT p.kind"     \
-	" FROM spans p WHERE p.id = s.parent_id) = 'namespace'"
+	" s.end_line, s.hash, s.top"
 /* The span kinds a name means last (span_is_late says the same in C):
  * data (a file's bindings are many) and impl blocks (they add to a type
  * defined elsewhere). */

@@ -172,6 +172,9 @@ static int write_spans(Index *ix, int64_t file, bool fresh, const char *text,
 	for (i = 0; i < c->nspans && !err; i++) {
 		const Span *s = &c->spans[i];
 		int64_t parent = s->parent >= 0 ? ids[s->parent] : 0;
+		/* At the top of its file or of its namespaces. */
+		bool top =
+		    s->parent < 0 || c->spans[s->parent].kind == SPAN_NAMESPACE;
 		uint64_t h = span_hash(s, text);
 		OldRow *o = take_match(old, nold, h);
 		sqlite3_stmt *st;
@@ -192,7 +195,8 @@ static int write_spans(Index *ix, int64_t file, bool fresh, const char *text,
 			sqlite3_bind_int64(st, 3, s->bytes.end);
 			sqlite3_bind_int64(st, 4, s->lines.start);
 			sqlite3_bind_int64(st, 5, s->lines.end);
-			sqlite3_bind_int64(st, 6, o->id);
+			sqlite3_bind_int(st, 6, top);
+			sqlite3_bind_int64(st, 7, o->id);
 			err = index__step_done(ix, st);
 			d->updated++;
 			continue;
@@ -211,6 +215,7 @@ static int write_spans(Index *ix, int64_t file, bool fresh, const char *text,
 		sqlite3_bind_int64(st, 9, s->lines.end);
 		index__bind_text(st, 10, s->header, strlen(s->header));
 		sqlite3_bind_int64(st, 11, (int64_t)h);
+		sqlite3_bind_int(st, 12, top);
 		err = index__step_done(ix, st);
 		ids[i] = sqlite3_last_insert_rowid(ix->db);
 		d->inserted++;

@@ -53,7 +53,7 @@ static const char schema[] =
     " qualname TEXT NOT NULL, start_byte INTEGER NOT NULL,"
     " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, header TEXT NOT NULL,"
-    " hash INTEGER NOT NULL);"
+    " hash INTEGER NOT NULL, top INTEGER NOT NULL);"
     "CREATE INDEX spans_file ON spans(file_id, start_byte);"
     "CREATE INDEX spans_parent ON spans(parent_id);"
     /* The order of a name's definitions (NAME_ORDER) starts here. */
@@ -154,10 +154,11 @@ static const char *const statements[ST_COUNT] = {
 		    " start_line, end_line FROM spans WHERE file_id=?",
     [ST_SPAN_INSERT] = "INSERT INTO spans(file_id, parent_id, kind, name,"
 		       " qualname, start_byte, end_byte, start_line,"
-		       " end_line, header, hash)"
-		       " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+		       " end_line, header, hash, top)"
+		       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_SPAN_UPDATE] = "UPDATE spans SET parent_id=?, start_byte=?,"
-		       " end_byte=?, start_line=?, end_line=? WHERE id=?",
+		       " end_byte=?, start_line=?, end_line=?, top=?"
+		       " WHERE id=?",
     [ST_SPAN_DELETE] = "DELETE FROM spans WHERE id=?",
     [ST_CHUNKS_OF] = "SELECT id, hash, span_id, start_byte, end_byte,"
 		     " start_line, end_line FROM chunk_rows WHERE file_id=?",

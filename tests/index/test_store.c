@@ -275,6 +275,53 @@ TEST(store_put_keeps_unchanged_rows)
  * back to it, not to malloc, when a commit of another connection empties
  * the reader's cache. (This test's process starts SQLite with its first
  * index_open, as castls does.) */
+/* A span keeps whether it is at its file's top (or in namespaces only),
+ * also when its parent's row is replaced and its own row stays. */
+TEST(store_spans_keep_whether_they_are_top_level)
+{
+	static const char *const heads[] = {"class Ledger:\n",
+					    "class Ledger(object):\n"};
+	Fixture f;
+	IndexDelta d;
+	long long deposit = 0;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	for (int v = 0; v < 2; v++) {
+		char *text = xstrdup(ledger_v1);
+		char *at = strstr(text, heads[0]);
+		Buf b = {0};
+
+		buf_append(&b, text, (size_t)(at - text));
+		buf_puts(&b, heads[v]);
+		buf_puts(&b, at + strlen(heads[0]));
+		ASSERT_INT_EQ(put(f.ix, "pkg/led.py", b.data, &d), 0);
+		buf_free(&b);
+		xfree(text);
+		if (f.db) { /* see the new rows */
+			sqlite3_close(f.db);
+			f.db = NULL;
+		}
+		EXPECT_INT_EQ(q_int(&f, "SELECT group_concat(qualname || '='"
+					" || top, ' ') = 'Ledger=1"
+					" Ledger.deposit=0 Ledger.withdraw=0"
+					" helper=1' FROM (SELECT * FROM spans"
+					" WHERE qualname IN ('Ledger', 'helper',"
+					" 'Ledger.deposit', 'Ledger.withdraw')"
+					" ORDER BY start_byte)"),
+			      1);
+		if (v == 0)
+			deposit = q_int(&f, "SELECT id FROM spans WHERE"
+					    " qualname='Ledger.deposit'");
+	}
+	/* The method's row stayed, under the class's new one. */
+	EXPECT_INT_EQ(d.updated > 0, 1);
+	EXPECT_INT_EQ(q_int(&f, "SELECT id FROM spans"
+				" WHERE qualname='Ledger.deposit'"),
+		      deposit);
+	fixture_close(&f);
+}
+
 TEST(store_page_caches_use_the_pool)
 {
 	Fixture f;
