@@ -55,8 +55,10 @@ typedef struct {
 				  * one of these types whose name field names
 				  * it too: an include guard (`#ifndef X_H`
 				  * `#define X_H`) defines nothing to read */
-	bool own_body;		 /* the body is the definition's own, not
-				  * that of value_types' node */
+	bool own_body;		 /* the body is the definition's own, and
+				  * value_types' node has none: it names a
+				  * type (`class EXPORT`) without defining
+				  * it */
 	bool needs_body;	 /* without a body it is a mention only
 				  * (`struct a *p`, `mod a;`) */
 	bool named;		 /* without a name it is no definition

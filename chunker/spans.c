@@ -321,6 +321,11 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 		    n, d->value_field ? ids->value : r->value_field);
 		if (ts_node_is_null(holder) || !node_is(holder, d->value_types))
 			return false;
+		/* own_body: the value names a type without defining it
+		 * (`class EXPORT`); the body is the definition's. */
+		if (d->own_body && !ts_node_is_null(ts_node_child_by_field_id(
+				       holder, r->body_field[i])))
+			return false;
 		if (d->own_body)
 			holder = n;
 	}

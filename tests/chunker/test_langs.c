@@ -417,6 +417,31 @@ TEST(spans_export_macro_classes)
 		     "  function n::make\n");
 }
 
+/* A class with a body of its own that the parser ran on into what
+ * follows (macros it cannot place) is not taken for one an export
+ * macro hid, named by a macro of the junk. */
+TEST(spans_class_run_on_is_no_hidden_class)
+{
+	char *got = spans_of(
+	    LANG_CPP, "struct holder\n{\n   Ptr make()\n   {\n"
+		      "      Ptr p = 0;\n      TRY{\n         build(p);\n"
+		      "      }\n      CATCH(...){\n         RETHROW\n"
+		      "      }\n      CATCH_END\n      return p;\n   }\n\n"
+		      "   template<class K>\n"
+		      "   Ptr make_from(FWD_REF(K) key)\n   {\n"
+		      "      return 0;\n   }\n};\n");
+	const char *line = strstr(got, "holder\n");
+
+	/* However the parser names what it ran on into, holder stays a
+	 * class, and no class is named by the macro. */
+	while (line && line > got && line[-1] != '\n')
+		line--;
+	EXPECT_TRUE(line &&
+		    strncmp(line + strspn(line, " "), "class ", 6) == 0);
+	EXPECT_TRUE(strstr(got, "class FWD_REF") == NULL);
+	xfree(got);
+}
+
 /* A conversion operator is named by the type it converts to, without
  * its parameters and qualifiers: defined in the class and out of it,
  * and declared. */
