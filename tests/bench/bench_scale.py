@@ -45,7 +45,10 @@ Phases, per size (--only takes a comma-separated subset):
              character of lines inside function bodies) in files of at
              least 5 packages of the slice, so both sizes answer the
              same cursors; those files are open as in an editor. The
-             server's elapsedMs and the round trip.
+             server's elapsedMs and the round trip. With --size both,
+             a server on each size answers each cursor in turn (the
+             first alternating), so that load on the machine weighs
+             on both sizes alike.
   typing     castls/context at the same cursors as a user types: a
              space typed at the end of the cursor's line and its rows
              committed, then the request (the space deleted after). A
