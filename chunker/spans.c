@@ -284,20 +284,19 @@ static TSNode name_start(const DefRule *d, TSNode nf)
 }
 
 /* Whether definition node n of row i, named name, is an include guard:
- * it has no value, and the node right above it, of one of the row's
- * guard types, names it too. */
-static bool is_guard(const SpanRules *r, uint32_t i, TSNode n, TSNode name,
-		     const char *text)
+ * it has no value, and up, the node right above it (the walk's, not
+ * ts_node_parent's search from the root), of one of the row's guard
+ * types, names it too. */
+static bool is_guard(const SpanRules *r, uint32_t i, TSNode n, TSNode up,
+		     TSNode name, const char *text)
 {
 	const char *types = r->spec->defs[i].guard_types;
-	TSNode up, tested;
+	TSNode tested;
 	uint32_t a, len;
 
 	if (!types || ts_node_is_null(name) ||
-	    !ts_node_is_null(ts_node_child_by_field_id(n, r->value_field)))
-		return false;
-	up = ts_node_parent(n);
-	if (ts_node_is_null(up) || !node_is(up, types))
+	    !ts_node_is_null(ts_node_child_by_field_id(n, r->value_field)) ||
+	    ts_node_is_null(up) || !node_is(up, types))
 		return false;
 	tested = ts_node_child_by_field_id(up, r->name_field[i]);
 	a = ts_node_start_byte(name);
@@ -307,8 +306,9 @@ static bool is_guard(const SpanRules *r, uint32_t i, TSNode n, TSNode name,
 	       memcmp(text + ts_node_start_byte(tested), text + a, len) == 0;
 }
 
-/* Whether row i holds for definition node n; fills f if so. */
-static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
+/* Whether row i holds for definition node n, whose parent is up; fills
+ * f if so. */
+static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, TSNode up,
 		       const char *text, Found *f)
 {
 	const DefRule *d = &r->spec->defs[i];
@@ -323,11 +323,12 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 			return false;
 		/* own_body: the value names a type without defining it
 		 * (`class EXPORT`); the body is the definition's. */
-		if (d->own_body && !ts_node_is_null(ts_node_child_by_field_id(
-				       holder, r->body_field[i])))
-			return false;
-		if (d->own_body)
+		if (d->own_body) {
+			if (!ts_node_is_null(ts_node_child_by_field_id(
+				holder, r->body_field[i])))
+				return false;
 			holder = n;
+		}
 	}
 	if (r->name_field[i])
 		f->name = descend(d, ids,
@@ -341,7 +342,7 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 	if (d->name_in &&
 	    (ts_node_is_null(above) || !node_is(above, d->name_in)))
 		return false;
-	if (is_guard(r, i, n, f->name, text))
+	if (is_guard(r, i, n, up, f->name, text))
 		return false;
 	if (r->body_field[i])
 		f->body = ts_node_child_by_field_id(holder, r->body_field[i]);
@@ -356,10 +357,10 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n,
 	return true;
 }
 
-/* The rule matching node n, or NULL: the first of the rows for its type
- * that holds. */
-static const DefRule *match_rule(const SpanRules *r, TSNode n, const char *text,
-				 Found *f)
+/* The rule matching node n (whose parent is up), or NULL: the first of
+ * the rows for its type that holds. */
+static const DefRule *match_rule(const SpanRules *r, TSNode n, TSNode up,
+				 const char *text, Found *f)
 {
 	TSSymbol sym = ts_node_symbol(n);
 	const DefRule *defs = r->spec->defs;
@@ -370,7 +371,7 @@ static const DefRule *match_rule(const SpanRules *r, TSNode n, const char *text,
 	for (uint32_t k = (uint32_t)i; defs[k].type; k++) {
 		if (k > (uint32_t)i && strcmp(defs[k].type, defs[i].type) != 0)
 			break;
-		if (rule_holds(r, k, n, text, f))
+		if (rule_holds(r, k, n, up, text, f))
 			return &defs[k];
 	}
 	return NULL;
@@ -836,7 +837,9 @@ void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		}
 
 		if (ts_node_is_named(n) &&
-		    (rule = match_rule(r, n, text, &found)))
+		    (rule = match_rule(
+			 r, n, depth ? stack[depth - 1].node : (TSNode){0},
+			 text, &found)))
 			add_def(out, cap, r, rule, &found, stack, depth, text);
 		else if (has_role(r, n, ROLE_BIND | ROLE_BIND_HOLDER) &&
 			 nbound < BINDINGS_MAX &&

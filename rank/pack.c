@@ -28,6 +28,7 @@ typedef struct {
 	Pool *pools;	       /* one per root: enclosing spans */
 	Pool *kids;	       /* one per root: members of the classes read */
 	const RankResult *out; /* the items taken so far */
+	IdentIndex ids;	       /* the names near the cursor, for clip */
 } Packer;
 
 static bool turned_away(const Packer *pk, const Cand *c);
@@ -166,17 +167,15 @@ static uint32_t lines_in(const char *t, size_t n)
 
 /* The first of the RANK_ITEM_LINES lines of a chunk (line starts in
  * starts[0, nl], nl > RANK_ITEM_LINES) with the most identifiers the
- * cursor uses. */
+ * cursor uses (ids). */
 static uint32_t best_window(const char *t, const uint32_t *starts, uint32_t nl,
-			    const Where *w)
+			    const IdentIndex *ids)
 {
 	double sc[CLIP_SCAN_LINES], win = 0, top = -1;
 	uint32_t first = 0;
-	IdentIndex x;
 
-	rank__ident_index(&x, w->ids, w->nids);
 	for (uint32_t l = 0; l < nl; l++) {
-		sc[l] = rank__line_value(t, starts[l], starts[l + 1], &x);
+		sc[l] = rank__line_value(t, starts[l], starts[l + 1], ids);
 		win += sc[l];
 		if (l >= RANK_ITEM_LINES)
 			win -= sc[l - RANK_ITEM_LINES];
@@ -191,7 +190,7 @@ static uint32_t best_window(const char *t, const uint32_t *starts, uint32_t nl,
 /* Keeps at most RANK_ITEM_LINES whole lines of c->text: a definition's
  * first, or the best window of a chunk. Trailing blank lines go too;
  * c->lines follows the text. */
-static void clip(Cand *c, const Where *w)
+static void clip(Cand *c, const IdentIndex *ids)
 {
 	char *t = c->text;
 	uint32_t len = (uint32_t)strlen(t), nl = 0, first = 0, last, a, z;
@@ -205,7 +204,7 @@ static void clip(Cand *c, const Where *w)
 	else
 		starts[nl] = len;
 	if (nl > RANK_ITEM_LINES && !rank__is_def(c))
-		first = best_window(t, starts, nl, w);
+		first = best_window(t, starts, nl, ids);
 	c->last_line = c->lines.start + nl - 1;
 	if (c->from == FROM_SPAN || c->from == FROM_LIVE)
 		c->last_line = c->lines.end; /* the text read may be cut */
@@ -664,7 +663,7 @@ static bool take(Packer *pk, uint32_t i, RankResult *out)
 	}
 	if (!load_text(pk, i, c))
 		return false;
-	clip(c, pk->w);
+	clip(c, &pk->ids);
 	if (c->is_class && c->clipped)
 		outline(pk, c);
 	if (overlaps_taken(cs, cs->n, c) || shown_already(cs, cs->n, c) ||
@@ -691,10 +690,13 @@ void rank__pack(Where *w, RankResult *out)
 	uint32_t limit = q->limit ? q->limit : RANK_DEFAULT_LIMIT;
 	uint32_t *later = xmalloc((w->cs.n + 1) * sizeof(*later));
 	uint32_t nlater = 0, same_top = 0, unnamed_top = 0;
-	Packer pk = {w, xcalloc(q->nroots + 1, sizeof(Pool)),
-		     xcalloc(q->nroots + 1, sizeof(Pool)), out};
+	Packer pk = {.w = w,
+		     .pools = xcalloc(q->nroots + 1, sizeof(Pool)),
+		     .kids = xcalloc(q->nroots + 1, sizeof(Pool)),
+		     .out = out};
 	Cands *cs = &w->cs;
 
+	rank__ident_index(&pk.ids, w->ids, w->nids);
 	out->items = xcalloc(limit, sizeof(*out->items));
 	for (uint32_t i = 0; i < cs->n && out->nitems < limit; i++) {
 		Cand *c = &cs->c[i];

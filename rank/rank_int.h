@@ -152,7 +152,7 @@ int rank__ident_find(const Ident *ids, int nids, const char *name, size_t len);
 double rank__mention(const Ident *ids, int nids, const char *name);
 /* Identifiers (at most IDENTS_CAP) found by hash rather than one by one:
  * a chunk's best window weighs every word of up to CLIP_SCAN_LINES lines
- * against them. */
+ * against them. Built once for a request's packing. */
 typedef struct {
 	const Ident *ids;
 	int16_t slot[4 * IDENTS_CAP]; /* -1: empty */
