@@ -1553,15 +1553,17 @@ def report(args, sizes, results):
 # Main
 # ---------------------------------------------------------------------- #
 
-def run_size(args, man, size, phases, work):
+def run_size(args, man, size, phases, work, res=None):
+    """Runs phases on size, into res (a new one when None)."""
     root = os.path.join(args.work, "corpus", size)
     db = os.path.join(args.work, "db", size + ".db")
     os.makedirs(os.path.dirname(db), exist_ok=True)
     files = size_files(man, size)
-    res = {"corpus": {"files": len(files),
-                      "lines": sum(v[1] for v in files.values()),
-                      "bytes": sum(v[0] for v in files.values())},
-           "load_start": os.getloadavg()[0]}
+    if res is None:
+        res = {"corpus": {"files": len(files),
+                          "lines": sum(v[1] for v in files.values()),
+                          "bytes": sum(v[0] for v in files.values())},
+               "load_start": os.getloadavg()[0]}
     if "index" in phases:
         phase_index(args, size, root, db, res)
         log("%s: cold index %.1f s" % (size, res["index"]["wall_s"]))
@@ -1683,16 +1685,24 @@ def main():
         work["keystroke"][0]))
     results = {}
     # Both sizes' context requests are made in turn, with a server on
-    # each (run_context_both).
+    # each (run_context_both): after the indexing phases, before those
+    # that write (keystrokes, branch switches), as the context phase
+    # of one size runs.
     both = "context" in phases and len(sizes) == 2
+    first = ("index", "rescan")
     try:
         for size in sizes:
-            ph = [p for p in phases if (p != "soak" or size == (
-                args.size if args.size != "both" else "full")) and
-                not (both and p == "context")]
-            results[size] = run_size(args, man, size, ph, work)
+            results[size] = run_size(args, man, size,
+                                     [p for p in phases if p in first],
+                                     work)
         if both:
             run_context_both(args, work, results)
+        for size in sizes:
+            ph = [p for p in phases if p not in first and (
+                p != "soak" or size == (
+                    args.size if args.size != "both" else "full")) and
+                not (both and p == "context")]
+            run_size(args, man, size, ph, work, results[size])
     except (BenchError, ServerGone, LspError, TimeoutError) as e:
         die("%s (server logs in %s)" % (e, args.work))
     finally:
