@@ -306,6 +306,20 @@ static bool is_guard(const SpanRules *r, uint32_t i, TSNode n, TSNode up,
 	       memcmp(text + ts_node_start_byte(tested), text + a, len) == 0;
 }
 
+/* Whether the name node of definition n is followed right away, within
+ * n, by the language's qualified-name separator: it is then a
+ * qualifier, and the parser has misread the definition (C++'s
+ * `DECL_MACRO ns::T f();` read as a field `ns` with a bit width). */
+static bool qualifies_next(const SpanRules *r, TSNode n, TSNode name,
+			   const char *text)
+{
+	const char *sep = r->spec->qsep;
+	size_t len = sep ? strlen(sep) : 0;
+	uint32_t i = ts_node_end_byte(name), end = ts_node_end_byte(n);
+
+	return len && end - i >= len && memcmp(text + i, sep, len) == 0;
+}
+
 /* Whether row i holds for definition node n, whose parent is up; fills
  * f if so. */
 static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, TSNode up,
@@ -335,7 +349,8 @@ static bool rule_holds(const SpanRules *r, uint32_t i, TSNode n, TSNode up,
 				  name_start(d, ts_node_child_by_field_id(
 						    n, r->name_field[i])),
 				  f, &above);
-	if (ts_node_is_null(f->name) && d->named)
+	if (ts_node_is_null(f->name) ? d->named
+				     : qualifies_next(r, n, f->name, text))
 		return false;
 	if (!ts_node_is_null(f->name) && ts_node_is_null(above))
 		above = n; /* the field holds the name itself */

@@ -442,6 +442,29 @@ TEST(spans_class_run_on_is_no_hidden_class)
 	xfree(got);
 }
 
+/* A declaration macro before a qualified return type (`BOOST_ASIO_DECL
+ * boost::system::error_code close();`) leaves the parser a field named
+ * by the type's first qualifier, with a bit width: a name the separator
+ * follows is no name, and the declaration no span. A qualified type
+ * without the macro, and real fields, stay. */
+TEST(spans_qualifier_is_no_name)
+{
+	EXPECT_SPANS(LANG_CPP,
+		     "namespace n {\n"
+		     "class A {\n public:\n"
+		     "  DECL boost::asio::ip::address_v4 to_v4() const;\n"
+		     "  DECL std::size_t run(boost::system::error_code& ec);\n"
+		     "  boost::asio::ip::address_v6 to_v6() const;\n"
+		     "  std::size_t size_;\n"
+		     "  unsigned flags : 3;\n"
+		     "};\n}\n",
+		     "namespace n\n"
+		     "  class n::A\n"
+		     "    method n::A::to_v6\n"
+		     "    field n::A::size_\n"
+		     "    field n::A::flags\n");
+}
+
 /* A conversion operator is named by the type it converts to, without
  * its parameters and qualifiers: defined in the class and out of it,
  * and declared. */
