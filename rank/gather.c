@@ -297,6 +297,52 @@ static void gather_live(Where *w)
 	}
 }
 
+/* Whether name qualifies a name near the cursor (`Other::size_type`,
+ * `Other.x`). */
+static bool qualifies_near(const Where *w, const char *name)
+{
+	const char *t = w->q->text, *sep = w->mr.sep;
+	uint32_t lo = w->q_lo, hi = w->q->cursor;
+	size_t n = strlen(name), sl = strlen(sep);
+
+	for (uint32_t i = lo, a; sl && rank__next_word(t, lo, hi, &i, &a);)
+		if (i - a == n && memcmp(t + a, name, n) == 0 &&
+		    hi - i >= sl && memcmp(t + i, sep, sl) == 0)
+			return true;
+	return false;
+}
+
+/* A member of another class of the buffer named as one of the class
+ * being written (or its bases) is not what that name near the cursor
+ * means, unless that class qualifies a name there: inside a class, a
+ * name is its own member first. */
+static void shadow_other_members(Where *w)
+{
+	const Chunking *lc = &w->live;
+	Cands *cs = &w->cs;
+
+	for (uint32_t i = 0; i < cs->n; i++) {
+		Cand *c = &cs->c[i];
+		const char *name;
+
+		if (c->from != FROM_LIVE || !c->other_class ||
+		    c->mention <= 0 || c->live_parent < 0 ||
+		    qualifies_near(w, lc->spans[c->live_parent].name))
+			continue;
+		name = lc->spans[c->row].name;
+		for (uint32_t k = 0; k < cs->n; k++) {
+			const Cand *d = &cs->c[k];
+
+			if (d->from == FROM_LIVE && d->member &&
+			    strcmp(lc->spans[d->row].name, name) == 0) {
+				c->mention = 0;
+				c->defined[0] = '\0';
+				break;
+			}
+		}
+	}
+}
+
 /* What a language keeps to a directory (Go's unexported names, kept to
  * the package) may be used by the directory's other files: a definition
  * the buffer does not use stays unused only if none of them does either,
@@ -982,6 +1028,7 @@ void rank__gather(Where *w)
 	rank__similar_words(w);
 	rank__receivers(w);
 	gather_live(w);
+	shadow_other_members(w);
 	unused_in_dir(w);
 	for (uint32_t r = 0; r < q->nroots; r++) {
 		Index *ix = q->roots[r].ix;

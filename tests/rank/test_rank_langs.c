@@ -1876,3 +1876,33 @@ TEST(kept_to_the_file_and_unused)
 	}
 	ws_close(&w);
 }
+
+/* Inside a class a name is its own member first: a member of another
+ * class of the file named as one of the class being written says
+ * nothing of that name near the cursor. */
+TEST(own_member_shadows_other_classes_cpp)
+{
+	static const File files[] = {{NULL, NULL}};
+	const RankItem *other;
+	RankResult r;
+	Ws w;
+
+	ws_open(&w, files);
+	rank_at(&w, "src/sizes.hpp",
+		"namespace n {\n"
+		"struct Small {\n  typedef unsigned size_type;\n\n\n\n"
+		"  size_type count() const { return 1; }\n};\n\n"
+		"struct Large {\n  typedef long size_type;\n\n"
+		"  int a_;\n  int b_;\n\n"
+		"  Large() : a_(0), b_(0) {}\n\n"
+		"  size_type twice(size_type x) const {\n"
+		"    size_type y = x;" CURSOR "\n  }\n};\n}\n",
+		4000, &r);
+	other = buffer_item(&r, "n::Small::size_type");
+	ASSERT_TRUE(r.nitems > 0);
+	EXPECT_STR_EQ(r.items[0].symbol, "n::Large::size_type");
+	EXPECT_TRUE(r.items[0].signals.definition > 0);
+	EXPECT_TRUE(!other || other->signals.definition <= 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
