@@ -306,8 +306,8 @@ static bool qualifies_near(const Where *w, const char *name)
 	size_t n = strlen(name), sl = strlen(sep);
 
 	for (uint32_t i = lo, a; sl && rank__next_word(t, lo, hi, &i, &a);)
-		if (i - a == n && memcmp(t + a, name, n) == 0 &&
-		    hi - i >= sl && memcmp(t + i, sep, sl) == 0)
+		if (i - a == n && memcmp(t + a, name, n) == 0 && hi - i >= sl &&
+		    memcmp(t + i, sep, sl) == 0)
 			return true;
 	return false;
 }
