@@ -48,6 +48,8 @@ static cJSON *signals_json(const RankSignals *g)
 		cJSON_AddNumberToObject(o, "sibling", cut(g->sibling, 1e3));
 	if (g->similar > 0)
 		cJSON_AddNumberToObject(o, "similar", cut(g->similar, 1e3));
+	if (g->namesakes > 0)
+		cJSON_AddNumberToObject(o, "namesakes", cut(g->namesakes, 1e3));
 	cJSON_AddBoolToObject(o, "import", g->import);
 	if (g->declared)
 		cJSON_AddBoolToObject(o, "declared", true);

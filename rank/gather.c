@@ -690,6 +690,7 @@ typedef enum {
 	FOR_FILE_USE, /* the rest of the buffer uses it */
 	FOR_SIBLING,  /* the namesakes of the definition being written do */
 	FOR_SIMILAR,  /* the definitions like it do */
+	FOR_NAMESAKE, /* other files' definitions of its name do */
 } LookedFor;
 
 /* Takes the definitions in sp[0, n) of names[0, nn) that file_named
@@ -717,9 +718,10 @@ static void take_file_named(Where *w, int r, const IndexSpan *sp, uint32_t n,
 			    !(c = find_span(&w->cs, r, sp[j].id)))
 				continue;
 			c->declared |= j == def;
-			to = as[i] == FOR_SIBLING   ? &c->sibling
-			     : as[i] == FOR_SIMILAR ? &c->similar
-						    : &c->file_use;
+			to = as[i] == FOR_SIBLING    ? &c->sibling
+			     : as[i] == FOR_SIMILAR  ? &c->similar
+			     : as[i] == FOR_NAMESAKE ? &c->namesakes
+						     : &c->file_use;
 			*to = fmax(*to, weight[i] / kept * share);
 		}
 	}
@@ -784,6 +786,98 @@ static void gather_sibling_named(Where *w, int r, Index *ix)
 		return;
 	take_file_named(w, r, sp, n, names, weight, as, nn);
 	index_spans_free(sp, n);
+}
+
+/* The texts of other files' definitions of the name being written, the
+ * first NAMESAKES_READ of them with a body, into texts (the caller's to
+ * free, NULL where unread); returns how many, their language in *lang. */
+static uint32_t read_namesakes(Where *w, int r, Index *ix,
+			       char *texts[NAMESAKES_READ], Lang *lang)
+{
+	IndexTextRange ranges[NAMESAKES_READ];
+	uint32_t n, nr = 0;
+	IndexSpan *sp;
+
+	if (index_spans_named_many(ix, &w->own, 1, NAMESAKES_READ + 4, &sp, &n))
+		return 0;
+	for (uint32_t j = 0; j < n && nr < NAMESAKES_READ; j++) {
+		uint32_t a = sp[j].bytes.start, z = sp[j].bytes.end;
+
+		if ((sp[j].kind != SPAN_FUNCTION &&
+		     sp[j].kind != SPAN_METHOD) ||
+		    declares_only(sp[j].kind, sp[j].header) ||
+		    in_buffer(w, r, sp[j].path) ||
+		    !lang_can_use(w->q->lang, sp[j].lang))
+			continue;
+		*lang = sp[j].lang;
+		ranges[nr++] = (IndexTextRange){
+		    sp[j].file_id, a,
+		    z - a > NAMESAKE_BYTES ? a + NAMESAKE_BYTES : z};
+	}
+	index_spans_free(sp, n);
+	if (nr < 2 || index_file_texts(ix, ranges, nr, texts) != 0)
+		return 0;
+	return nr;
+}
+
+/* Definitions of the names other files' definitions of the name being
+ * written use: every operation's `do_complete`, every visitor's
+ * `visit_str`, does much what the one being written is about to. A
+ * name weighs the share of those read that use it (at least
+ * NAMESAKE_SHARE); the heaviest are looked up as gather_file_named
+ * looks up its own. */
+static void gather_namesakes(Where *w, int r, Index *ix)
+{
+	char *texts[NAMESAKES_READ] = {0};
+	const char *names[NAMESAKE_LOOKUPS];
+	double weight[NAMESAKE_LOOKUPS];
+	LookedFor as[NAMESAKE_LOOKUPS];
+	Ident *got = xmalloc(2 * FILE_IDENTS_CAP * sizeof(*got));
+	Ident *all = got + FILE_IDENTS_CAP;
+	Lang lang = w->q->lang;
+	uint32_t nt = w->own ? read_namesakes(w, r, ix, texts, &lang) : 0;
+	uint32_t nn = 0, n;
+	Buf b = {0};
+	int nall;
+	IndexSpan *sp;
+
+	/* Each text's names once, on one line: counted together, a name
+	 * weighs the number of texts that use it. */
+	for (uint32_t t = 0; t < nt; t++) {
+		int m = texts[t]
+			    ? rank__file_idents(lang, texts[t], 0,
+						(uint32_t)strlen(texts[t]),
+						(ByteRange){0, 0}, 0, 0, NULL,
+						0, got, FILE_IDENTS_CAP)
+			    : 0;
+
+		for (int i = 0; i < m; i++)
+			if (strcmp(got[i].name, w->own) != 0)
+				buf_printf(&b, "%s ", got[i].name);
+		xfree(texts[t]);
+	}
+	nall = b.len ? rank__file_idents(lang, b.data, 0, (uint32_t)b.len,
+					 (ByteRange){0, 0}, 0, 0, NULL, 0, all,
+					 FILE_IDENTS_CAP)
+		     : 0;
+	for (int i = 0; i < nall && nn < NAMESAKE_LOOKUPS; i++) {
+		double share = all[i].weight / nt;
+
+		if (share < NAMESAKE_SHARE)
+			break;
+		if (defined_here(&w->cs, all[i].name))
+			continue;
+		weight[nn] = share;
+		as[nn] = FOR_NAMESAKE;
+		names[nn++] = all[i].name;
+	}
+	if (nn &&
+	    !index_spans_named_many(ix, names, nn, DEFS_PER_IDENT, &sp, &n)) {
+		take_file_named(w, r, sp, n, names, weight, as, nn);
+		index_spans_free(sp, n);
+	}
+	buf_free(&b);
+	xfree(got);
 }
 
 /* Whether a definition of name in path is in the module of an import of
@@ -1041,6 +1135,7 @@ void rank__gather(Where *w)
 		gather_named(w, (int)r, ix);
 		gather_file_named(w, (int)r, ix);
 		gather_sibling_named(w, (int)r, ix);
+		gather_namesakes(w, (int)r, ix);
 		gather_imported(w, (int)r, ix);
 		gather_bases(w, (int)r, ix);
 		gather_receivers(w, (int)r, ix);

@@ -477,6 +477,7 @@ static void item_of(Packer *pk, Cand *c, RankItem *it)
 	g->file_use = c->file_use;
 	g->sibling = c->sibling;
 	g->similar = c->similar;
+	g->namesakes = c->namesakes;
 	g->import = c->imported;
 	g->declared = c->declared && !c->imported;
 	g->imported_name = c->import_name;

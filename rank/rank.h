@@ -57,6 +57,9 @@ typedef struct {
 	double similar;	       /* ... by the bodies of the buffer's
 				* definitions with headers like the one
 				* being written: their share of likeness */
+	double namesakes;      /* ... by other files' definitions of the
+				* name being written: the share of them
+				* that do */
 	bool import;	       /* in a file the current one imports */
 	bool declared;	       /* a function declared in a file the current
 				* one imports (a C header), defined here */

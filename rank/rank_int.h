@@ -94,6 +94,14 @@
 #define SIMILAR_MAX 8
 #define SIMILAR_MIN 0.4
 #define HEADER_WORDS 24
+/* Other files' definitions of the name being written read (the first
+ * NAMESAKES_READ in the index's order, NAMESAKE_BYTES of each), and the
+ * names that at least NAMESAKE_SHARE of them use looked up (at most
+ * NAMESAKE_LOOKUPS). */
+#define NAMESAKES_READ 12
+#define NAMESAKE_BYTES 4096
+#define NAMESAKE_SHARE 0.3
+#define NAMESAKE_LOOKUPS 24
 
 /* ---------------------------------------------------------------------- *
  * words.c
@@ -293,6 +301,8 @@ typedef struct {
 			      * the name being written */
 	double similar;	     /* ... by the buffer's definitions with
 			      * headers like its */
+	double namesakes;    /* ... by other files' definitions of the
+			      * name being written */
 	uint32_t uses;	     /* same file: uses of its name besides its own */
 	uint32_t callers;    /* same file: its functions that call it */
 	bool unused_private; /* same file: kept to it, and used nowhere in
@@ -562,6 +572,9 @@ typedef struct {
 			       * buffer's definitions with headers like the
 			       * one being written use, in another file */
 	double similar_here;  /* ... in the buffer itself */
+	double namesakes;     /* a definition of a name other files'
+			       * definitions of the name being written
+			       * use, by the share of them that do */
 	double kept_unused;   /* the current file's definitions kept to it
 			       * (`static`, `_name`) that it does not use
 			       * yet */

@@ -41,6 +41,7 @@ const Weights rank__weights = {
     .sibling = 1.0,
     .similar = 1.0,
     .similar_here = 0.5,
+    .namesakes = 0.5,
     .kept_unused = 1.5,
     .uses = 0.4,
     .uses_full = 64.0,
@@ -229,7 +230,8 @@ static double score_of(const Where *w, const Cand *c)
 	     (c->member ? W->member : 0) + (c->receiver ? W->receiver : 0) -
 	     (c->other_class ? W->other_class : 0) + file_prior(c) +
 	     (imported(c) ? W->imported : 0) + imported_name(c) +
-	     W->sibling * fmin(c->sibling, 1.0) + similar_prior(c);
+	     W->sibling * fmin(c->sibling, 1.0) + similar_prior(c) +
+	     W->namesakes * fmin(c->namesakes, 1.0);
 	if (c->same_file)
 		s += W->near / (1.0 + c->near / W->near_lines) +
 		     W->uses * fmin(log1p(c->uses) / log1p(W->uses_full), 1.0) +

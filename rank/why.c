@@ -12,6 +12,7 @@ static bool file_use(const RankSignals *g)
 }
 static bool sibling(const RankSignals *g) { return g->sibling > 0; }
 static bool similar(const RankSignals *g) { return g->similar > 0; }
+static bool namesakes(const RankSignals *g) { return g->namesakes > 0; }
 static bool member(const RankSignals *g) { return g->member; }
 static bool receiver(const RankSignals *g) { return g->receiver; }
 static bool unused(const RankSignals *g) { return g->unused_import; }
@@ -73,6 +74,7 @@ static const struct {
      "used by this file's definitions with headers like the one being "
      "written",
      NULL},
+    {namesakes, "used by other files' definitions of the same name", NULL},
     {member, "a member of the class being written or its bases", NULL},
     {receiver, "a method of the type of what it is called on", NULL},
     {unused, "imported by this file and not used yet", NULL},

@@ -1906,3 +1906,48 @@ TEST(own_member_shadows_other_classes_cpp)
 	rank_result_free(&r);
 	ws_close(&w);
 }
+
+/* Other files' definitions of the name being written (every operation's
+ * do_complete) call what the one being written is about to: the helper
+ * most of them call ranks, saying why, though the buffer names it
+ * nowhere; a name only one of three uses does not. */
+TEST(namesakes_in_other_files_cpp)
+{
+	static const File files[] = {
+	    {"ops/finish.hpp", "#pragma once\n"
+			       "inline void finish_op(int *op) { *op = 0; }\n"
+			       "inline void trace_op(int *op) { (void)op; }\n"},
+	    {"ops/read_op.hpp",
+	     "#include \"finish.hpp\"\n"
+	     "struct read_op {\n  int state_;\n"
+	     "  void do_complete() {\n    trace_op(&state_);\n"
+	     "    finish_op(&state_);\n  }\n};\n"},
+	    {"ops/write_op.hpp", "#include \"finish.hpp\"\n"
+				 "struct write_op {\n  int state_;\n"
+				 "  void do_complete() {\n"
+				 "    finish_op(&state_);\n  }\n};\n"},
+	    {"ops/wait_op.hpp", "#include \"finish.hpp\"\n"
+				"struct wait_op {\n  int state_;\n"
+				"  void do_complete() {\n"
+				"    finish_op(&state_);\n  }\n};\n"},
+	    {NULL, NULL},
+	};
+	RankResult r;
+	Ws w;
+	int i, j;
+
+	ws_open(&w, files);
+	rank_at(&w, "ops/send_op.hpp",
+		"#include \"finish.hpp\"\n"
+		"struct send_op {\n  int state_;\n"
+		"  void do_complete() {\n    " CURSOR "\n  }\n};\n",
+		4000, &r);
+	i = find(&r, "ops/finish.hpp", "finish_op");
+	j = find(&r, "ops/finish.hpp", "trace_op");
+	ASSERT_TRUE(i >= 0);
+	EXPECT_TRUE(r.items[i].signals.namesakes > 0.99);
+	EXPECT_TRUE(why_says(&r.items[i], "other files' definitions"));
+	EXPECT_TRUE(j < 0 || r.items[j].signals.namesakes == 0);
+	rank_result_free(&r);
+	ws_close(&w);
+}
