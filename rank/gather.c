@@ -836,7 +836,7 @@ static void gather_namesakes(Where *w, int r, Index *ix)
 	Ident *all = got + FILE_IDENTS_CAP;
 	Lang lang = w->q->lang;
 	uint32_t nt = w->own ? read_namesakes(w, r, ix, texts, &lang) : 0;
-	uint32_t nn = 0, n;
+	uint32_t nn = 0, nread = 0, n;
 	Buf b = {0};
 	int nall;
 	IndexSpan *sp;
@@ -854,6 +854,7 @@ static void gather_namesakes(Where *w, int r, Index *ix)
 		for (int i = 0; i < m; i++)
 			if (strcmp(got[i].name, w->own) != 0)
 				buf_printf(&b, "%s ", got[i].name);
+		nread += texts[t] != NULL;
 		xfree(texts[t]);
 	}
 	nall = b.len ? rank__file_idents(lang, b.data, 0, (uint32_t)b.len,
@@ -861,7 +862,7 @@ static void gather_namesakes(Where *w, int r, Index *ix)
 					 FILE_IDENTS_CAP)
 		     : 0;
 	for (int i = 0; i < nall && nn < NAMESAKE_LOOKUPS; i++) {
-		double share = all[i].weight / nt;
+		double share = all[i].weight / nread;
 
 		if (share < NAMESAKE_SHARE)
 			break;
