@@ -317,7 +317,8 @@ static bool qualifies_next(const SpanRules *r, TSNode n, TSNode name,
 	size_t len = sep ? strlen(sep) : 0;
 	uint32_t i = ts_node_end_byte(name), end = ts_node_end_byte(n);
 
-	return len && end - i >= len && memcmp(text + i, sep, len) == 0;
+	return len && i <= end && end - i >= len &&
+	       memcmp(text + i, sep, len) == 0;
 }
 
 /* Whether row i holds for definition node n, whose parent is up; fills

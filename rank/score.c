@@ -6,7 +6,8 @@
  * imported (more when the file does not use it yet), for being used by
  * the file's other definitions of the name being written (the same
  * method of another class) or by the bodies of its definitions with like
- * headers (less in the file itself), and, in the current file, for being
+ * headers (less in the file itself) or by other files' definitions of
+ * the name being written, and, in the current file, for being
  * close, for how often the file uses it, for the share of the file's
  * functions that call it and for being kept to the file yet unused; a
  * member of some other class scores less. Every candidate scores for its

@@ -32,6 +32,8 @@ export interface ContextSignals {
 			   * being written (share of them) */
 	similar?: number; /* used by the bodies of the file's definitions
 			   * with headers like the one being written */
+	namesakes?: number; /* used by other files' definitions of the name
+			     * being written (share of them) */
 	import?: boolean;
 	declared?: boolean; /* a function whose declaration is in a file the
 			     * file imports (a C header) */
