@@ -832,15 +832,18 @@ static void gather_namesakes(Where *w, int r, Index *ix)
 	const char *names[NAMESAKE_LOOKUPS];
 	double weight[NAMESAKE_LOOKUPS];
 	LookedFor as[NAMESAKE_LOOKUPS];
-	Ident *got = xmalloc(2 * FILE_IDENTS_CAP * sizeof(*got));
-	Ident *all = got + FILE_IDENTS_CAP;
 	Lang lang = w->q->lang;
 	uint32_t nt = w->own ? read_namesakes(w, r, ix, texts, &lang) : 0;
 	uint32_t nn = 0, nread = 0, n;
+	Ident *got, *all;
 	Buf b = {0};
 	int nall;
 	IndexSpan *sp;
 
+	if (!nt)
+		return;
+	got = xmalloc(2 * FILE_IDENTS_CAP * sizeof(*got));
+	all = got + FILE_IDENTS_CAP;
 	/* Each text's names once, on one line: counted together, a name
 	 * weighs the number of texts that use it. */
 	for (uint32_t t = 0; t < nt; t++) {
