@@ -923,19 +923,6 @@ static int compact(Walk *w, long long written)
 	return err;
 }
 
-/* Largest first (then by path, so runs repeat): the small files left for
- * the end even out the workers' finishing times, where one long parse
- * last would keep the other cores idle while it runs. */
-static int by_size_desc(const void *a, const void *b)
-{
-	const Candidate *x = *(Candidate *const *)a,
-			*y = *(Candidate *const *)b;
-
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return strcmp(x->rel, y->rel);
-}
-
 static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 {
 	Pool p;
@@ -946,6 +933,11 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	memset(&p, 0, sizeof(p));
 	p.w = w;
 	p.todo = xmalloc((w->n + 1) * sizeof(*p.todo));
+	/* In the walk's path order: a directory's files, which share their
+	 * names, meet in the full-text index's pending terms (a first index
+	 * of the Linux kernel spent a fifth less in SQLite for it than
+	 * largest first), and file rows go in at the end of the path index.
+	 * The last file parsed is at most max_file_size. */
 	for (uint32_t k = 0; k < w->n; k++) {
 		Candidate *c = &w->c[k];
 
@@ -958,8 +950,6 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 			p.todo_bytes += (uint64_t)c->size;
 		}
 	}
-	if (p.ntodo)
-		qsort(p.todo, p.ntodo, sizeof(*p.todo), by_size_desc);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.not_empty, NULL);
 	pthread_cond_init(&p.not_full, NULL);

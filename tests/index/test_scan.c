@@ -702,7 +702,7 @@ typedef struct {
 } Truncate;
 
 /* On the first report, before the smaller file is read (one job reads
- * the largest first): victim.py is truncated, as an editor saving it
+ * big.py first, in path order): victim.py is truncated, as an editor saving it
  * does just before it writes. */
 static void truncate_progress(void *ctx, const ScanStats *s)
 {
