@@ -141,6 +141,14 @@ int index__end(Index *ix, int err);
  * (synchronous=NORMAL), all that was written gets synced: by the switch
  * back to WAL mode, or in WAL mode by the next checkpoint. */
 int index__bulk(Index *ix, bool on);
+/* A first scan into an empty index that no one reads meanwhile (bulk
+ * mode, alone) loads it: on drops the secondary indexes, to be built
+ * after the rows (a sort each, where a row each would land at random in
+ * the name index), and stops the full-text index merging its segments
+ * as they come (the scan's compaction merges them all once); off builds
+ * the indexes and restores FTS5's merge settings, as opening the file
+ * does when a load was cut short. */
+int index__load(Index *ix, bool on);
 /* Starts writing what the database file holds in the page cache to
  * disk, without waiting: in bulk mode, so that the sync at its end has
  * little left to wait for. Linux only; errors are ignored (the sync

@@ -988,7 +988,7 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 	Walk w;
 	Vanished gone = {0};
 	long long written = 0;
-	bool bulk;
+	bool bulk, load;
 	int err;
 
 	memset(&local, 0, sizeof(local));
@@ -1010,8 +1010,14 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 		err = drop_vanished(ix, &gone, &local);
 	bulk = !err && w.stored == 0 && w.n > 0 && index__bulk(ix, true) == 0;
 	w.bulk = bulk;
+	load = bulk && ix->bulk_journal && index__load(ix, true) == 0;
 	if (!err)
 		err = run_pool(&w, jobs, fn, ctx);
+	if (load) { /* also after an error: the rows kept want indexes */
+		int e = index__load(ix, false);
+
+		err = err ? err : e;
+	}
 	if (!err && cancel && *cancel)
 		err = CASTLS_ECANCELED;
 	if (!err)

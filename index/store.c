@@ -45,8 +45,6 @@ static const char schema[] =
     " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
     " lang TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,"
     " hash INTEGER NOT NULL, indexed_at INTEGER NOT NULL);"
-    /* For the files written since a moment (symbols.c). */
-    "CREATE INDEX files_indexed ON files(indexed_at);"
     "CREATE TABLE spans("
     " id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
     " parent_id INTEGER, kind TEXT NOT NULL, name TEXT NOT NULL,"
@@ -54,11 +52,6 @@ static const char schema[] =
     " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, header TEXT NOT NULL,"
     " hash INTEGER NOT NULL, top INTEGER NOT NULL);"
-    "CREATE INDEX spans_file ON spans(file_id, start_byte);"
-    "CREATE INDEX spans_parent ON spans(parent_id);"
-    /* The order of a name's definitions (NAME_ORDER) starts here. */
-    "CREATE INDEX spans_name ON spans(name, kind IN " LATE_KINDS ","
-    " length(qualname), hash);"
     /* A chunk is two rows: where it is, and its text (with the names
      * it answers to) under the same id. A keystroke moves every chunk
      * after it, and those rows, without their text, take a page or two
@@ -69,7 +62,6 @@ static const char schema[] =
     " end_byte INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, size INTEGER NOT NULL,"
     " hash INTEGER NOT NULL);"
-    "CREATE INDEX chunks_file ON chunk_rows(file_id, start_byte);"
     "CREATE TABLE chunk_texts("
     " id INTEGER PRIMARY KEY, names TEXT NOT NULL, text TEXT NOT NULL);"
     /* The chunks whole, to read (the database reads on its own). */
@@ -92,6 +84,26 @@ static const char schema[] =
      * that the merges would read and write again. */
     "INSERT INTO chunks_fts(chunks_fts, rank)"
     " VALUES('hashsize', 16777216);";
+
+/* The secondary indexes, apart from the tables: a first load builds
+ * them after its rows (index__load). */
+static const struct {
+	const char *name, *sql;
+} indexes[] = {
+    /* For the files written since a moment (symbols.c). */
+    {"files_indexed", "CREATE INDEX IF NOT EXISTS files_indexed"
+		      " ON files(indexed_at)"},
+    {"spans_file", "CREATE INDEX IF NOT EXISTS spans_file"
+		   " ON spans(file_id, start_byte)"},
+    {"spans_parent", "CREATE INDEX IF NOT EXISTS spans_parent"
+		     " ON spans(parent_id)"},
+    /* The order of a name's definitions (NAME_ORDER) starts here. */
+    {"spans_name", "CREATE INDEX IF NOT EXISTS spans_name ON spans(name,"
+		   " kind IN " LATE_KINDS ", length(qualname), hash)"},
+    {"chunks_file", "CREATE INDEX IF NOT EXISTS chunks_file"
+		    " ON chunk_rows(file_id, start_byte)"},
+};
+#define NINDEXES (sizeof(indexes) / sizeof(indexes[0]))
 
 /* Spans of a name looked through for a qualified member; see
  * ST_MEMBERS_MANY. */
@@ -439,6 +451,71 @@ int index__bulk(Index *ix, bool on)
 	return err;
 }
 
+/* Creates the secondary indexes that are missing. */
+static int create_indexes(Index *ix)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < NINDEXES && !err; i++)
+		err = exec(ix, indexes[i].sql);
+	return err;
+}
+
+/* Sets FTS5's merge settings: a load's level-0 segments (one a commit)
+ * wait for the one merge at its end, up to LOAD_CRISIS_MERGE of them
+ * (FTS5 holds 2,000 at most); 4 and 16 are FTS5's defaults. */
+#define LOAD_CRISIS_MERGE 1024
+static int fts_merges(Index *ix, int automerge, int crisis)
+{
+	char sql[192];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO chunks_fts(chunks_fts, rank)"
+		 " VALUES('automerge', %d), ('crisismerge', %d)",
+		 automerge, crisis);
+	return exec(ix, sql);
+}
+
+int index__load(Index *ix, bool on)
+{
+	int err;
+
+	if ((err = index__begin(ix)))
+		return err;
+	for (size_t i = 0; i < NINDEXES && !err; i++) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "DROP INDEX IF EXISTS %s",
+			 indexes[i].name);
+		err = on ? exec(ix, sql) : exec(ix, indexes[i].sql);
+	}
+	if (!err)
+		err = on ? fts_merges(ix, 0, LOAD_CRISIS_MERGE)
+			 : fts_merges(ix, 4, 16);
+	return index__end(ix, err);
+}
+
+/* True when a secondary index is missing: a load was cut short. */
+static bool load_unfinished(Index *ix)
+{
+	sqlite3_stmt *s;
+	size_t found = 0;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT name FROM sqlite_schema"
+			       " WHERE type='index'",
+			       -1, &s, NULL) != SQLITE_OK)
+		return false;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		for (size_t i = 0; name && i < NINDEXES; i++)
+			found += strcmp(name, indexes[i].name) == 0;
+	}
+	sqlite3_finalize(s);
+	return found < NINDEXES;
+}
+
 void index__writeback(Index *ix)
 {
 #ifdef __linux__
@@ -756,6 +833,12 @@ static int open_db(Index *ix)
 	if (code_tokenizer_register(ix->db) || index__bm25_register(ix->db))
 		return CASTLS_EDB;
 	sqlite3_wal_hook(ix->db, wal_hook, ix);
+	/* A killed `castls index` leaves its load's rows without their
+	 * indexes: every lookup by file or name would scan a table. When
+	 * another connection holds the write lock (a load going on), the
+	 * next open tries again. */
+	if (version != 0 && load_unfinished(ix))
+		index__load(ix, false);
 	if (version == 0) {
 		if ((err = index__begin(ix)))
 			return err;
@@ -766,6 +849,7 @@ static int open_db(Index *ix)
 				 "PRAGMA user_version=%d",
 				 INDEX_SCHEMA_VERSION);
 			if ((err = exec(ix, schema)) ||
+			    (err = create_indexes(ix)) ||
 			    (err = exec(ix, pragma))) {
 				index__rollback(ix);
 				return err;

@@ -1124,8 +1124,20 @@ TEST(scan_cold_build_restores_synchronous)
 
 typedef struct {
 	Index *ix;
-	char mode[16]; /* journal mode at the first progress report */
+	/* At the first progress report: the journal mode, the secondary
+	 * indexes there are, and the full-text index's automerge. */
+	char mode[16];
+	long long indexes, automerge;
 } ModeSeen;
+
+/* Secondary indexes (the ones SQLite makes for constraints aside). */
+#define SECONDARY_INDEXES                             \
+	"SELECT count(*) FROM sqlite_schema WHERE type='index'" \
+	" AND name NOT LIKE 'sqlite_%'"
+/* FTS5's setting, its default when never set. */
+#define FTS_AUTOMERGE                                                   \
+	"SELECT coalesce((SELECT v FROM chunks_fts_config"              \
+	" WHERE k='automerge'), 4)"
 
 static void note_journal_mode(void *ctx, const ScanStats *st)
 {
@@ -1136,6 +1148,8 @@ static void note_journal_mode(void *ctx, const ScanStats *st)
 	if (m->mode[0] || sqlite3_prepare_v2(m->ix->db, "PRAGMA journal_mode",
 					     -1, &s, NULL) != SQLITE_OK)
 		return;
+	m->indexes = ixt_int(m->ix->db, SECONDARY_INDEXES);
+	m->automerge = ixt_int(m->ix->db, FTS_AUTOMERGE);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		snprintf(m->mode, sizeof(m->mode), "%s",
 			 (const char *)sqlite3_column_text(s, 0));
@@ -1143,8 +1157,10 @@ static void note_journal_mode(void *ctx, const ScanStats *st)
 }
 
 /* A first scan by a connection alone with its database (castls index)
- * writes it with a rollback journal, and leaves it in WAL mode, synced,
- * with all rows; one that shares it stays in WAL mode throughout. */
+ * writes it with a rollback journal, without its secondary indexes and
+ * with no full-text merges along the way, and leaves it in WAL mode,
+ * synced, with all rows, indexes and FTS5's merge settings back; one
+ * that shares it stays in WAL mode with its indexes throughout. */
 TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 {
 	for (int alone = 0; alone < 2; alone++) {
@@ -1152,6 +1168,7 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 		IndexOptions o = {0};
 		ScanStats st;
 		ModeSeen m = {0};
+		char *plan;
 
 		fixture_init(&f);
 		for (int i = 0; i < 40; i++) {
@@ -1170,6 +1187,14 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 					 &st),
 			      0);
 		EXPECT_STR_EQ(m.mode, alone ? "delete" : "wal");
+		EXPECT_INT_EQ(m.indexes, alone ? 0 : 5);
+		EXPECT_INT_EQ(m.automerge, alone ? 0 : 4);
+		EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
+		EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+		plan = ixt_rows(fdb(&f), "EXPLAIN QUERY PLAN SELECT id"
+					 " FROM spans WHERE name = 'led'");
+		EXPECT_TRUE(strstr(plan, "spans_name") != NULL);
+		xfree(plan);
 		EXPECT_ROWS(&f, "PRAGMA journal_mode", "wal\n");
 		EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), 40);
 		EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
@@ -1213,6 +1238,39 @@ TEST(new_file_opened_alone_ends_in_wal_mode)
 		EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
 		fixture_close(&f);
 	}
+}
+
+/* A load cut short (castls index killed mid-scan) leaves rows without
+ * secondary indexes and FTS5 merging nothing: opening the file again
+ * puts both back, so the next scan's lookups by file and name stay
+ * indexed and its segments merge. */
+TEST(open_finishes_a_load_cut_short)
+{
+	Fixture f;
+	IndexOptions o = {0};
+	ScanStats st;
+
+	fixture_init(&f);
+	ixt_write(f.root, "led.py", led_v1);
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	o.alone = true;
+	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(index__load(f.ix, true), 0);
+	EXPECT_INT_EQ(ixt_int(f.ix->db, SECONDARY_INDEXES), 0);
+	EXPECT_INT_EQ(ixt_int(f.ix->db, FTS_AUTOMERGE), 0);
+	index_close(f.ix);
+	f.ix = NULL;
+	EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 0);
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
+	EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+	st = rescan(&f);
+	EXPECT_INT_EQ(st.indexed, 1);
+	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+	EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
+	fixture_close(&f);
 }
 
 /* Rows cut at one chunk size are re-cut when the size changes, although
