@@ -702,8 +702,8 @@ typedef struct {
 } Truncate;
 
 /* On the first report, before the smaller file is read (one job reads
- * big.py first, in path order): victim.py is truncated, as an editor saving it
- * does just before it writes. */
+ * big.py first, in path order): victim.py is truncated, as an editor
+ * saving it does just before it writes. */
 static void truncate_progress(void *ctx, const ScanStats *s)
 {
 	Truncate *t = ctx;
@@ -1131,12 +1131,12 @@ typedef struct {
 } ModeSeen;
 
 /* Secondary indexes (the ones SQLite makes for constraints aside). */
-#define SECONDARY_INDEXES                             \
+#define SECONDARY_INDEXES                                       \
 	"SELECT count(*) FROM sqlite_schema WHERE type='index'" \
 	" AND name NOT LIKE 'sqlite_%'"
 /* FTS5's setting, its default when never set. */
-#define FTS_AUTOMERGE                                                   \
-	"SELECT coalesce((SELECT v FROM chunks_fts_config"              \
+#define FTS_AUTOMERGE                                      \
+	"SELECT coalesce((SELECT v FROM chunks_fts_config" \
 	" WHERE k='automerge'), 4)"
 
 static void note_journal_mode(void *ctx, const ScanStats *st)
