@@ -482,16 +482,20 @@ int index__load(Index *ix, bool on)
 
 	if ((err = index__begin(ix)))
 		return err;
+	if (!on) {
+		if (!(err = create_indexes(ix)))
+			err = fts_merges(ix, 4, 16);
+		return index__end(ix, err);
+	}
 	for (size_t i = 0; i < NINDEXES && !err; i++) {
 		char sql[64];
 
 		snprintf(sql, sizeof(sql), "DROP INDEX IF EXISTS %s",
 			 indexes[i].name);
-		err = on ? exec(ix, sql) : exec(ix, indexes[i].sql);
+		err = exec(ix, sql);
 	}
 	if (!err)
-		err = on ? fts_merges(ix, 0, LOAD_CRISIS_MERGE)
-			 : fts_merges(ix, 4, 16);
+		err = fts_merges(ix, 0, LOAD_CRISIS_MERGE);
 	return index__end(ix, err);
 }
 
