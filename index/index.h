@@ -31,8 +31,10 @@
  * named A. 15: a span keeps whether it is at its file's top or in
  * namespaces only. 16: a class with a body of its own is not taken for
  * one an export macro hid. 17: a name followed by its qualifier's separator
- * (`DECL ns::T f();` read as a field `ns`) names no span. */
-#define INDEX_SCHEMA_VERSION 17
+ * (`DECL ns::T f();` read as a field `ns`) names no span. 18: the
+ * spans_name index orders late kinds by ORs (LATE_KIND), and lookups
+ * in the old index's order would sort rather than read it. */
+#define INDEX_SCHEMA_VERSION 18
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000
 /* Write-ahead log pages (of 16 KiB) that make a commit checkpoint, as

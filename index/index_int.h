@@ -85,10 +85,16 @@ struct Index {
 	"s.id, s.parent_id, s.file_id, f.path, f.lang, s.kind, s.name,"  \
 	" s.qualname, s.header, s.start_byte, s.end_byte, s.start_line," \
 	" s.end_line, s.hash, s.top"
-/* The span kinds a name means last (span_is_late says the same in C):
- * data (a file's bindings are many) and impl blocks (they add to a type
- * defined elsewhere). */
-#define LATE_KINDS "('variable', 'constant', 'field', 'impl')"
+/* True for the span kinds a name means last (span_is_late says the same
+ * in C): data (a file's bindings are many) and impl blocks (they add to a
+ * type defined elsewhere). p prefixes the kind column ("s." or ""). ORs,
+ * not `kind IN (...)`: SQLite reads an IN list of over two values
+ * through a table it builds at each evaluation, and the spans_name index
+ * evaluates this for every span it holds (building it took 2.5 times
+ * as long, the largest part of the end of a first load). */
+#define LATE_KIND(p)                                                     \
+	"(" p "kind = 'variable' OR " p "kind = 'constant' OR " p "kind" \
+	" = 'field' OR " p "kind = 'impl')"
 
 static inline bool span_is_late(SpanKind k)
 {
@@ -97,14 +103,13 @@ static inline bool span_is_late(SpanKind k)
 }
 
 /* The order of the definitions of one name, in every lookup by name:
- * code before data and impl blocks (LATE_KINDS), the least qualified
+ * code before data and impl blocks (LATE_KIND), the least qualified
  * first, then by content (the span's hash) and row. The spans_name index
  * holds all of it: the first few definitions of a name defined thousands
  * of times (`__init__`) are its first few entries, where ordering them by
  * path read a spans and a files row for each of the thousands. */
-#define NAME_ORDER(s)                                              \
-#s ".kind IN " LATE_KINDS ", length(" #s ".qualname), " #s \
-	   ".hash, " #s ".id"
+#define NAME_ORDER(s) \
+	LATE_KIND(#s ".") ", length(" #s ".qualname), " #s ".hash, " #s ".id"
 
 #define HIT_COLUMNS                                                         \
 	"c.id, c.span_id, c.file_id, f.path, f.lang, c.kind, c.start_byte," \
