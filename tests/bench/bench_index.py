@@ -16,7 +16,9 @@ an empty database, not a cold disk.
 
 Reported, per corpus: the cold index (median of BENCH_RUNS runs, default
 3) in files/s and MB/s, its peak RSS, the database size over the source
-size, and bench_chunk's single-thread raw parse MB/s for comparison;
+size, and bench_chunk's single-thread raw parse MB/s for comparison
+(one pass after each cold run; the share printed is the median of the
+runs' ratios, as the machine's speed drifts between runs);
 then, on the python corpus, the warm re-scan of unchanged files (median
 of 5) and the latency of BENCH_QUERIES (default 1000) searches built from
 real lines of its code, through the CLI (process start-up included) and
@@ -129,11 +131,12 @@ def status(castls, root, db):
 
 
 def raw_parse(build, name, root):
-    """bench_chunk's single-thread parse MB/s of root, or None."""
+    """bench_chunk's single-thread parse MB/s of root (one pass), or
+    None."""
     exe = os.path.join(build, "bench_chunk")
     if not os.access(exe, os.X_OK):
         return None
-    argv = [exe, "--runs", "3", "--max-file-size", str(MAX_FILE)]
+    argv = [exe, "--runs", "1", "--max-file-size", str(MAX_FILE)]
     if name == "bash":
         argv += ["--lang", "bash"]
     out = subprocess.run(argv + [root], capture_output=True, text=True)
@@ -214,7 +217,7 @@ def report(castls, build, sources, work, runs, jobs, nq):
         os.makedirs(root)
         stage(name, src, root)
         db = os.path.join(work, name + ".db")
-        times, cpus, rss = [], [], 0.0
+        times, cpus, parses, rss = [], [], [], 0.0
         for _ in range(runs):
             rm_db(db)
             secs, peak, cpu = run_timed([castls, "index", root, "--db", db,
@@ -223,11 +226,17 @@ def report(castls, build, sources, work, runs, jobs, nq):
             times.append(secs)
             cpus.append(cpu / secs)
             rss = max(rss, peak)
+            # The parse this run is set against, timed right after it:
+            # the machine's speed drifts by a third within minutes. The
+            # database's writeback is not the parse's.
+            os.sync()
+            parses.append(raw_parse(build, name, root))
         cold = statistics.median(times)
         st = status(castls, root, db)
         mb = st["sourceBytes"] / 1e6
-        parse = raw_parse(build, name, root)
-        share = (mb / cold) / (2 * parse) if parse else None
+        shares = [(mb / t) / (2 * p) for t, p in zip(times, parses) if p]
+        parse = statistics.median(parses) if shares else None
+        share = statistics.median(shares) if shares else None
         print("%-7s %6d %7.2f %8.2f %5.2f %7.0f %6.2f %7.0f %7.2f %7s %8s" % (
             name, st["files"], mb, cold, statistics.median(cpus),
             st["files"] / cold, mb / cold,

@@ -38,7 +38,9 @@ Phases, per size (--only takes a comma-separated subset):
              empty database; the files are in the page cache): wall,
              MB/s, peak RSS, database size over source size, and its
              share of twice bench_chunk's single-thread parse MB/s on
-             the same tree (two-core raw parse, as bench_index.py).
+             the same tree (two-core raw parse, as bench_index.py),
+             that parse timed after each run: the median of the runs'
+             ratios.
   rescan     `castls index` again on the unchanged tree (median of
              max(3, --repeat) runs).
   context    castls/context at --contexts cursors (first non-blank
@@ -639,16 +641,22 @@ def raw_parse(args, root, runs):
 
 
 def phase_index(args, size, root, db, res):
-    runs, n = [], max(3, args.repeat)
+    """Each cold index is set against a parse timed right after it: this
+    machine's speed drifts by a third within minutes, and a ratio of two
+    figures taken minutes apart carried that drift (one binary read 68%
+    and then 104%). The share is the median of the runs' ratios."""
+    runs, parses, n = [], [], max(3, args.repeat)
     for i in range(n):
         rm_db(db)
-        log("%s: cold index %d/%d" % (size, i + 1, n))
+        log("%s: cold index %d/%d, then bench_chunk's parse" %
+            (size, i + 1, n))
         runs.append(cli_index(args, root, db))
+        os.sync()  # the database's writeback is not the parse's
+        parses.append(raw_parse(args, root, 1))
     st = cli_status(args.castls, root, db)
     wall = med([r[0] for r in runs])
     mb = st["sourceBytes"] / 1e6
-    log("%s: bench_chunk parse throughput" % size)
-    parse = raw_parse(args, root, 1 if size == "full" else 3)
+    shares = [(mb / r[0]) / (2 * p) for r, p in zip(runs, parses) if p]
     res["index"] = {
         "runs_s": [r[0] for r in runs], "wall_s": wall,
         "cpus": med([r[2] / r[0] for r in runs]),
@@ -656,8 +664,9 @@ def phase_index(args, size, root, db, res):
         "chunks": st.get("chunks"), "source_mb": mb,
         "db_mb": st["databaseBytes"] / 1e6,
         "db_ratio": st["databaseBytes"] / max(1, st["sourceBytes"]),
-        "mb_s": mb / wall, "parse1_mb_s": parse,
-        "share": (mb / wall) / (2 * parse) if parse else None}
+        "mb_s": mb / wall, "parse1_runs": parses,
+        "parse1_mb_s": med(parses), "shares": shares,
+        "share": med(shares)}
 
 
 def phase_rescan(args, size, root, db, res):
