@@ -117,19 +117,20 @@ static const struct {
 	" CROSS JOIN spans p ON p.name = json_extract(j.value, '$[0]')" \
 	" CROSS JOIN spans c ON c.parent_id = p.id"                     \
 	" WHERE c.name = json_extract(j.value, '$[1]')"
-#define MEMBERS_QUALIFIED                                             \
-	" SELECT j.key, q.id FROM json_each(?1) j"                    \
-	" CROSS JOIN spans q ON q.id IN (SELECT q2.id FROM spans q2"  \
-	" WHERE q2.name = json_extract(j.value, '$[1]')"              \
-	" AND length(q2.qualname) >"                                  \
-	" length(json_extract(j.value, '$[0]')) + length(q2.name)"    \
-	" ORDER BY " LATE_KIND(                                       \
-	    "q2.") ", length(q2.qualname)"                            \
-		   " LIMIT " QUALIFIED_SCAN ")"                       \
-		   " WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"      \
-		   " json_extract(j.value, '$[0]') || '.' || q.name)" \
-		   " OR ('.' || q.qualname) GLOB ('*[.:]' ||"         \
-		   " json_extract(j.value, '$[0]') || '::' || q.name)"
+/* LATE_KIND of the name's spans q2, apart for clang-format's sake. */
+#define LATE_Q2 LATE_KIND("q2.")
+#define MEMBERS_QUALIFIED                                            \
+	" SELECT j.key, q.id FROM json_each(?1) j"                   \
+	" CROSS JOIN spans q ON q.id IN (SELECT q2.id FROM spans q2" \
+	" WHERE q2.name = json_extract(j.value, '$[1]')"             \
+	" AND length(q2.qualname) >"                                 \
+	" length(json_extract(j.value, '$[0]')) + length(q2.name)"   \
+	" ORDER BY " LATE_Q2 ", length(q2.qualname)"                 \
+	" LIMIT " QUALIFIED_SCAN ")"                                 \
+	" WHERE ('.' || q.qualname) GLOB ('*[.:]' ||"                \
+	" json_extract(j.value, '$[0]') || '.' || q.name)"           \
+	" OR ('.' || q.qualname) GLOB ('*[.:]' ||"                   \
+	" json_extract(j.value, '$[0]') || '::' || q.name)"
 #define MEMBERS_RANKED                                      \
 	" SELECT " SPAN_COLUMNS " FROM (SELECT m.k, m.sid," \
 	" row_number() OVER (PARTITION BY m.k"              \
