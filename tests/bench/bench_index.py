@@ -235,7 +235,8 @@ def report(castls, build, sources, work, runs, jobs, nq):
         st = status(castls, root, db)
         mb = st["sourceBytes"] / 1e6
         shares = [(mb / t) / (2 * p) for t, p in zip(times, parses) if p]
-        parse = statistics.median(parses) if shares else None
+        parse = statistics.median([p for p in parses if p]) if shares \
+            else None
         share = statistics.median(shares) if shares else None
         print("%-7s %6d %7.2f %8.2f %5.2f %7.0f %6.2f %7.0f %7.2f %7s %8s" % (
             name, st["files"], mb, cold, statistics.median(cpus),
