@@ -352,6 +352,72 @@ TEST(store_name_order_reads_the_name_index)
 	fixture_close(&f);
 }
 
+/* index_file_texts reads a range's chunks alone: one at the end of a
+ * file of a hundred chunks and more costs what one at its top does. */
+TEST(store_file_texts_read_only_the_range)
+{
+	enum { FUNCS = 300, RANGES = 6 };
+	Fixture f;
+	IndexDelta d;
+	IndexTextRange r[RANGES];
+	char *texts[RANGES];
+	Buf text = {0};
+	sqlite3_stmt *s;
+	uint32_t len, boundary;
+	int64_t steps[RANGES];
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	for (int i = 0; i < FUNCS; i++)
+		buf_printf(&text, "def f%03d(x):\n    return x + %d\n\n\n", i,
+			   i);
+	len = (uint32_t)text.len;
+	ASSERT_INT_EQ(put(f.ix, "pkg/many.py", text.data, &d), 0);
+	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunk_rows") >= 100);
+	boundary =
+	    (uint32_t)q_int(&f, "SELECT start_byte FROM chunk_rows"
+				" ORDER BY start_byte LIMIT 1 OFFSET 50");
+	{
+		const uint32_t at[RANGES][2] = {
+		    {0, 10},			  /* the top */
+		    {len - 30, len},		  /* the end */
+		    {len / 2 - 5, len / 2 + 300}, /* chunks across */
+		    {boundary, boundary + 3},	  /* at a chunk's start */
+		    {boundary - 1, boundary},	  /* just before it */
+		    {0, len},			  /* all of it */
+		};
+
+		for (int i = 0; i < RANGES; i++) {
+			r[i].file_id = q_int(&f, "SELECT id FROM files");
+			r[i].start = at[i][0];
+			r[i].end = at[i][1];
+		}
+	}
+	s = index__stmt(f.ix, ST_FILE_TEXTS);
+	for (int i = 0; i < RANGES; i++) {
+		sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+		ASSERT_INT_EQ(index_file_texts(f.ix, &r[i], 1, &texts[i]), 0);
+		steps[i] = sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+		ASSERT_TRUE(texts[i] != NULL);
+		EXPECT_INT_EQ(strlen(texts[i]), r[i].end - r[i].start);
+		EXPECT_TRUE(memcmp(texts[i], text.data + r[i].start,
+				   r[i].end - r[i].start) == 0);
+		xfree(texts[i]);
+	}
+	/* All at once, in one statement, come out the same. */
+	ASSERT_INT_EQ(index_file_texts(f.ix, r, RANGES, texts), 0);
+	for (int i = 0; i < RANGES; i++) {
+		EXPECT_TRUE(texts[i] &&
+			    strlen(texts[i]) == r[i].end - r[i].start);
+		xfree(texts[i]);
+	}
+	EXPECT_TRUE(steps[1] <= 2 * steps[0]);
+	EXPECT_TRUE(steps[3] <= 2 * steps[0]);
+	EXPECT_TRUE(steps[5] > 10 * steps[0]); /* the count counts rows */
+	buf_free(&text);
+	fixture_close(&f);
+}
+
 TEST(store_page_caches_use_the_pool)
 {
 	Fixture f;
