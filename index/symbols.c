@@ -675,11 +675,28 @@ static void json_ids(Buf *b, const int64_t *ids, uint32_t n)
 	buf_puts(b, "]");
 }
 
-/* The order of ST_SPANS_NAMED_MANY: by name, then NAME_ORDER. */
+/* SQLite's length() of text s: its bytes, less those that continue a
+ * character after a lead byte. */
+static size_t sql_length(const char *s)
+{
+	const unsigned char *z = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (*z) {
+		if (*z++ >= 0xC0)
+			while ((*z & 0xC0) == 0x80)
+				z++;
+		n++;
+	}
+	return n;
+}
+
+/* By name, then NAME_ORDER, as the spans_name index orders them: the
+ * order index_spans_named_many returns. */
 static int cmp_named(const void *a, const void *b)
 {
 	const IndexSpan *x = a, *y = b;
-	size_t lx = strlen(x->qualname), ly = strlen(y->qualname);
+	size_t lx = sql_length(x->qualname), ly = sql_length(y->qualname);
 	int c;
 
 	if ((c = strcmp(x->name, y->name)))
@@ -753,7 +770,7 @@ int index_spans_named_many(Index *ix, const char *const *names, uint32_t n,
 		index_spans_free(*out, *nout);
 		*out = NULL;
 		*nout = 0;
-	} else if (alone && *nout > 1) {
+	} else if (*nout > 1) {
 		qsort(*out, *nout, sizeof(**out), cmp_named);
 	}
 	buf_free(&b);

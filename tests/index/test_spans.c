@@ -149,6 +149,68 @@ TEST(spans_named_where_looks_further)
 	fx_close(&f);
 }
 
+/* Ünïcödé, bytes apart for C. */
+#define UNICODE    \
+	"\xc3\x9c" \
+	"n"        \
+	"\xc3\xaf" \
+	"c"        \
+	"\xc3\xb6" \
+	"d"        \
+	"\xc3\xa9"
+
+/* A batch comes sorted by name, each name's spans in index_spans_named's
+ * order, which counts a qualified name's length in characters, as
+ * SQLite's length() does: Ünïcödé.area (12 characters, 16 bytes) comes
+ * before Abcdefghij.area (15 of each). */
+TEST(spans_named_many_in_the_name_order)
+{
+	static const char uni_py[] = "class Abcdefghij:\n"
+				     "    def area(self):\n"
+				     "        return 1\n"
+				     "\n"
+				     "\n"
+				     "class " UNICODE ":\n"
+				     "    def area(self):\n"
+				     "        return 2\n";
+	static const char *const names[] = {"describe", "area", "nowhere",
+					    "Shape", "area"};
+	Fx f;
+	Chunker *ch = chunker_new(TINY_CHUNK);
+	Chunking c;
+	IndexSpan *all, *one;
+	uint32_t n, n1, at = 0;
+	const char *last = "";
+
+	fx_open(&f);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, uni_py,
+				  (uint32_t)strlen(uni_py), NULL, &c),
+		      0);
+	ASSERT_INT_EQ(index_file_put(f.ix, "uni.py", uni_py,
+				     (uint32_t)strlen(uni_py), &c, NULL),
+		      0);
+	chunking_close(&c);
+	chunker_delete(ch);
+	ASSERT_INT_EQ(index_spans_named_many(f.ix, names, 5, 10, &all, &n), 0);
+	ASSERT_INT_EQ(n, 7); /* Shape, area 5 times, describe */
+	for (uint32_t i = 0; i < n; i = at) {
+		EXPECT_TRUE(strcmp(last, all[i].name) < 0);
+		last = all[i].name;
+		ASSERT_INT_EQ(
+		    index_spans_named(f.ix, all[i].name, 10, &one, &n1), 0);
+		for (uint32_t k = 0; k < n1; k++, at++) {
+			ASSERT_TRUE(at < n);
+			EXPECT_INT_EQ(all[at].id, one[k].id);
+		}
+		index_spans_free(one, n1);
+	}
+	EXPECT_INT_EQ(at, n);
+	EXPECT_STR_EQ(all[4].qualname, UNICODE ".area");
+	EXPECT_STR_EQ(all[5].qualname, "Abcdefghij.area");
+	index_spans_free(all, n);
+	fx_close(&f);
+}
+
 /* A class's members in file order; a function has none. */
 TEST(span_children_in_order)
 {
