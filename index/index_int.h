@@ -154,6 +154,9 @@ int index__bulk(Index *ix, bool on);
  * the indexes and restores FTS5's merge settings, as opening the file
  * does when a load was cut short. */
 int index__load(Index *ix, bool on);
+/* A load of this many bytes and more finishes early (scan.c's
+ * FINISH_PART); tests lower it. */
+extern uint64_t index__finish_min;
 /* Starts writing what the database file holds in the page cache to
  * disk, without waiting: in bulk mode, so that the sync at its end has
  * little left to wait for. Linux only; errors are ignored (the sync

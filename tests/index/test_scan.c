@@ -43,6 +43,19 @@ static int fixture_open_with(Fixture *f, uint32_t max_chunk,
 	return index_open(&o, &f->ix);
 }
 
+/* Opens f's index as castls index does, alone with its database (a
+ * first scan loads it), or as the server does. */
+static int fixture_open_alone(Fixture *f, bool alone)
+{
+	IndexOptions o = {0};
+
+	o.root = f->root;
+	o.db_path = f->db_path;
+	o.quiet = true;
+	o.alone = alone;
+	return index_open(&o, &f->ix);
+}
+
 static void fixture_close(Fixture *f)
 {
 	index_close(f->ix);
@@ -1165,7 +1178,6 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 {
 	for (int alone = 0; alone < 2; alone++) {
 		Fixture f;
-		IndexOptions o = {0};
 		ScanStats st;
 		ModeSeen m = {0};
 		char *plan;
@@ -1177,11 +1189,7 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 			snprintf(rel, sizeof(rel), "p%d/m%02d.py", i % 3, i);
 			ixt_write(f.root, rel, led_v1);
 		}
-		o.root = f.root;
-		o.db_path = f.db_path;
-		o.quiet = true;
-		o.alone = alone;
-		ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+		ASSERT_INT_EQ(fixture_open_alone(&f, alone), 0);
 		m.ix = f.ix;
 		EXPECT_INT_EQ(index_scan(f.ix, 2, note_journal_mode, &m, NULL,
 					 &st),
@@ -1203,6 +1211,74 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 	}
 }
 
+/* A load of index__finish_min bytes and more builds its indexes and
+ * merges its full-text segments before its last rows, which it then
+ * writes into them: the same rows as a load that finishes at its end,
+ * every file found, the merged segment and the rest's apart, and
+ * nothing counted for the next scan to compact again. */
+TEST(load_finishes_before_its_last_rows)
+{
+	long long chunks = -1, spans = -1;
+	uint64_t finish_min = index__finish_min;
+
+	for (int early = 0; early < 2; early++) {
+		Fixture f;
+		ScanStats st;
+
+		fixture_init(&f);
+		for (int i = 0; i < 40; i++) {
+			char rel[32];
+			Buf text = {0};
+
+			snprintf(rel, sizeof(rel), "p%d/m%02d.py", i / 10, i);
+			buf_printf(&text,
+				   "%s\n\ndef only_in_m%02d():\n"
+				   "    return %d\n",
+				   led_v1, i, i);
+			ixt_write(f.root, rel, text.data);
+			buf_free(&text);
+		}
+		ASSERT_INT_EQ(fixture_open_alone(&f, true), 0);
+		index__finish_min = early ? 0 : finish_min;
+		EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, &st), 0);
+		index__finish_min = finish_min;
+		EXPECT_INT_EQ(st.indexed, 40);
+		EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
+		EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+		for (int i = 0; i < 40; i++) {
+			char sql[128];
+
+			snprintf(sql, sizeof(sql),
+				 "SELECT count(*) FROM chunks_fts"
+				 " WHERE chunks_fts MATCH 'only_in_m%02d'",
+				 i);
+			EXPECT_INT_EQ(q_int(&f, sql), 1);
+		}
+		if (early) {
+			EXPECT_INT_EQ(
+			    q_int(&f, "SELECT count(*) FROM chunk_rows"),
+			    chunks);
+			EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"),
+				      spans);
+			EXPECT_TRUE(q_int(&f, "SELECT count(DISTINCT segid)"
+					      " FROM chunks_fts_idx") >= 2);
+		} else {
+			chunks = q_int(&f, "SELECT count(*) FROM chunk_rows");
+			spans = q_int(&f, "SELECT count(*) FROM spans");
+		}
+		/* A load that finishes early merges what it holds and counts
+		 * none of its files; one under index__finish_min leaves too
+		 * few to merge and counts them for a later scan. */
+		EXPECT_INT_EQ(q_int(&f, "SELECT value FROM meta"
+					" WHERE key = 'written'"),
+			      early ? 0 : 40);
+		EXPECT_ROWS(&f, "PRAGMA journal_mode", "wal\n");
+		EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
+		EXPECT_ROWS(&f, "PRAGMA quick_check", "ok\n");
+		fixture_close(&f);
+	}
+}
+
 /* A new file opened alone (castls index) is made without the log, as the
  * first scan wants it; whatever comes next, a scan of an empty root or
  * no scan at all, leaves it in WAL mode. */
@@ -1210,16 +1286,11 @@ TEST(new_file_opened_alone_ends_in_wal_mode)
 {
 	for (int scan = 0; scan < 2; scan++) {
 		Fixture f;
-		IndexOptions o = {0};
 		ScanStats st;
 		char *rows;
 
 		fixture_init(&f);
-		o.root = f.root;
-		o.db_path = f.db_path;
-		o.quiet = true;
-		o.alone = true;
-		ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+		ASSERT_INT_EQ(fixture_open_alone(&f, true), 0);
 		rows = ixt_rows(f.ix->db, "PRAGMA journal_mode");
 		EXPECT_STR_EQ(rows, "delete\n");
 		xfree(rows);
@@ -1247,16 +1318,11 @@ TEST(new_file_opened_alone_ends_in_wal_mode)
 TEST(open_finishes_a_load_cut_short)
 {
 	Fixture f;
-	IndexOptions o = {0};
 	ScanStats st;
 
 	fixture_init(&f);
 	ixt_write(f.root, "led.py", led_v1);
-	o.root = f.root;
-	o.db_path = f.db_path;
-	o.quiet = true;
-	o.alone = true;
-	ASSERT_INT_EQ(index_open(&o, &f.ix), 0);
+	ASSERT_INT_EQ(fixture_open_alone(&f, true), 0);
 	ASSERT_INT_EQ(index__load(f.ix, true), 0);
 	EXPECT_INT_EQ(ixt_int(f.ix->db, SECONDARY_INDEXES), 0);
 	EXPECT_INT_EQ(ixt_int(f.ix->db, FTS_AUTOMERGE), 0);
