@@ -794,14 +794,36 @@ def open_server(args, size, work, res, logname):
     return srv, db
 
 
+def fts_segments(db):
+    """The full-text index's segments in db (None when unreadable): a
+    request looks a term up in each, so two databases compare like with
+    like only with as many. The phases that write leave some behind,
+    up to the 16 a scan tolerates, and a database outlives its run."""
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            return con.execute("SELECT count(DISTINCT segid)"
+                               " FROM chunks_fts_idx").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+
+
 def run_context_both(args, work, results):
     """The context phase of both sizes, with a server on each at once."""
     served = []
     try:
         for size in ("small", "full"):
-            srv, _ = open_server(args, size, work, results[size],
-                                 "server-%s-context.log" % size)
+            srv, db = open_server(args, size, work, results[size],
+                                  "server-%s-context.log" % size)
             served.append((srv, results[size]))
+            results[size]["context_segments"] = fts_segments(db)
+        seg = [results[s]["context_segments"] for s in ("small", "full")]
+        if seg[0] != seg[1]:
+            log("warning: the small index has %s full-text segments and"
+                " the full one %s: a request looks its terms up in each,"
+                " so the ratio compares unlike states" % tuple(seg))
         log("castls/context, %d cursors x %d, small and full in turn" % (
             len(work["cursors"]), args.repeat))
         with Perf(args, served[0][0], "small-context"), \
@@ -1488,6 +1510,7 @@ def report(args, sizes, results):
                           results["small"]["context"]["server_p99"], 1.5))
     row("  server CPU ms per request", lambda r: "%.1f" % r["context"][
         "cpu_ms"] if "cpu_ms" in r["context"] else "-")
+    row("  full-text segments", lambda r: "%d" % r["context_segments"])
     row("context round trip p50 / p99", lambda r: pair(
         r["context"]["rtt_p50"], r["context"]["rtt_p99"]))
     if any("typing" in r for r in results.values()):
