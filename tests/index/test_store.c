@@ -364,7 +364,7 @@ TEST(store_file_texts_read_only_the_range)
 	Buf text = {0};
 	sqlite3_stmt *s;
 	uint32_t len, boundary;
-	int64_t steps[RANGES];
+	int64_t steps[RANGES], file_id;
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
@@ -374,6 +374,7 @@ TEST(store_file_texts_read_only_the_range)
 	len = (uint32_t)text.len;
 	ASSERT_INT_EQ(put(f.ix, "pkg/many.py", text.data, &d), 0);
 	ASSERT_TRUE(q_int(&f, "SELECT count(*) FROM chunk_rows") >= 100);
+	file_id = q_int(&f, "SELECT id FROM files");
 	boundary =
 	    (uint32_t)q_int(&f, "SELECT start_byte FROM chunk_rows"
 				" ORDER BY start_byte LIMIT 1 OFFSET 50");
@@ -388,7 +389,7 @@ TEST(store_file_texts_read_only_the_range)
 		};
 
 		for (int i = 0; i < RANGES; i++) {
-			r[i].file_id = q_int(&f, "SELECT id FROM files");
+			r[i].file_id = file_id;
 			r[i].start = at[i][0];
 			r[i].end = at[i][1];
 		}
@@ -407,8 +408,10 @@ TEST(store_file_texts_read_only_the_range)
 	/* All at once, in one statement, come out the same. */
 	ASSERT_INT_EQ(index_file_texts(f.ix, r, RANGES, texts), 0);
 	for (int i = 0; i < RANGES; i++) {
-		EXPECT_TRUE(texts[i] &&
-			    strlen(texts[i]) == r[i].end - r[i].start);
+		ASSERT_TRUE(texts[i] != NULL);
+		EXPECT_INT_EQ(strlen(texts[i]), r[i].end - r[i].start);
+		EXPECT_TRUE(memcmp(texts[i], text.data + r[i].start,
+				   r[i].end - r[i].start) == 0);
 		xfree(texts[i]);
 	}
 	EXPECT_TRUE(steps[1] <= 2 * steps[0]);
