@@ -6,6 +6,7 @@
 #include "test.h"
 
 #include "index/index.h"
+#include "index/index_int.h"
 #include "ixtest.h"
 
 /* Small chunks, so a definition's text spans several chunk rows. */
@@ -236,6 +237,83 @@ TEST(span_children_in_order)
 	EXPECT_INT_EQ(k, 0);
 	index_spans_free(kids, k);
 	index_spans_free(cls, n);
+	fx_close(&f);
+}
+
+/* The first children of each parent asked for, in file order, sorted
+ * by parent; a parent asked for twice comes once. A class of three
+ * hundred methods costs its first few, as one of three does. */
+TEST(span_children_many_read_the_first_few)
+{
+	enum { METHODS = 300, PER = 4 };
+	Fx f;
+	Chunker *ch = chunker_new(TINY_CHUNK);
+	Chunking c;
+	Buf text = {0};
+	IndexSpan *cls, *kids;
+	int64_t ids[3], big, small;
+	uint32_t n, k;
+	int64_t steps[2];
+	sqlite3_stmt *s;
+
+	fx_open(&f);
+	buf_puts(&text, "class Big:\n");
+	for (int i = 0; i < METHODS; i++)
+		buf_printf(&text, "    def m%03d(self):\n        return %d\n\n",
+			   i, i);
+	buf_puts(&text, "\n\nclass Small:\n");
+	for (int i = 0; i < 3; i++)
+		buf_printf(&text, "    def s%d(self):\n        return %d\n\n",
+			   i, i);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, text.data,
+				  (uint32_t)text.len, NULL, &c),
+		      0);
+	ASSERT_INT_EQ(index_file_put(f.ix, "big.py", text.data,
+				     (uint32_t)text.len, &c, NULL),
+		      0);
+	chunking_close(&c);
+	chunker_delete(ch);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "Big", 1, &cls, &n), 0);
+	ASSERT_INT_EQ(n, 1);
+	big = cls[0].id;
+	index_spans_free(cls, n);
+	ASSERT_INT_EQ(index_spans_named(f.ix, "Small", 1, &cls, &n), 0);
+	ASSERT_INT_EQ(n, 1);
+	small = cls[0].id;
+	index_spans_free(cls, n);
+
+	ids[0] = small, ids[1] = big, ids[2] = small;
+	ASSERT_INT_EQ(index_span_children_many(f.ix, ids, 3, PER, &kids, &k),
+		      0);
+	ASSERT_INT_EQ(k, PER + 3);
+	for (uint32_t i = 0, j = 0; i < k; i++, j++) {
+		int64_t lo = big < small ? big : small;
+		uint32_t nlo = lo == big ? PER : 3;
+		int64_t parent = i < nlo ? lo : lo == big ? small : big;
+		char want[16];
+
+		if (i == nlo)
+			j = 0;
+		snprintf(want, sizeof(want), parent == big ? "m%03u" : "s%u",
+			 j);
+		EXPECT_STR_EQ(kids[i].name, want);
+		EXPECT_INT_EQ(kids[i].parent_id, parent);
+		EXPECT_STR_EQ(kids[i].path, "big.py");
+	}
+	index_spans_free(kids, k);
+
+	s = index__stmt(f.ix, ST_CHILDREN_MANY);
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+		ASSERT_INT_EQ(index_span_children_many(f.ix, i ? &big : &small,
+						       1, PER, &kids, &k),
+			      0);
+		steps[i] = sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+		EXPECT_INT_EQ(k, i ? PER : 3);
+		index_spans_free(kids, k);
+	}
+	EXPECT_TRUE(steps[1] <= 2 * steps[0]);
+	buf_free(&text);
 	fx_close(&f);
 }
 
