@@ -170,6 +170,9 @@ void index__bind_text(sqlite3_stmt *s, int i, const char *p, size_t n);
 
 /* Reset a statement for reuse and hand it out. */
 sqlite3_stmt *index__stmt(Index *ix, int which);
+/* PRAGMA data_version: it moves when another connection commits; -1 on
+ * error. */
+int64_t index__data_version(Index *ix);
 
 /* What the index remembers of a file. */
 typedef struct {

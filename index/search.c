@@ -72,17 +72,26 @@ static int cmp_df(const void *a, const void *b)
 	return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* Document frequencies of common terms, kept across the queries of a
+/* Document frequencies of the query terms, kept across the queries of a
  * connection. Counting a term's chunks reads its posting list (up to the
  * budget), so a common term costs milliseconds in every query that holds
- * it, and the common terms are the ones every query repeats. Only frequencies
- * of at least DF_CACHE_MIN are kept: a stale one moves a weight a little, where
- * a stale 0 would drop a term that now matches. The cache empties when it is
- * full.
+ * it, and the common terms are the ones every query repeats. The rare
+ * ones cost little each but are most of a query's terms: at 5 M lines,
+ * counting them again was a quarter of a context request's search.
+ *
+ * A count of at least DF_CACHE_MIN is kept until the table moves (below):
+ * a stale one moves a weight a little. A smaller one is exact: it holds
+ * only while nothing has been written since it was counted (by this
+ * connection or another), as a stale 0 would drop a term that now
+ * matches and a stale 1 weighs a term far too much. So a keystroke's
+ * rows have the next query count its rare terms again, and a request
+ * with nothing written in between counts none. A 0 is not kept. When
+ * the cache is full it keeps its common counts alone, or empties when
+ * those fill half of it.
  *
  * When the chunk table's last row id has moved by a sixteenth (a branch
- * switch, a new tree), whichever connection wrote it, the counts held
- * become stale: a query still uses them, and counts again the first
+ * switch, a new tree), whichever connection wrote it, the common counts
+ * held become stale: a query still uses them, and counts again the first
  * DF_REFRESH_MAX stale ones of its terms. Emptying the cache instead had
  * each query just after a 2,000-file switch count all its common terms
  * again, 100 ms and more, while the switch's scan was running. */
@@ -95,14 +104,17 @@ typedef struct {
 	char term[CODE_TOKEN_MAX + 1];
 	int64_t df;	/* 0: the slot is empty */
 	uint32_t epoch; /* the cache's epoch when it was counted */
+	uint32_t gen;	/* and its write generation */
 	bool at_least;	/* counted up to df only: there are more */
 } DfSlot;
 
 struct DfCache {
 	DfSlot slot[DF_CACHE_SLOTS];
 	int used;
-	uint32_t epoch; /* counts of earlier epochs are stale */
+	uint32_t epoch; /* common counts of earlier epochs are stale */
 	int64_t rows;	/* the last chunk row id when the epoch began */
+	uint32_t gen;	/* small counts of earlier generations are stale */
+	int64_t data_version, changes; /* the database when gen began */
 };
 
 void index__df_cache_delete(struct DfCache *c) { xfree(c); }
@@ -121,18 +133,35 @@ static DfSlot *df_slot(struct DfCache *c, const char *term)
 	}
 }
 
+/* Makes room in a full cache: its common counts stay, the rest go. */
+static void df_make_room(struct DfCache *c)
+{
+	DfSlot *keep = xmalloc(DF_CACHE_FILL * sizeof(*keep));
+	int n = 0;
+
+	for (int i = 0; i < DF_CACHE_SLOTS; i++)
+		if (c->slot[i].df >= DF_CACHE_MIN)
+			keep[n++] = c->slot[i];
+	memset(c->slot, 0, sizeof(c->slot));
+	c->used = 0;
+	if (n <= DF_CACHE_FILL / 2)
+		for (int i = 0; i < n; i++) {
+			*df_slot(c, keep[i].term) = keep[i];
+			c->used++;
+		}
+	xfree(keep);
+}
+
 static void df_remember(struct DfCache *c, const char *term, int64_t df,
 			bool at_least)
 {
 	DfSlot *d;
 
-	/* A small count is kept only in place of a stale one. */
-	if (df < DF_CACHE_MIN && !df_slot(c, term)->df)
+	/* A 0 is kept only in place of an earlier count. */
+	if (df == 0 && !df_slot(c, term)->df)
 		return;
-	if (c->used == DF_CACHE_FILL) {
-		memset(c->slot, 0, sizeof(c->slot));
-		c->used = 0;
-	}
+	if (c->used == DF_CACHE_FILL)
+		df_make_room(c);
 	d = df_slot(c, term);
 	if (!d->df) {
 		strcpy(d->term, term);
@@ -140,6 +169,7 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df,
 	}
 	d->df = df > 0 ? df : 1; /* 0 is an empty slot; 1 matches as little */
 	d->epoch = c->epoch;
+	d->gen = c->gen;
 	d->at_least = at_least;
 }
 
@@ -148,7 +178,7 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df,
 static struct DfCache *df_cache(Index *ix, int64_t rows)
 {
 	struct DfCache *c = ix->df;
-	int64_t moved;
+	int64_t moved, version, changes;
 
 	if (!c)
 		c = ix->df = xcalloc(1, sizeof(*c));
@@ -156,6 +186,15 @@ static struct DfCache *df_cache(Index *ix, int64_t rows)
 	if (moved > c->rows / 16) {
 		c->epoch++;
 		c->rows = rows;
+	}
+	/* Anything written since the small counts were taken, through this
+	 * connection or another, may have moved them. */
+	version = index__data_version(ix);
+	changes = sqlite3_total_changes64(ix->db);
+	if (version != c->data_version || changes != c->changes) {
+		c->gen++;
+		c->data_version = version;
+		c->changes = changes;
 	}
 	return c;
 }
@@ -214,6 +253,7 @@ static int look_up_df(Index *ix, Terms *ts, int64_t cap, int64_t *total)
 
 		ts->t[i].df = d->df;
 		if (!d->df || (d->at_least && d->df < cap) ||
+		    (d->df < DF_CACHE_MIN && d->gen != c->gen) ||
 		    (d->epoch != c->epoch && stale++ < DF_REFRESH_MAX))
 			want[n++] = i;
 	}

@@ -234,7 +234,7 @@ static uint64_t char_set(const char *s, size_t n)
 	return set;
 }
 
-static int64_t data_version(Index *ix)
+int64_t index__data_version(Index *ix)
 {
 	sqlite3_stmt *s = index__stmt(ix, ST_DATA_VERSION);
 	int64_t v =
@@ -316,7 +316,7 @@ static int names_read(Index *ix, struct NameCache *c, sqlite3_stmt *s)
 static int name_cache(Index *ix, struct NameCache **out)
 {
 	struct NameCache *c = ix->names;
-	int64_t version = data_version(ix), now = index__now();
+	int64_t version = index__data_version(ix), now = index__now();
 	sqlite3_stmt *s;
 	bool full;
 	int err;

@@ -935,6 +935,55 @@ static bool sees_only(Index *ix, const char *here, const char *gone)
 	       search_n(ix, gone, 5) == 0;
 }
 
+/* The VM steps of ST_TERM_DF on ix since the last call. */
+static int64_t df_steps(Index *ix)
+{
+	return sqlite3_stmt_status(index__stmt(ix, ST_TERM_DF),
+				   SQLITE_STMTSTATUS_VM_STEP, 1);
+}
+
+/* A search counts its rare terms' chunks once: again only after a write,
+ * through this connection or another, and a term in no chunk each time.
+ * The counts are the new ones: the search finds what was written. */
+TEST(store_rare_term_counts_last_until_a_write)
+{
+	Fixture f;
+	Index *other;
+	IndexOptions o = {0};
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	ASSERT_INT_EQ(put(f.ix, "a.py", "def quokka():\n    pass\n", NULL), 0);
+	ASSERT_INT_EQ(put(f.ix, "b.py", "quokka = 1\n", NULL), 0);
+	(void)df_steps(f.ix);
+	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 2);
+	EXPECT_TRUE(df_steps(f.ix) > 0);
+	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 2);
+	EXPECT_INT_EQ(df_steps(f.ix), 0);
+	/* Its own write. */
+	ASSERT_INT_EQ(put(f.ix, "c.py", "quokka()\n", NULL), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 3);
+	EXPECT_TRUE(df_steps(f.ix) > 0);
+	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 3);
+	EXPECT_INT_EQ(df_steps(f.ix), 0);
+	/* Another connection's. */
+	o.root = f.root;
+	o.db_path = f.db_path;
+	o.quiet = true;
+	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	ASSERT_INT_EQ(put(other, "d.py", "print(quokka)\n", NULL), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 4);
+	EXPECT_TRUE(df_steps(f.ix) > 0);
+	/* A term in no chunk is counted each time: the next write may
+	 * bring it. */
+	EXPECT_INT_EQ(search_n(f.ix, "numbat", 5), 0);
+	EXPECT_TRUE(df_steps(f.ix) > 0);
+	EXPECT_INT_EQ(search_n(f.ix, "numbat", 5), 0);
+	EXPECT_TRUE(df_steps(f.ix) > 0);
+	index_close(other);
+	fixture_close(&f);
+}
+
 /* Between index_read_begin and index_read_end a connection reads one
  * state of the database: another connection's rewrite of a file shows
  * neither in a search nor in the file's spans until the reader ends,
