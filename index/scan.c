@@ -392,18 +392,25 @@ typedef struct Result {
 	bool skipped;
 	bool generated;	 /* skipped as minified or written by a tool */
 	uint32_t worker; /* the worker that made it, and frees it */
-	struct Result *next;
+	struct Result *next; /* in a worker's spent list */
 } Result;
 
+/* The files of todo are parsed in any order, by whichever thread is
+ * free, and written in theirs: ready[i] holds todo[i]'s result until
+ * every file before it is written. Files written in the same order get
+ * the same row ids, whatever the threads' timing, and a name's
+ * identical definitions in several files (a platform's variants) are
+ * ranked by id: the same tree gives the same answers. */
 typedef struct {
 	Walk *w;
 	Candidate **todo;
-	uint32_t ntodo, next;
-	uint64_t todo_bytes; /* their sizes at the walk */
+	uint32_t ntodo, next; /* next: the first file no thread has taken */
+	uint32_t written;     /* the first file not handed to the writer */
+	uint64_t todo_bytes;  /* their sizes at the walk */
 	pthread_mutex_t mu;
 	pthread_cond_t not_empty, not_full;
-	Result *head, *tail;
-	uint32_t queued, workers_left;
+	Result **ready;
+	uint32_t queued;
 	uint64_t queued_bytes; /* source bytes of the queued results */
 	int stop;
 	bool finishing; /* the writer finishes a load: the queue may grow */
@@ -490,6 +497,23 @@ static bool queue_full(const Pool *p)
 	return p->queued >= QUEUE_MAX || p->queued_bytes >= QUEUE_BYTES;
 }
 
+/* Whether a thread may take the next file (p->mu held). */
+static bool can_take(const Pool *p)
+{
+	return p->next < p->ntodo && !p->stop &&
+	       !(p->w->cancel && *p->w->cancel);
+}
+
+/* Holds todo[i]'s result r until the writer comes to it (p->mu held). */
+static void park(Pool *p, uint32_t i, Result *r)
+{
+	p->ready[i] = r;
+	p->queued++;
+	p->queued_bytes += r->len;
+	if (i == p->written)
+		pthread_cond_signal(&p->not_empty);
+}
+
 static void *worker_main(void *arg)
 {
 	Worker *me = arg;
@@ -503,32 +527,22 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&p->mu);
 		while (queue_full(p) && !p->stop)
 			pthread_cond_wait(&p->not_full, &p->mu);
-		i = p->next < p->ntodo && !p->stop ? p->next++ : UINT32_MAX;
+		/* A file taken is always parsed: the writer waits for it. */
+		i = can_take(p) ? p->next++ : UINT32_MAX;
 		spent = p->spent[me->id];
 		p->spent[me->id] = NULL;
 		pthread_mutex_unlock(&p->mu);
 		results_free(spent);
-		if (i == UINT32_MAX || (p->w->cancel && *p->w->cancel))
+		if (i == UINT32_MAX)
 			break;
 		r = xcalloc(1, sizeof(*r));
 		r->worker = me->id;
 		process(ch, p->w->ix, p->todo[i], r);
 		pthread_mutex_lock(&p->mu);
-		if (p->tail)
-			p->tail->next = r;
-		else
-			p->head = r;
-		p->tail = r;
-		p->queued++;
-		p->queued_bytes += r->len;
-		pthread_cond_signal(&p->not_empty);
+		park(p, i, r);
 		pthread_mutex_unlock(&p->mu);
 	}
 	chunker_delete(ch);
-	pthread_mutex_lock(&p->mu);
-	p->workers_left--;
-	pthread_cond_signal(&p->not_empty);
-	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -557,11 +571,12 @@ static void wait_result(Pool *p)
 }
 
 /* Hands back done (may be NULL), the result last written, to its
- * worker; returns the next result, or NULL when every file is done.
- * With nothing to write, the writer chunks the next file itself: it is
- * one of the scan's threads, so the cores never have more threads to run
- * than they have room for, nor one idle while files remain.
- * &give_way when a connection waits for the lock the writer holds. */
+ * worker; returns the next result in the files' order, or NULL when
+ * every file taken is written and no more will be. While the next is
+ * not parsed yet, the writer chunks a later file itself: it is one of
+ * the scan's threads, so the cores never have more threads to run than
+ * they have room for, nor one idle while files remain. &give_way when a
+ * connection waits for the lock the writer holds. */
 static Result *pool_pop(Pool *p, Result *done)
 {
 	Result *r;
@@ -576,26 +591,36 @@ static Result *pool_pop(Pool *p, Result *done)
 		done->next = p->spent[done->worker];
 		p->spent[done->worker] = done;
 	}
-	if (!p->head && p->next < p->ntodo && !p->stop &&
-	    !(p->w->cancel && *p->w->cancel)) {
-		i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		r = xcalloc(1, sizeof(*r));
-		r->worker = WRITER_ID;
-		process(p->own, p->w->ix, p->todo[i], r);
-		return r;
-	}
-	while (!p->head && p->workers_left) {
+	while (p->written < p->next && !p->ready[p->written]) {
+		if (can_take(p) && !queue_full(p)) {
+			i = p->next++;
+			pthread_mutex_unlock(&p->mu);
+			r = xcalloc(1, sizeof(*r));
+			r->worker = WRITER_ID;
+			process(p->own, p->w->ix, p->todo[i], r);
+			pthread_mutex_lock(&p->mu);
+			park(p, i, r);
+			continue;
+		}
 		if (p->w->ix->in_txn && index__lock_wanted(p->w->ix)) {
 			pthread_mutex_unlock(&p->mu);
 			return &give_way;
 		}
 		wait_result(p);
 	}
-	if ((r = p->head)) {
-		p->head = r->next;
-		if (!p->head)
-			p->tail = NULL;
+	if (p->written == p->next && can_take(p)) {
+		i = p->next++;
+		p->written++;
+		pthread_mutex_unlock(&p->mu);
+		r = xcalloc(1, sizeof(*r));
+		r->worker = WRITER_ID;
+		process(p->own, p->w->ix, p->todo[i], r);
+		return r;
+	}
+	r = NULL;
+	if (p->written < p->next) {
+		r = p->ready[p->written];
+		p->ready[p->written++] = NULL;
 		p->queued--;
 		p->queued_bytes -= r->len;
 		pthread_cond_signal(&p->not_full);
@@ -1002,6 +1027,7 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	memset(&p, 0, sizeof(p));
 	p.w = w;
 	p.todo = xmalloc((w->n + 1) * sizeof(*p.todo));
+	p.ready = xcalloc(w->n + 1, sizeof(*p.ready));
 	/* In the walk's path order: a directory's files, which share their
 	 * names, meet in the full-text index's pending terms (a first index
 	 * of the Linux kernel spent a fifth less in SQLite for it than
@@ -1025,7 +1051,6 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	p.own = chunker_new(w->ix->opt.max_chunk_size);
 	/* The writer is the jobs-th thread. */
 	jobs--;
-	p.workers_left = (uint32_t)jobs;
 	for (i = 0; i < jobs; i++) {
 		workers[i].p = &p;
 		workers[i].id = (uint32_t)i;
@@ -1034,9 +1059,6 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 			break;
 		started++;
 	}
-	pthread_mutex_lock(&p.mu);
-	p.workers_left -= (uint32_t)(jobs - started);
-	pthread_mutex_unlock(&p.mu);
 	err = write_results(&p, fn, ctx);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
@@ -1046,6 +1068,7 @@ static int run_pool(Walk *w, int jobs, ScanProgressFn fn, void *ctx)
 	pthread_cond_destroy(&p.not_full);
 	pthread_cond_destroy(&p.not_empty);
 	pthread_mutex_destroy(&p.mu);
+	xfree(p.ready);
 	xfree(p.todo);
 	return err;
 }

@@ -1066,6 +1066,17 @@ TEST(scan_sigkill_then_resume_equals_clean)
 
 /* The writer chunks files itself while no result waits: with one job it
  * does all the work, with four it shares it; the rows are the same. */
+/* Row ids, which rank a name's identical definitions in several files:
+ * a scan writes files in the walk's order, whatever order its threads
+ * parse them in. */
+static const char *const id_sql[][2] = {
+    {"file ids", "SELECT id, path FROM files ORDER BY 1"},
+    {"span ids", "SELECT s.id, f.path, s.start_byte, s.qualname FROM"
+		 " spans s JOIN files f ON f.id=s.file_id ORDER BY 1"},
+    {"chunk ids", "SELECT c.id, f.path, c.start_byte FROM chunk_rows c"
+		  " JOIN files f ON f.id=c.file_id ORDER BY 1"},
+};
+
 TEST(scan_jobs_one_and_four_write_the_same_rows)
 {
 	Fixture f;
@@ -1101,6 +1112,16 @@ TEST(scan_jobs_one_and_four_write_the_same_rows)
 
 		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
 		expect_same_rows(compare_sql[i][0], a, b);
+		xfree(a);
+		xfree(b);
+	}
+	/* And the same ids, whichever thread parsed which file first. */
+	for (size_t i = 0; i < sizeof(id_sql) / sizeof(*id_sql); i++) {
+		char *a = ixt_rows(db[0], id_sql[i][1]);
+		char *b = ixt_rows(db[1], id_sql[i][1]);
+
+		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
+		expect_same_rows(id_sql[i][0], a, b);
 		xfree(a);
 		xfree(b);
 	}
