@@ -390,8 +390,8 @@ typedef struct Result {
 	uint32_t len;
 	Chunking chunks;
 	bool skipped;
-	bool generated;	 /* skipped as minified or written by a tool */
-	uint32_t worker; /* the worker that made it, and frees it */
+	bool generated;	     /* skipped as minified or written by a tool */
+	uint32_t worker;     /* the worker that made it, and frees it */
 	struct Result *next; /* in a worker's spent list */
 } Result;
 
