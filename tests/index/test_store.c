@@ -87,7 +87,8 @@ typedef struct {
 	sqlite3 *db; /* the second connection, once opened */
 } Fixture;
 
-static int fixture_open(Fixture *f)
+/* Opens a connection to the fixture's database, as fixture_open does. */
+static int fixture_connect(const Fixture *f, Index **out)
 {
 	IndexOptions o = {0};
 
@@ -96,8 +97,10 @@ static int fixture_open(Fixture *f)
 	o.max_chunk_size = SMALL_CHUNK;
 	o.quiet = true;
 	o.busy_timeout_ms = 200;
-	return index_open(&o, &f->ix);
+	return index_open(&o, out);
 }
+
+static int fixture_open(Fixture *f) { return fixture_connect(f, &f->ix); }
 
 static void fixture_init(Fixture *f)
 {
@@ -949,7 +952,6 @@ TEST(store_rare_term_counts_last_until_a_write)
 {
 	Fixture f;
 	Index *other;
-	IndexOptions o = {0};
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
@@ -967,10 +969,7 @@ TEST(store_rare_term_counts_last_until_a_write)
 	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 3);
 	EXPECT_INT_EQ(df_steps(f.ix), 0);
 	/* Another connection's. */
-	o.root = f.root;
-	o.db_path = f.db_path;
-	o.quiet = true;
-	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	ASSERT_INT_EQ(fixture_connect(&f, &other), 0);
 	ASSERT_INT_EQ(put(other, "d.py", "print(quokka)\n", NULL), 0);
 	EXPECT_INT_EQ(search_n(f.ix, "quokka", 5), 4);
 	EXPECT_TRUE(df_steps(f.ix) > 0);
@@ -992,14 +991,10 @@ TEST(store_reads_see_one_state_until_they_end)
 {
 	Fixture f;
 	Index *reader;
-	IndexOptions o = {0};
 
 	fixture_init(&f);
 	ASSERT_INT_EQ(fixture_open(&f), 0);
-	o.root = f.root;
-	o.db_path = f.db_path;
-	o.quiet = true;
-	ASSERT_INT_EQ(index_open(&o, &reader), 0);
+	ASSERT_INT_EQ(fixture_connect(&f, &reader), 0);
 	ASSERT_INT_EQ(put(f.ix, "m.py", "def quokka():\n    pass\n", NULL),
 		      0);
 	ASSERT_INT_EQ(index_read_begin(reader), 0);
@@ -1159,7 +1154,6 @@ TEST(store_search_counts_stale_frequencies_again)
 	static const char q[] = "alpha beta gamma delta epsilon zeta";
 	Fixture f;
 	Index *other, *fresh;
-	IndexOptions o = {0};
 	Buf text = {0};
 
 	fixture_init(&f);
@@ -1175,14 +1169,10 @@ TEST(store_search_counts_stale_frequencies_again)
 	ASSERT_INT_EQ(put(f.ix, "a.py", text.data, NULL), 0);
 	ASSERT_TRUE(top_score(f.ix, q) > 0);
 
-	o.root = f.root;
-	o.db_path = f.db_path;
-	o.max_chunk_size = SMALL_CHUNK;
-	o.quiet = true;
-	ASSERT_INT_EQ(index_open(&o, &other), 0);
+	ASSERT_INT_EQ(fixture_connect(&f, &other), 0);
 	ASSERT_INT_EQ(put(other, "b.py", text.data, NULL), 0);
 	buf_free(&text);
-	ASSERT_INT_EQ(index_open(&o, &fresh), 0);
+	ASSERT_INT_EQ(fixture_connect(&f, &fresh), 0);
 	{
 		double want = top_score(fresh, q), first = top_score(f.ix, q);
 		double second = top_score(f.ix, q);
@@ -1205,7 +1195,6 @@ TEST(store_search_counts_past_a_smaller_budget_again)
 	static const char q[] = "rare_word shared_word";
 	Fixture f;
 	Index *fresh;
-	IndexOptions o = {0};
 	IndexHit *h;
 	uint32_t n;
 
@@ -1218,11 +1207,7 @@ TEST(store_search_counts_past_a_smaller_budget_again)
 	    index_search_within(f.ix, q, strlen(q), 5, 150, &h, &n), 0);
 	EXPECT_INT_EQ(n, 1);
 	index_hits_free(h, n);
-	o.root = f.root;
-	o.db_path = f.db_path;
-	o.max_chunk_size = SMALL_CHUNK;
-	o.quiet = true;
-	ASSERT_INT_EQ(index_open(&o, &fresh), 0);
+	ASSERT_INT_EQ(fixture_connect(&f, &fresh), 0);
 	EXPECT_TRUE(fabs(top_score(f.ix, q) - top_score(fresh, q)) < 1e-9);
 	index_close(fresh);
 	fixture_close(&f);
