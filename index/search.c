@@ -77,7 +77,7 @@ static int cmp_df(const void *a, const void *b)
  * budget), so a common term costs milliseconds in every query that holds
  * it, and the common terms are the ones every query repeats. The rare
  * ones cost little each but are most of a query's terms: at 5 M lines,
- * counting them again was a quarter of a context request's search.
+ * counting them again was about a tenth of a context request's search.
  *
  * A count of at least DF_CACHE_MIN is kept until the table moves (below):
  * a stale one moves a weight a little. A smaller one is exact: it holds
