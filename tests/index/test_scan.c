@@ -954,6 +954,22 @@ static const char *const compare_sql[][2] = {
 		      " MATCH 'path:pkg7 AND socket'"},
 };
 
+/* Runs each of n queries (a name, its SQL) on databases x and y and
+ * expects the same rows of both. */
+static void expect_same_tables(sqlite3 *x, sqlite3 *y,
+			       const char *const (*sql)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *a = ixt_rows(x, sql[i][1]);
+		char *b = ixt_rows(y, sql[i][1]);
+
+		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
+		expect_same_rows(sql[i][0], a, b);
+		xfree(a);
+		xfree(b);
+	}
+}
+
 /* The files committed to the database at path so far; 0 while it is
  * not there yet or has no schema. */
 static long long committed_files(const char *path)
@@ -1049,16 +1065,8 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	EXPECT_INT_EQ(orphans(&f), 0);
 	EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM files"), KILL_FILES);
 	clean = ixt_db_open(clean_db);
-	for (size_t i = 0; i < sizeof(compare_sql) / sizeof(*compare_sql);
-	     i++) {
-		char *a = ixt_rows(fdb(&f), compare_sql[i][1]);
-		char *b = ixt_rows(clean, compare_sql[i][1]);
-
-		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
-		expect_same_rows(compare_sql[i][0], a, b);
-		xfree(a);
-		xfree(b);
-	}
+	expect_same_tables(fdb(&f), clean, compare_sql,
+			   sizeof(compare_sql) / sizeof(*compare_sql));
 	sqlite3_close(clean);
 	xfree(clean_db);
 	fixture_close(&f);
@@ -1105,26 +1113,11 @@ TEST(scan_jobs_one_and_four_write_the_same_rows)
 		db[k] = ixt_db_open(path);
 		xfree(path);
 	}
-	for (size_t i = 0; i < sizeof(compare_sql) / sizeof(*compare_sql);
-	     i++) {
-		char *a = ixt_rows(db[0], compare_sql[i][1]);
-		char *b = ixt_rows(db[1], compare_sql[i][1]);
-
-		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
-		expect_same_rows(compare_sql[i][0], a, b);
-		xfree(a);
-		xfree(b);
-	}
+	expect_same_tables(db[0], db[1], compare_sql,
+			   sizeof(compare_sql) / sizeof(*compare_sql));
 	/* And the same ids, whichever thread parsed which file first. */
-	for (size_t i = 0; i < sizeof(id_sql) / sizeof(*id_sql); i++) {
-		char *a = ixt_rows(db[0], id_sql[i][1]);
-		char *b = ixt_rows(db[1], id_sql[i][1]);
-
-		EXPECT_TRUE(strlen(b) > 2 && strncmp(b, "ERROR", 5) != 0);
-		expect_same_rows(id_sql[i][0], a, b);
-		xfree(a);
-		xfree(b);
-	}
+	expect_same_tables(db[0], db[1], id_sql,
+			   sizeof(id_sql) / sizeof(*id_sql));
 	sqlite3_close(db[0]);
 	sqlite3_close(db[1]);
 	fixture_close(&f);
