@@ -170,9 +170,17 @@ void index__bind_text(sqlite3_stmt *s, int i, const char *p, size_t n);
 
 /* Reset a statement for reuse and hand it out. */
 sqlite3_stmt *index__stmt(Index *ix, int which);
-/* PRAGMA data_version: it moves when another connection commits; -1 on
- * error. */
-int64_t index__data_version(Index *ix);
+/* Where a connection's database stands: another connection's commits
+ * move data_version (-1 when it cannot be read), this one's its total
+ * changes. Two equal marks: nothing was written between them. */
+typedef struct {
+	int64_t data_version, changes;
+} IndexMark;
+IndexMark index__mark(Index *ix);
+static inline bool index__mark_same(IndexMark a, IndexMark b)
+{
+	return a.data_version == b.data_version && a.changes == b.changes;
+}
 
 /* What the index remembers of a file. */
 typedef struct {

@@ -114,7 +114,7 @@ struct DfCache {
 	uint32_t epoch; /* common counts of earlier epochs are stale */
 	int64_t rows;	/* the last chunk row id when the epoch began */
 	uint32_t gen;	/* small counts of earlier generations are stale */
-	int64_t data_version, changes; /* the database when gen began */
+	IndexMark mark; /* the database when gen began */
 };
 
 void index__df_cache_delete(struct DfCache *c) { xfree(c); }
@@ -178,7 +178,8 @@ static void df_remember(struct DfCache *c, const char *term, int64_t df,
 static struct DfCache *df_cache(Index *ix, int64_t rows)
 {
 	struct DfCache *c = ix->df;
-	int64_t moved, version, changes;
+	int64_t moved;
+	IndexMark mark = index__mark(ix);
 
 	if (!c)
 		c = ix->df = xcalloc(1, sizeof(*c));
@@ -189,12 +190,9 @@ static struct DfCache *df_cache(Index *ix, int64_t rows)
 	}
 	/* Anything written since the small counts were taken, through this
 	 * connection or another, may have moved them. */
-	version = index__data_version(ix);
-	changes = sqlite3_total_changes64(ix->db);
-	if (version != c->data_version || changes != c->changes) {
+	if (!index__mark_same(mark, c->mark)) {
 		c->gen++;
-		c->data_version = version;
-		c->changes = changes;
+		c->mark = mark;
 	}
 	return c;
 }

@@ -206,8 +206,8 @@ struct NameCache {
 	uint32_t n, cap, loaded; /* names; of them, read by the full load */
 	uint32_t *slot;		 /* open addressing: a name's index + 1 */
 	uint32_t nslots;	 /* a power of two, over twice n */
-	int64_t data_version, changes;
-	int64_t since; /* files indexed from this second on are read again */
+	IndexMark mark; /* data_version -1: never read, or a read failed */
+	int64_t since;	/* files indexed from this second on are read again */
 };
 
 void index__name_cache_delete(struct NameCache *c)
@@ -234,14 +234,16 @@ static uint64_t char_set(const char *s, size_t n)
 	return set;
 }
 
-int64_t index__data_version(Index *ix)
+IndexMark index__mark(Index *ix)
 {
 	sqlite3_stmt *s = index__stmt(ix, ST_DATA_VERSION);
-	int64_t v =
-	    sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	IndexMark m;
 
+	m.data_version =
+	    sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
 	sqlite3_reset(s);
-	return v;
+	m.changes = sqlite3_total_changes64(ix->db);
+	return m;
 }
 
 /* The slot of name: its own, or the empty one where it would go. */
@@ -316,20 +318,22 @@ static int names_read(Index *ix, struct NameCache *c, sqlite3_stmt *s)
 static int name_cache(Index *ix, struct NameCache **out)
 {
 	struct NameCache *c = ix->names;
-	int64_t version = index__data_version(ix), now = index__now();
+	/* Taken before the read: what commits during it is read again
+	 * next time, never missed. */
+	IndexMark mark = index__mark(ix);
+	int64_t now = index__now();
 	sqlite3_stmt *s;
 	bool full;
 	int err;
 
 	if (!c) {
 		c = ix->names = xcalloc(1, sizeof(*c));
-		c->data_version = -1;
+		c->mark.data_version = -1;
 	}
 	*out = c;
-	if (c->data_version != -1 && c->data_version == version &&
-	    c->changes == sqlite3_total_changes64(ix->db))
+	if (c->mark.data_version != -1 && index__mark_same(c->mark, mark))
 		return 0;
-	full = c->data_version == -1 || c->n - c->loaded > c->loaded / 4;
+	full = c->mark.data_version == -1 || c->n - c->loaded > c->loaded / 4;
 	if (full) {
 		c->n = 0;
 		c->text.len = 0;
@@ -340,15 +344,12 @@ static int name_cache(Index *ix, struct NameCache **out)
 		s = index__stmt(ix, ST_NAME_COUNTS_SINCE);
 		sqlite3_bind_int64(s, 1, c->since);
 	}
-	/* Marks taken before the read: what commits during it is read
-	 * again next time, never missed. */
-	c->changes = sqlite3_total_changes64(ix->db);
 	c->since = now;
 	if ((err = names_read(ix, c, s))) {
-		c->data_version = -1; /* a full load next time */
+		c->mark.data_version = -1; /* a full load next time */
 		return err;
 	}
-	c->data_version = version;
+	c->mark = mark;
 	if (full)
 		c->loaded = c->n;
 	return 0;
