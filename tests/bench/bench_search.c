@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	double *ms;
 	uint64_t hits = 0;
 	long limit = 10, rounds = 1, postings = 0;
-	double cpu0;
+	double cpu_start, cpu_ms;
 	int err;
 
 	castls_init_allocators();
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	queries = read_lines(argv[3], &nq);
 	total = nq * (size_t)rounds;
 	ms = xcalloc(total ? total : 1, sizeof(*ms));
-	cpu0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+	cpu_start = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 	for (long r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < nq; i++) {
 			IndexHit *h;
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 			index_hits_free(h, n);
 		}
 	}
-	cpu0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	cpu_ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
 	qsort(ms, total, sizeof(*ms), cmp_double);
 	if (total)
 		printf("queries %zu  hits/query %.1f  p50 %.3f ms  p90 %.3f ms"
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 		       total, (double)hits / (double)total,
 		       quantile(ms, total, 0.50), quantile(ms, total, 0.90),
 		       quantile(ms, total, 0.99), ms[total - 1],
-		       cpu0 / (double)total);
+		       cpu_ms / (double)total);
 	for (size_t i = 0; i < nq; i++)
 		xfree(queries[i]);
 	xfree(queries);
