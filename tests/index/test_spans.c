@@ -42,10 +42,24 @@ typedef struct {
 	Index *ix;
 } Fx;
 
+/* Chunks text as Python at TINY_CHUNK and puts it at rel: 0 or an error. */
+static int fx_put(Fx *f, const char *rel, const char *text, size_t len)
+{
+	Chunker *ch = chunker_new(TINY_CHUNK);
+	Chunking c;
+	int err = chunker_run(ch, LANG_PYTHON, text, (uint32_t)len, NULL, &c);
+
+	if (!err) {
+		err = index_file_put(f->ix, rel, text, (uint32_t)len, &c, NULL);
+		chunking_close(&c);
+	}
+	chunker_delete(ch);
+	return err;
+}
+
 static void fx_open(Fx *f)
 {
 	IndexOptions o = {0};
-	Chunker *ch = chunker_new(TINY_CHUNK);
 	static const struct {
 		const char *rel, *text;
 	} files[] = {{"geo/shapes.py", shapes_py}, {"other.py", other_py}};
@@ -58,17 +72,10 @@ static void fx_open(Fx *f)
 	o.quiet = true;
 	if (index_open(&o, &f->ix) != 0)
 		ixt_die("index_open", f->db_path);
-	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		Chunking c;
-		uint32_t len = (uint32_t)strlen(files[i].text);
-
-		if (chunker_run(ch, LANG_PYTHON, files[i].text, len, NULL, &c) ||
-		    index_file_put(f->ix, files[i].rel, files[i].text, len, &c,
-				   NULL))
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
+		if (fx_put(f, files[i].rel, files[i].text,
+			   strlen(files[i].text)))
 			ixt_die("put", files[i].rel);
-		chunking_close(&c);
-	}
-	chunker_delete(ch);
 }
 
 static void fx_close(Fx *f)
@@ -177,21 +184,12 @@ TEST(spans_named_many_in_the_name_order)
 	static const char *const names[] = {"describe", "area", "nowhere",
 					    "Shape", "area"};
 	Fx f;
-	Chunker *ch = chunker_new(TINY_CHUNK);
-	Chunking c;
 	IndexSpan *all, *one;
 	uint32_t n, n1, at = 0;
 	const char *last = "";
 
 	fx_open(&f);
-	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, uni_py,
-				  (uint32_t)strlen(uni_py), NULL, &c),
-		      0);
-	ASSERT_INT_EQ(index_file_put(f.ix, "uni.py", uni_py,
-				     (uint32_t)strlen(uni_py), &c, NULL),
-		      0);
-	chunking_close(&c);
-	chunker_delete(ch);
+	ASSERT_INT_EQ(fx_put(&f, "uni.py", uni_py, strlen(uni_py)), 0);
 	ASSERT_INT_EQ(index_spans_named_many(f.ix, names, 5, 10, &all, &n), 0);
 	ASSERT_INT_EQ(n, 7); /* Shape, area 5 times, describe */
 	for (uint32_t i = 0; i < n; i = at) {
@@ -247,11 +245,9 @@ TEST(span_children_many_read_the_first_few)
 {
 	enum { METHODS = 300, PER = 4 };
 	Fx f;
-	Chunker *ch = chunker_new(TINY_CHUNK);
-	Chunking c;
 	Buf text = {0};
 	IndexSpan *cls, *kids;
-	int64_t ids[3], big, small;
+	int64_t ids[3], parents[2], big, small;
 	uint32_t n, k;
 	int64_t steps[2];
 	sqlite3_stmt *s;
@@ -265,14 +261,7 @@ TEST(span_children_many_read_the_first_few)
 	for (int i = 0; i < 3; i++)
 		buf_printf(&text, "    def s%d(self):\n        return %d\n\n",
 			   i, i);
-	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, text.data,
-				  (uint32_t)text.len, NULL, &c),
-		      0);
-	ASSERT_INT_EQ(index_file_put(f.ix, "big.py", text.data,
-				     (uint32_t)text.len, &c, NULL),
-		      0);
-	chunking_close(&c);
-	chunker_delete(ch);
+	ASSERT_INT_EQ(fx_put(&f, "big.py", text.data, text.len), 0);
 	ASSERT_INT_EQ(index_spans_named(f.ix, "Big", 1, &cls, &n), 0);
 	ASSERT_INT_EQ(n, 1);
 	big = cls[0].id;
@@ -286,19 +275,21 @@ TEST(span_children_many_read_the_first_few)
 	ASSERT_INT_EQ(index_span_children_many(f.ix, ids, 3, PER, &kids, &k),
 		      0);
 	ASSERT_INT_EQ(k, PER + 3);
-	for (uint32_t i = 0, j = 0; i < k; i++, j++) {
-		int64_t lo = big < small ? big : small;
-		uint32_t nlo = lo == big ? PER : 3;
-		int64_t parent = i < nlo ? lo : lo == big ? small : big;
-		char want[16];
+	/* The lower parent id's children first. */
+	parents[0] = big < small ? big : small;
+	parents[1] = big < small ? small : big;
+	for (int p = 0, at = 0; p < 2; p++) {
+		bool of_big = parents[p] == big;
 
-		if (i == nlo)
-			j = 0;
-		snprintf(want, sizeof(want), parent == big ? "m%03u" : "s%u",
-			 j);
-		EXPECT_STR_EQ(kids[i].name, want);
-		EXPECT_INT_EQ(kids[i].parent_id, parent);
-		EXPECT_STR_EQ(kids[i].path, "big.py");
+		for (uint32_t j = 0; j < (of_big ? PER : 3u); j++, at++) {
+			char want[16];
+
+			snprintf(want, sizeof(want), of_big ? "m%03u" : "s%u",
+				 j);
+			EXPECT_STR_EQ(kids[at].name, want);
+			EXPECT_INT_EQ(kids[at].parent_id, parents[p]);
+			EXPECT_STR_EQ(kids[at].path, "big.py");
+		}
 	}
 	index_spans_free(kids, k);
 
