@@ -591,8 +591,10 @@ static Result *pool_pop(Pool *p, Result *done)
 		done->next = p->spent[done->worker];
 		p->spent[done->worker] = done;
 	}
-	while (p->written < p->next && !p->ready[p->written]) {
-		if (can_take(p) && !queue_full(p)) {
+	while (p->written == p->next || !p->ready[p->written]) {
+		/* The next file, when no thread has taken it; a later one
+		 * while the queue has room. */
+		if (can_take(p) && (p->written == p->next || !queue_full(p))) {
 			i = p->next++;
 			pthread_mutex_unlock(&p->mu);
 			r = xcalloc(1, sizeof(*r));
@@ -602,29 +604,21 @@ static Result *pool_pop(Pool *p, Result *done)
 			park(p, i, r);
 			continue;
 		}
+		if (p->written == p->next) { /* all taken are written */
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
 		if (p->w->ix->in_txn && index__lock_wanted(p->w->ix)) {
 			pthread_mutex_unlock(&p->mu);
 			return &give_way;
 		}
 		wait_result(p);
 	}
-	if (p->written == p->next && can_take(p)) {
-		i = p->next++;
-		p->written++;
-		pthread_mutex_unlock(&p->mu);
-		r = xcalloc(1, sizeof(*r));
-		r->worker = WRITER_ID;
-		process(p->own, p->w->ix, p->todo[i], r);
-		return r;
-	}
-	r = NULL;
-	if (p->written < p->next) {
-		r = p->ready[p->written];
-		p->ready[p->written++] = NULL;
-		p->queued--;
-		p->queued_bytes -= r->len;
-		pthread_cond_signal(&p->not_full);
-	}
+	r = p->ready[p->written];
+	p->ready[p->written++] = NULL;
+	p->queued--;
+	p->queued_bytes -= r->len;
+	pthread_cond_signal(&p->not_full);
 	pthread_mutex_unlock(&p->mu);
 	return r;
 }
