@@ -2,6 +2,7 @@
  * lang.c: the language registry. One LangSpec row per language; the
  * definition tables below are the only place that knows node type names.
  */
+#define _GNU_SOURCE /* memmem */
 #include "lang_int.h"
 
 #include <ctype.h>
@@ -1245,51 +1246,65 @@ static bool shebang_is_shell(const char *text, size_t len)
 	return strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0;
 }
 
-/* Whether line [p, p + n) of text shows marker m: "^x" at its start
- * after blanks, "x" anywhere in it. A `\ ` in m stands for a space. */
-static bool line_has(const char *p, size_t n, const char *m, size_t mn)
-{
-	char want[64];
-	size_t k = 0;
-	bool anchored = *m == '^';
+/* A marker of LangSpec.markers, its `\ ` unescaped. */
+typedef struct {
+	char text[32];
+	size_t len;
+	bool anchored; /* "^x": x at a line's start, after blanks */
+} Marker;
 
-	for (m += anchored, mn -= anchored; mn && k < sizeof(want); m++, mn--)
-		if (*m != '\\' || mn < 2)
-			want[k++] = *m;
-	if (anchored) {
-		while (n && (*p == ' ' || *p == '\t'))
-			p++, n--;
-		return n >= k && memcmp(p, want, k) == 0;
+/* Splits the space-separated list into at most max markers (a marker ends
+ * at a space not escaped by `\`); returns how many. */
+static size_t markers_split(const char *list, Marker *out, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *m = list; *m && n < max;) {
+		Marker *k = &out[n];
+
+		k->len = 0;
+		k->anchored = *m == '^';
+		m += k->anchored;
+		for (; *m && *m != ' '; m++) {
+			if (*m == '\\' && m[1])
+				m++;
+			if (k->len < sizeof(k->text))
+				k->text[k->len++] = *m;
+		}
+		n += k->len > 0;
+		while (*m == ' ')
+			m++;
 	}
-	for (; n >= k; p++, n--)
-		if (memcmp(p, want, k) == 0)
-			return true;
-	return false;
+	return n;
 }
 
-/* Whether some line of text shows one of the space-separated markers. */
+/* Whether some line of text shows one of the markers: "^x" at its start
+ * after blanks, "x" anywhere in it. A `.h` is read once for this before
+ * it is parsed, so each marker costs one pass, not one a line. */
 static bool text_has_marker(const char *text, size_t len, const char *list)
 {
-	const char *end = text + len, *p = text;
+	Marker m[16];
+	size_t n = markers_split(list, m, 16), i;
+	const char *p = text, *end = text + len;
+	bool anchored = false;
 
-	while (p < end) {
+	/* No marker holds a newline: one found anywhere is inside a line. */
+	for (i = 0; i < n; i++) {
+		if (!m[i].anchored && memmem(text, len, m[i].text, m[i].len))
+			return true;
+		anchored |= m[i].anchored;
+	}
+	while (anchored && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *eol = nl ? nl : end;
 
-		for (const char *m = list; *m;) {
-			size_t mn = 0;
-
-			/* A marker ends at a space not escaped by `\`. */
-			while (m[mn] && !(m[mn] == ' ' &&
-					  (mn == 0 || m[mn - 1] != '\\')))
-				mn++;
-			if (mn && line_has(p, n, m, mn))
+		while (p < eol && (*p == ' ' || *p == '\t'))
+			p++;
+		for (i = 0; i < n; i++)
+			if (m[i].anchored && (size_t)(eol - p) >= m[i].len &&
+			    memcmp(p, m[i].text, m[i].len) == 0)
 				return true;
-			m += mn;
-			while (*m == ' ')
-				m++;
-		}
-		p += n + 1;
+		p = eol + 1;
 	}
 	return false;
 }

@@ -63,6 +63,13 @@ TEST(lang_detect_header_by_text)
 	EXPECT_INT_EQ(LD("a.h", "  template <typename T>\nT f();\n"), LANG_CPP);
 	EXPECT_INT_EQ(LD("a.h", "template<class T> T g();\n"), LANG_CPP);
 	EXPECT_INT_EQ(LD("a.h", "inline std::string s();\n"), LANG_CPP);
+	/* On a later line, after a tab, on a last line without its end. */
+	EXPECT_INT_EQ(LD("a.h", "int f(void);\n\tpublic:\n"), LANG_CPP);
+	EXPECT_INT_EQ(LD("a.h", "int f(void);\nstd::size_t n;"), LANG_CPP);
+	EXPECT_INT_EQ(LD("a.h", "int f(void);\n\n  using namespace x;"),
+		      LANG_CPP);
+	/* A marker cut by the line's end is none: "using" alone. */
+	EXPECT_INT_EQ(LD("a.h", "int f(void);\nusing\n"), LANG_C);
 	/* Not markers: a word that only begins like one, "class" inside a
 	 * comment, inline asm's `:::`, C++ guarded for C. */
 	EXPECT_INT_EQ(LD("a.h", "classify(x);\n"), LANG_C);
