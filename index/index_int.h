@@ -154,6 +154,12 @@ int index__bulk(Index *ix, bool on);
  * the indexes and restores FTS5's merge settings, as opening the file
  * does when a load was cut short. */
 int index__load(Index *ix, bool on);
+/* Ends a load a step at a time, each its own transaction, the table
+ * taking rows in between: index__load_index builds the i-th secondary
+ * index (*built false when there is none), index__load_end restores
+ * FTS5's merge settings. */
+int index__load_index(Index *ix, unsigned i, bool *built);
+int index__load_end(Index *ix);
 /* A load of this many bytes and more finishes early (scan.c's
  * FINISH_PART); tests lower it. */
 extern uint64_t index__finish_min;

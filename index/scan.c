@@ -45,12 +45,15 @@
  * parsed by then, one core works while the other waits: 20 s of a
  * 140 s cold index of the Linux kernel. So a load of index__finish_min
  * bytes and more finishes early instead, once all but the last
- * FINISH_PART of its bytes are written: the workers parse on meanwhile,
- * into a queue allowed FINISH_QUEUE_MAX files and FINISH_QUEUE_BYTES,
- * and the rest is written as any later scan writes, into the indexes.
- * (The kernel's finish takes 15 s, over which a worker parses 48 MB;
- * allowed 64 MiB, the load's peak RSS reached 327 MB, and 254 MB at
- * 32 MiB.) */
+ * FINISH_PART of its bytes are written, and the rest is written as any
+ * later scan writes, into the indexes. The finish goes a step at a time
+ * (an index built, then the merge), each when the writer has no result
+ * ready, and what the workers parse meanwhile is written before the
+ * next step. The merge runs whole (rows committed in between would
+ * start it over), the workers parsing into a queue allowed
+ * FINISH_QUEUE_MAX files and FINISH_QUEUE_BYTES. (The kernel's merge
+ * takes 7 s, over which a worker parses 45 MB; allowed 64 MiB, the
+ * load's peak RSS reached 327 MB, and 254 MB at 32 MiB.) */
 #define FINISH_PART 8
 #define FINISH_QUEUE_MAX 16384
 #define FINISH_QUEUE_BYTES (32u << 20)
@@ -702,107 +705,12 @@ static void let_through(Index *ix)
 		sqlite3_sleep(1);
 }
 
-static int compact(Walk *w, long long written);
-
 static void set_finishing(Pool *p, bool on)
 {
 	pthread_mutex_lock(&p->mu);
 	p->finishing = on;
 	pthread_cond_broadcast(&p->not_full);
 	pthread_mutex_unlock(&p->mu);
-}
-
-/* Finishes a load before its last rows: its batch committed, the
- * secondary indexes built and the full-text segments merged into one
- * (whatever their number: the rest of the load adds a few, which
- * mark_scanned does not count), with the workers parsing on meanwhile. */
-static int finish_load(Pool *p)
-{
-	Walk *w = p->w;
-	int err = w->ix->in_txn ? batch_commit(w) : 0;
-
-	set_finishing(p, true);
-	if (!err)
-		err = index__load(w->ix, false);
-	if (!err) {
-		w->load = false;
-		w->finished = true;
-		err = compact(w, LLONG_MAX);
-	}
-	set_finishing(p, false);
-	return err;
-}
-
-static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
-{
-	Index *ix = p->w->ix;
-	ScanStats *st = p->w->stats;
-	int64_t batch_start = index__clock_ms(), last_progress = 0;
-	uint32_t in_batch = 0;
-	uint64_t batch_bytes = 0, written = 0;
-	uint64_t early_at = p->w->bulk ? next_early(p->todo_bytes, 0) : 0;
-	uint64_t finish_at = p->w->load && p->todo_bytes >= index__finish_min
-				 ? p->todo_bytes - p->todo_bytes / FINISH_PART
-				 : 0;
-	Result *r = NULL;
-	int err = 0;
-
-	while ((r = pool_pop(p, r))) {
-		bool wanted = r == &give_way;
-
-		if (wanted) {
-			r = NULL;
-			if (err || !ix->in_txn)
-				continue;
-		}
-		/* Cancelled: what is queued is dropped, not written (up to
-		 * QUEUE_MAX files, seconds of writing for a server whose
-		 * client is gone); the next scan reads those files again. */
-		if (!err && p->w->cancel && *p->w->cancel)
-			err = CASTLS_ECANCELED;
-		if (!err && !ix->in_txn && !wanted)
-			err = index__begin(ix);
-		if (!err && !wanted) {
-			err = apply(ix, r, st);
-			in_batch++;
-			batch_bytes += r->len;
-			written += r->len;
-			wanted = index__lock_wanted(ix);
-		}
-		if (!err && (wanted || in_batch >= BATCH_FILES ||
-			     batch_bytes >= BATCH_BYTES ||
-			     index__clock_ms() - batch_start >= BATCH_MS ||
-			     (early_at && written >= early_at))) {
-			if (early_at && written >= early_at)
-				early_at = next_early(p->todo_bytes, written);
-			err = batch_commit(p->w);
-			in_batch = 0;
-			batch_bytes = 0;
-			batch_start = index__clock_ms();
-			if (!err && wanted)
-				let_through(ix);
-		}
-		if (!err && finish_at && written >= finish_at) {
-			finish_at = 0;
-			err = finish_load(p);
-			in_batch = 0;
-			batch_bytes = 0;
-			batch_start = index__clock_ms();
-		}
-		if (err) { /* let the workers finish, drop what they send */
-			pthread_mutex_lock(&p->mu);
-			p->stop = 1;
-			pthread_cond_broadcast(&p->not_full);
-			pthread_mutex_unlock(&p->mu);
-		}
-		if (fn && index__clock_ms() - last_progress >= PROGRESS_MS) {
-			fn(ctx, st);
-			last_progress = index__clock_ms();
-		}
-	}
-	if (ix->in_txn)
-		err = index__end(ix, err);
-	return err;
 }
 
 static int drop_vanished(Index *ix, const Vanished *gone, ScanStats *st)
@@ -1008,6 +916,172 @@ static int compact(Walk *w, long long written)
 		err = index__end(ix, err);
 	if (!err && !more && (err = index__begin(ix)) == 0)
 		err = index__end(ix, meta_put(ix, "written", 0));
+	return err;
+}
+
+/* A load's early finish, a step at a time: its secondary indexes built
+ * one a step, then its full-text segments merged into one (whatever
+ * their number: the rest of the load adds a few, which mark_scanned
+ * does not count), COMPACT_TXN_MS of the merge a step. */
+typedef struct {
+	int step;      /* the next step; -1 before the finish and after it */
+	bool merging;  /* the indexes are built */
+	bool draining; /* the merge waits for the queue to be written */
+} Finish;
+
+/* Whether the writer takes the finish's next step now rather than write
+ * a result. An index is built when no result is ready: the queue has
+ * room for what the workers parse meanwhile. The merge goes on until
+ * the queue holds half what it may, then waits until all of it is
+ * written: every pause leaves a segment, the rows written in it. */
+static bool finish_now(Pool *p, Finish *f)
+{
+	bool ready;
+	uint64_t queued;
+
+	pthread_mutex_lock(&p->mu);
+	ready = p->written < p->next && p->ready[p->written];
+	queued = p->queued_bytes;
+	pthread_mutex_unlock(&p->mu);
+	if (!ready)
+		f->draining = false;
+	else if (f->merging && queued >= FINISH_QUEUE_BYTES / 2)
+		f->draining = true;
+	return !ready || (f->merging && !f->draining);
+}
+
+/* One transaction of the finish's merge. Its first step gathers every
+ * segment into one merge (FTS5's negative 'merge'); the later ones only
+ * go on with it (positive), leaving alone the segments the rows written
+ * between steps add: a gathering merge would start over with them, and
+ * write what it had merged again. */
+static int finish_merge(Index *ix, bool first, bool *more)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
+	int64_t began = index__clock_ms(), before;
+	int err = index__begin(ix);
+
+	*more = true;
+	for (bool gather = first; !err && *more; gather = false) {
+		sqlite3_bind_int(s, 1, gather ? -COMPACT_PAGES : COMPACT_PAGES);
+		before = sqlite3_total_changes64(ix->db);
+		err = index__step_done(ix, s);
+		sqlite3_reset(s);
+		*more = sqlite3_total_changes64(ix->db) - before > 1;
+		if (index__clock_ms() - began >= COMPACT_TXN_MS)
+			break;
+	}
+	return index__end(ix, err);
+}
+
+static int finish_step(Pool *p, Finish *f)
+{
+	Walk *w = p->w;
+	bool more = false;
+	int err;
+
+	if (w->cancel && *w->cancel)
+		return CASTLS_ECANCELED; /* the next scan merges what is left */
+	if (!f->merging) {
+		bool built;
+
+		err = index__load_index(w->ix, (unsigned)f->step, &built);
+		f->merging = !built;
+		f->step = built ? f->step + 1 : 0;
+		return err;
+	}
+	err = finish_merge(w->ix, f->step++ == 0, &more);
+	if (err || more)
+		return err;
+	if (!(err = index__load_end(w->ix)) && !(err = index__begin(w->ix)))
+		err = index__end(w->ix, meta_put(w->ix, "written", 0));
+	w->load = false;
+	w->finished = true;
+	set_finishing(p, false);
+	f->step = -1;
+	return err;
+}
+
+static int write_results(Pool *p, ScanProgressFn fn, void *ctx)
+{
+	Index *ix = p->w->ix;
+	ScanStats *st = p->w->stats;
+	int64_t batch_start = index__clock_ms(), last_progress = 0;
+	uint32_t in_batch = 0;
+	uint64_t batch_bytes = 0, written = 0;
+	uint64_t early_at = p->w->bulk ? next_early(p->todo_bytes, 0) : 0;
+	uint64_t finish_at = p->w->load && p->todo_bytes >= index__finish_min
+				 ? p->todo_bytes - p->todo_bytes / FINISH_PART
+				 : 0;
+	Result *r = NULL;
+	Finish f = {-1, false, false};
+	int err = 0;
+
+	while ((r = pool_pop(p, r))) {
+		bool wanted = r == &give_way;
+
+		if (wanted) {
+			r = NULL;
+			if (err || !ix->in_txn)
+				continue;
+		}
+		/* Cancelled: what is queued is dropped, not written (up to
+		 * QUEUE_MAX files, seconds of writing for a server whose
+		 * client is gone); the next scan reads those files again. */
+		if (!err && p->w->cancel && *p->w->cancel)
+			err = CASTLS_ECANCELED;
+		if (!err && !ix->in_txn && !wanted)
+			err = index__begin(ix);
+		if (!err && !wanted) {
+			err = apply(ix, r, st);
+			in_batch++;
+			batch_bytes += r->len;
+			written += r->len;
+			wanted = index__lock_wanted(ix);
+		}
+		if (!err && (wanted || in_batch >= BATCH_FILES ||
+			     batch_bytes >= BATCH_BYTES ||
+			     index__clock_ms() - batch_start >= BATCH_MS ||
+			     (early_at && written >= early_at))) {
+			if (early_at && written >= early_at)
+				early_at = next_early(p->todo_bytes, written);
+			err = batch_commit(p->w);
+			in_batch = 0;
+			batch_bytes = 0;
+			batch_start = index__clock_ms();
+			if (!err && wanted)
+				let_through(ix);
+		}
+		if (!err && finish_at && written >= finish_at) {
+			finish_at = 0;
+			f.step = 0;
+			set_finishing(p, true);
+		}
+		while (!err && f.step >= 0 && finish_now(p, &f)) {
+			if (ix->in_txn)
+				err = batch_commit(p->w);
+			if (!err)
+				err = finish_step(p, &f);
+			in_batch = 0;
+			batch_bytes = 0;
+			batch_start = index__clock_ms();
+		}
+		if (err) { /* let the workers finish, drop what they send */
+			pthread_mutex_lock(&p->mu);
+			p->stop = 1;
+			pthread_cond_broadcast(&p->not_full);
+			pthread_mutex_unlock(&p->mu);
+		}
+		if (fn && index__clock_ms() - last_progress >= PROGRESS_MS) {
+			fn(ctx, st);
+			last_progress = index__clock_ms();
+		}
+	}
+	if (ix->in_txn)
+		err = index__end(ix, err);
+	/* The last file may come before the finish's last step. */
+	while (!err && f.step >= 0)
+		err = finish_step(p, &f);
 	return err;
 }
 

@@ -497,6 +497,24 @@ static int fts_merges(Index *ix, int automerge, int crisis)
 	return exec(ix, sql);
 }
 
+int index__load_index(Index *ix, unsigned i, bool *built)
+{
+	int err;
+
+	if (!(*built = i < NINDEXES))
+		return 0;
+	if ((err = index__begin(ix)))
+		return err;
+	return index__end(ix, exec(ix, indexes[i].sql));
+}
+
+int index__load_end(Index *ix)
+{
+	int err = index__begin(ix);
+
+	return err ? err : index__end(ix, fts_merges(ix, 4, 16));
+}
+
 int index__load(Index *ix, bool on)
 {
 	int err;

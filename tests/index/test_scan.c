@@ -1226,10 +1226,10 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 }
 
 /* A load of index__finish_min bytes and more builds its indexes and
- * merges its full-text segments before its last rows, which it then
- * writes into them: the same rows as a load that finishes at its end,
- * every file found, the merged segment and the rest's apart, and
- * nothing counted for the next scan to compact again. */
+ * merges its full-text segments before its last rows, which it writes
+ * between the finish's steps or after them (as the workers' timing
+ * has it): the same rows as a load that finishes at its end, every
+ * file found, and nothing counted for the next scan to compact again. */
 TEST(load_finishes_before_its_last_rows)
 {
 	long long chunks = -1, spans = -1;
@@ -1274,8 +1274,6 @@ TEST(load_finishes_before_its_last_rows)
 			    chunks);
 			EXPECT_INT_EQ(q_int(&f, "SELECT count(*) FROM spans"),
 				      spans);
-			EXPECT_TRUE(q_int(&f, "SELECT count(DISTINCT segid)"
-					      " FROM chunks_fts_idx") >= 2);
 		} else {
 			chunks = q_int(&f, "SELECT count(*) FROM chunk_rows");
 			spans = q_int(&f, "SELECT count(*) FROM spans");
