@@ -251,7 +251,7 @@ typedef struct {
 	const char *markers;  /* text only this language has, space-
 			       * separated: "^x" at a line start (after
 			       * blanks), "x" anywhere; `\ ` is a space
-			       * within a marker */
+			       * within a marker; 16 of 32 bytes at most */
 	const char *siblings; /* extensions of a sibling that decide */
 	/* Files a tool wrote: patterns with `*` for any run of characters,
 	 * of file names (space-separated) and of whole lines (separated by

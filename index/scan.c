@@ -46,14 +46,13 @@
  * 140 s cold index of the Linux kernel. So a load of index__finish_min
  * bytes and more finishes early instead, once all but the last
  * FINISH_PART of its bytes are written, and the rest is written as any
- * later scan writes, into the indexes. The finish goes a step at a time
- * (an index built, then the merge), each when the writer has no result
- * ready, and what the workers parse meanwhile is written before the
- * next step. The merge runs whole (rows committed in between would
- * start it over), the workers parsing into a queue allowed
- * FINISH_QUEUE_MAX files and FINISH_QUEUE_BYTES. (The kernel's merge
- * takes 7 s, over which a worker parses 45 MB; allowed 64 MiB, the
- * load's peak RSS reached 327 MB, and 254 MB at 32 MiB.) */
+ * later scan writes, into the indexes. The finish takes turns with the
+ * writes (Finish): the workers parse on into a queue allowed
+ * FINISH_QUEUE_MAX files and FINISH_QUEUE_BYTES, and the writer writes
+ * what they parse between its steps. (Taken in one go, the kernel's
+ * finish lasted 12-17 s, the queue was full after 5, and the worker
+ * waited out the rest. Allowed 64 MiB, the load's peak RSS reached
+ * 327 MB, and 254 MB at 32 MiB.) */
 #define FINISH_PART 8
 #define FINISH_QUEUE_MAX 16384
 #define FINISH_QUEUE_BYTES (32u << 20)
@@ -962,6 +961,8 @@ static int finish_merge(Index *ix, bool first, bool *more)
 	int err = index__begin(ix);
 
 	*more = true;
+	if (err)
+		return err;
 	for (bool gather = first; !err && *more; gather = false) {
 		sqlite3_bind_int(s, 1, gather ? -COMPACT_PAGES : COMPACT_PAGES);
 		before = sqlite3_total_changes64(ix->db);
