@@ -506,6 +506,12 @@ static bool can_take(const Pool *p)
 	       !(p->w->cancel && *p->w->cancel);
 }
 
+/* Whether the writer's next file is parsed and waits (p->mu held). */
+static bool next_parsed(const Pool *p)
+{
+	return p->written < p->next && p->ready[p->written];
+}
+
 /* Holds todo[i]'s result r until the writer comes to it (p->mu held). */
 static void park(Pool *p, uint32_t i, Result *r)
 {
@@ -593,7 +599,7 @@ static Result *pool_pop(Pool *p, Result *done)
 		done->next = p->spent[done->worker];
 		p->spent[done->worker] = done;
 	}
-	while (p->written == p->next || !p->ready[p->written]) {
+	while (!next_parsed(p)) {
 		/* The next file, when no thread has taken it; a later one
 		 * while the queue has room. */
 		if (can_take(p) && (p->written == p->next || !queue_full(p))) {
@@ -871,22 +877,43 @@ static void fts_structure(Index *ix, int64_t *levels, int64_t *segments)
 	sqlite3_reset(s);
 }
 
+/* One FTS5 'merge' of pages (negative: gather every segment into one
+ * merge first); *more while it found work to do. */
+static int merge_pages(Index *ix, int pages, bool *more)
+{
+	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
+	int64_t before = sqlite3_total_changes64(ix->db);
+	int err;
+
+	sqlite3_bind_int(s, 1, pages);
+	err = index__step_done(ix, s);
+	sqlite3_reset(s);
+	*more = sqlite3_total_changes64(ix->db) - before > 1;
+	return err;
+}
+
+/* Records that the full-text index holds no files written since its
+ * last compaction. */
+static int mark_compacted(Index *ix)
+{
+	int err = index__begin(ix);
+
+	return err ? err : index__end(ix, meta_put(ix, "written", 0));
+}
+
 static int compact(Walk *w, long long written)
 {
 	Index *ix = w->ix;
-	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t began = 0, before, levels, segments;
+	int64_t began = 0, levels, segments;
 	bool more = true, wanted;
-	int err = 0, yields = 0;
+	int err = 0, yields = 0, pages;
 
 	fts_structure(ix, &levels, &segments);
 	if ((written < COMPACT_MIN || written < (long long)w->n / 16) &&
 	    segments <= COMPACT_SEGMENTS)
 		return 0;
-	sqlite3_bind_int(s, 1,
-			 levels >= 0 && levels < COMPACT_LEVELS
-			     ? -COMPACT_PAGES
-			     : COMPACT_PAGES);
+	pages = levels >= 0 && levels < COMPACT_LEVELS ? -COMPACT_PAGES
+						       : COMPACT_PAGES;
 	while (!err && more) {
 		if (w->cancel && *w->cancel)
 			break; /* the next scan finishes it */
@@ -896,10 +923,7 @@ static int compact(Walk *w, long long written)
 		}
 		if (err)
 			break;
-		before = sqlite3_total_changes64(ix->db);
-		err = index__step_done(ix, s);
-		sqlite3_reset(s);
-		more = sqlite3_total_changes64(ix->db) - before > 1;
+		err = merge_pages(ix, pages, &more);
 		wanted = index__lock_wanted(ix);
 		if (!err && (!more || wanted ||
 			     index__clock_ms() - began >= COMPACT_TXN_MS)) {
@@ -913,9 +937,7 @@ static int compact(Walk *w, long long written)
 	}
 	if (ix->in_txn)
 		err = index__end(ix, err);
-	if (!err && !more && (err = index__begin(ix)) == 0)
-		err = index__end(ix, meta_put(ix, "written", 0));
-	return err;
+	return !err && !more ? mark_compacted(ix) : err;
 }
 
 /* A load's early finish, a step at a time: its secondary indexes built
@@ -939,7 +961,7 @@ static bool finish_now(Pool *p, Finish *f)
 	uint64_t queued;
 
 	pthread_mutex_lock(&p->mu);
-	ready = p->written < p->next && p->ready[p->written];
+	ready = next_parsed(p);
 	queued = p->queued_bytes;
 	pthread_mutex_unlock(&p->mu);
 	if (!ready)
@@ -956,19 +978,15 @@ static bool finish_now(Pool *p, Finish *f)
  * write what it had merged again. */
 static int finish_merge(Index *ix, bool first, bool *more)
 {
-	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t began = index__clock_ms(), before;
+	int64_t began = index__clock_ms();
 	int err = index__begin(ix);
 
 	*more = true;
 	if (err)
 		return err;
 	for (bool gather = first; !err && *more; gather = false) {
-		sqlite3_bind_int(s, 1, gather ? -COMPACT_PAGES : COMPACT_PAGES);
-		before = sqlite3_total_changes64(ix->db);
-		err = index__step_done(ix, s);
-		sqlite3_reset(s);
-		*more = sqlite3_total_changes64(ix->db) - before > 1;
+		err = merge_pages(ix, gather ? -COMPACT_PAGES : COMPACT_PAGES,
+				  more);
 		if (index__clock_ms() - began >= COMPACT_TXN_MS)
 			break;
 	}
@@ -994,8 +1012,8 @@ static int finish_step(Pool *p, Finish *f)
 	err = finish_merge(w->ix, f->step++ == 0, &more);
 	if (err || more)
 		return err;
-	if (!(err = index__load_end(w->ix)) && !(err = index__begin(w->ix)))
-		err = index__end(w->ix, meta_put(w->ix, "written", 0));
+	if (!(err = index__load_end(w->ix)))
+		err = mark_compacted(w->ix);
 	w->load = false;
 	w->finished = true;
 	set_finishing(p, false);

@@ -1072,8 +1072,6 @@ TEST(scan_sigkill_then_resume_equals_clean)
 	fixture_close(&f);
 }
 
-/* The writer chunks files itself while no result waits: with one job it
- * does all the work, with four it shares it; the rows are the same. */
 /* Row ids, which rank a name's identical definitions in several files:
  * a scan writes files in the walk's order, whatever order its threads
  * parse them in. */
@@ -1085,6 +1083,8 @@ static const char *const id_sql[][2] = {
 		  " JOIN files f ON f.id=c.file_id ORDER BY 1"},
 };
 
+/* The writer chunks files itself while no result waits: with one job it
+ * does all the work, with four it shares it; the rows are the same. */
 TEST(scan_jobs_one_and_four_write_the_same_rows)
 {
 	Fixture f;
