@@ -49,10 +49,9 @@ static int collect_term(void *ctx, int flags, const char *tok, int len,
 {
 	Terms *ts = ctx;
 
+	(void)flags;
 	(void)start;
 	(void)end;
-	if (flags & TOKEN_JOINED)
-		return 0; /* the query side matches the joined form itself */
 	for (int i = 0; i < ts->n; i++)
 		if ((int)strlen(ts->t[i].term) == len &&
 		    memcmp(ts->t[i].term, tok, (size_t)len) == 0)

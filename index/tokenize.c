@@ -139,9 +139,9 @@ static inline CharClass char_classify(const char *p, size_t n, size_t *width)
 
 /*
  * The length of tok cut to CODE_TOKEN_MAX bytes at a character boundary,
- * then without trailing '_' and '$' so that the cut token reads back as
- * itself (code_query_build() relies on that). tok is valid UTF-8 and
- * starts with a letter or digit, so the cut never empties it.
+ * so that the cut token reads back as itself (code_query_build() relies
+ * on that). tok is valid UTF-8 without '_' and '$' and starts with a
+ * letter or digit, so the cut never empties it.
  */
 static int token_cut(const char *tok, size_t len)
 {
@@ -149,8 +149,6 @@ static int token_cut(const char *tok, size_t len)
 		return (int)len;
 	len = CODE_TOKEN_MAX;
 	while (len > 1 && !utf8_is_lead((unsigned char)tok[len]))
-		len--;
-	while (len > 1 && (tok[len - 1] == '_' || tok[len - 1] == '$'))
 		len--;
 	return (int)len;
 }
@@ -181,7 +179,7 @@ typedef struct {
 	char lower[CODE_IDENT_MAX];  /* the identifier, ASCII lower-cased */
 	char joined[CODE_IDENT_MAX]; /* lower without '_' and '$' */
 	int nseen;
-	Seen seen[CODE_IDENT_MAX + 2]; /* tokens emitted for the identifier */
+	Seen seen[CODE_IDENT_MAX + 1]; /* tokens emitted for the identifier */
 } Scan;
 
 /* True when tok was already emitted for this identifier; else records
@@ -268,8 +266,8 @@ static int emit_identifier(Scan *s)
 {
 	const IdChar *c = s->chars;
 	int a = 0, b = s->nchars, i, flags, rc;
-	size_t from, to, nj = 0;
-	bool inner_join = false;
+	const char *whole;
+	size_t from, to, n;
 
 	while (a < b && c[a].cls == CH_JOIN)
 		a++;
@@ -282,23 +280,22 @@ static int emit_identifier(Scan *s)
 	flags = c[a].cls == CH_DIGIT ? TOKEN_NUMBER : 0;
 	if (flags && to - from > CODE_NUMBER_MAX)
 		return 0;
-	s->nseen = 0;
-	rc = emit(s, TOKEN_WHOLE | flags, s->lower + from, to - from, from, to);
-	if (rc)
-		return rc;
-	for (i = a; i < b; i++) {
-		if (c[i].cls == CH_JOIN) {
-			inner_join = true;
-			continue;
+	for (i = a; i < b && c[i].cls != CH_JOIN; i++)
+		;
+	whole = s->lower + from;
+	n = to - from;
+	if (i < b) { /* inner '_' or '$': the whole goes without them */
+		for (n = 0, i = a; i < b; i++) {
+			if (c[i].cls == CH_JOIN)
+				continue;
+			memcpy(s->joined + n, s->lower + c[i].at, c[i].len);
+			n += c[i].len;
 		}
-		memcpy(s->joined + nj, s->lower + c[i].at, c[i].len);
-		nj += c[i].len;
+		whole = s->joined;
 	}
-	if (inner_join) {
-		rc = emit(s, TOKEN_JOINED | flags, s->joined, nj, from, to);
-		if (rc)
-			return rc;
-	}
+	s->nseen = 0;
+	if ((rc = emit(s, TOKEN_WHOLE | flags, whole, n, from, to)))
+		return rc;
 	return flags ? 0 : emit_parts(s, a, b);
 }
 
@@ -429,12 +426,14 @@ static int fts5_token(void *ctx, int flags, const char *tok, int len, int start,
 		      int end)
 {
 	Fts5Call *call = ctx;
-	int tflags = (flags & TOKEN_COLOCATED_MASK) ? FTS5_TOKEN_COLOCATED : 0;
 
-	/* Queries keep the whole and its joined form; see tokenize.h. */
-	if (call->query && (flags & TOKEN_PART))
+	/* Queries keep the whole alone; see tokenize.h. */
+	if (!(flags & TOKEN_PART))
+		return call->token(call->ctx, 0, tok, len, start, end);
+	if (call->query)
 		return SQLITE_OK;
-	return call->token(call->ctx, tflags, tok, len, start, end);
+	return call->token(call->ctx, FTS5_TOKEN_COLOCATED, tok, len, start,
+			   end);
 }
 
 static int fts5_tokenize(Fts5Tokenizer *self, void *ctx, int flags,
@@ -515,10 +514,7 @@ static int query_term(void *ctx, int flags, const char *tok, int len, int start,
 
 	(void)start;
 	(void)end;
-	/* A quoted whole is tokenized again by FTS5, which adds the joined
-	 * form itself; spending a term on it would only crowd out others. */
-	if (flags & TOKEN_JOINED)
-		return 0;
+	(void)flags;
 	for (i = 0; i < q->n; i++)
 		if (q->lens[i] == len && memcmp(q->terms[i], tok, len) == 0)
 			return 0;

@@ -19,13 +19,14 @@
  *   For each identifier, in this order and all lower-cased:
  *
  *   TOKEN_WHOLE   the identifier with leading and trailing '_' and '$'
- *                 trimmed: "__init__" -> "init", "$HOME" -> "home",
- *                 "MAX_SIZE" -> "max_size". An identifier of only '_'
- *                 and '$' yields nothing.
- *   TOKEN_JOINED  the whole with its inner '_' and '$' removed, when it
- *                 had any: "MAX_SIZE" -> "maxsize". This is what lets
- *                 getUserName and get_user_name meet (both give
- *                 "getusername").
+ *                 trimmed and its inner ones removed: "__init__" ->
+ *                 "init", "$HOME" -> "home", "MAX_SIZE" -> "maxsize".
+ *                 So getUserName and get_user_name meet (both give
+ *                 "getusername"). An identifier of only '_' and '$'
+ *                 yields nothing. (The spelling with '_' is no token of
+ *                 its own: every query for it would ask for the joined
+ *                 one at the same position, so it found the same rows
+ *                 with the same counts, at a tenth more postings.)
  *   TOKEN_PART    each camelCase, snake_case and letter/digit part:
  *                 "getHTTPResponse2xx" -> get, http, response, 2, xx;
  *                 "XMLParser" -> xml, parser; "utf8" -> utf, 8;
@@ -34,38 +35,38 @@
  *                 -> http, response). Non-ASCII letters are caseless:
  *                 a capital after one starts a part ("éFoo" -> é, foo),
  *                 but one does not end a capital run ("ABé" stays whole).
- *                 A part equal to the whole, the joined form or an
- *                 earlier part is not emitted again.
+ *                 A part equal to the whole or an earlier part is not
+ *                 emitted again.
  *
  *   An identifier starting (after trimming) with a digit is a number:
- *   "0x1F" -> "0x1f", "1_000" -> "1_000" and joined "1000", flagged
- *   TOKEN_NUMBER and never split into parts. Numbers, and digit parts,
+ *   "0x1F" -> "0x1f", "1_000" -> "1000", flagged TOKEN_NUMBER and never
+ *   split into parts. Numbers, and digit parts,
  *   longer than CODE_NUMBER_MAX bytes are dropped (hashes, blobs).
  *
  * Limits
  *
- *   Every emitted token is at most CODE_TOKEN_MAX bytes: a longer whole,
- *   joined form or part is truncated at a character boundary, and any
- *   '_' or '$' left at its end dropped, so that the cut token tokenizes
- *   back to itself; the same rule applies on both sides, so a truncated
- *   query still meets a truncated document token. An identifier longer
+ *   No token holds a '_' or '$'. Every emitted token is at most
+ *   CODE_TOKEN_MAX bytes: a longer whole or part is truncated at a
+ *   character boundary, so the cut token tokenizes back to itself; the
+ *   same rule applies on both sides, so a truncated query still meets a
+ *   truncated document token. An identifier longer
  *   than CODE_IDENT_MAX bytes is skipped entirely: it is minified code or
- *   data, not a name. Identifiers after it are still read.
+ *   data, not a name. Identifiers after it are still read. Numbers are
+ *   measured before their '_' are removed.
  *
  * FTS5 positions
  *
  *   In documents every identifier takes one position: the whole starts
- *   it and the joined form and parts are FTS5_TOKEN_COLOCATED, so
- *   phrase and NEAR queries line up on identifiers and the column size
- *   that bm25() uses counts identifiers. In queries (and prefix queries)
- *   only the whole and the joined form are emitted, colocated, which
- *   FTS5 treats as "either" at that position: "get_user_name" matches
- *   get_user_name and getUserName, "getUserName" matches both too, and
- *   "user name" (two terms, AND) matches both through the indexed parts.
- *   Emitting parts in queries would turn getUserName into "get OR user
- *   OR name", matching nearly everything with equal weight; for a
- *   forgiving search, code_query_build() makes each part its own OR-ed
- *   phrase instead, so bm25() rewards rows that match more of them.
+ *   it and the parts are FTS5_TOKEN_COLOCATED, so phrase and NEAR
+ *   queries line up on identifiers and the column size that bm25() uses
+ *   counts identifiers. In queries (and prefix queries) only the whole
+ *   is emitted: "get_user_name" and "getUserName" both match
+ *   get_user_name and getUserName, and "user name" (two terms, AND)
+ *   matches both through the indexed parts. Emitting parts in queries
+ *   would turn getUserName into "get OR user OR name", matching nearly
+ *   everything with equal weight; for a forgiving search,
+ *   code_query_build() makes each part its own OR-ed phrase instead, so
+ *   bm25() rewards rows that match more of them.
  */
 #ifndef CASTLS_INDEX_TOKENIZE_H
 #define CASTLS_INDEX_TOKENIZE_H
@@ -79,21 +80,19 @@
 #define CODE_NUMBER_MAX 20	/* bytes; longer numbers are dropped */
 #define CODE_QUERY_TERMS_MAX 32 /* distinct terms in code_query_build() */
 
-/* Flags passed to a TokenFn. Any flag but TOKEN_NUMBER means "same
- * position as the previous token". */
+/* Flags passed to a TokenFn. TOKEN_PART means "same position as the
+ * previous token". */
 enum {
 	TOKEN_WHOLE = 0,
-	TOKEN_JOINED = 1 << 0,
-	TOKEN_PART = 1 << 1,
-	TOKEN_NUMBER = 1 << 2, /* with TOKEN_WHOLE or TOKEN_JOINED */
+	TOKEN_PART = 1 << 0,
+	TOKEN_NUMBER = 1 << 1, /* with TOKEN_WHOLE */
 };
-#define TOKEN_COLOCATED_MASK (TOKEN_JOINED | TOKEN_PART)
 
 /*
  * Receives one token. tok borrows a scratch buffer valid only during the
  * call; it is not NUL-terminated, len > 0, and it is valid UTF-8.
- * [start, end) are the bytes of text it came from (for the whole and the
- * joined form, the trimmed identifier). Return 0 to go on, anything else
+ * [start, end) are the bytes of text it came from (for the whole, the
+ * trimmed identifier). Return 0 to go on, anything else
  * to stop.
  */
 typedef int (*TokenFn)(void *ctx, int flags, const char *tok, int len,

@@ -16,7 +16,7 @@
  * ---------------------------------------------------------------------- */
 
 /* Writes each token as text, space-separated, prefixed by its flags:
- * '#' number, '+' joined form, '.' part. */
+ * '#' number, '.' part. */
 static int collect(void *ctx, int flags, const char *tok, int len,
 		   int start, int end)
 {
@@ -28,8 +28,6 @@ static int collect(void *ctx, int flags, const char *tok, int len,
 		buf_puts(b, " ");
 	if (flags & TOKEN_NUMBER)
 		buf_puts(b, "#");
-	if (flags & TOKEN_JOINED)
-		buf_puts(b, "+");
 	if (flags & TOKEN_PART)
 		buf_puts(b, ".");
 	buf_append(b, tok, (size_t)len);
@@ -69,22 +67,23 @@ static const struct {
 	{"utf8", "utf8 .utf .8"},
 	{"ABC", "abc"},
 	{"x", "x"},
-	/* snake_case and the joined form */
-	{"MAX_SIZE", "max_size +maxsize .max .size"},
-	{"get_user_name", "get_user_name +getusername .get .user .name"},
-	{"int32_t", "int32_t +int32t .int .32 .t"},
-	{"x86_64", "x86_64 +x8664 .x .86 .64"},
-	{"get_get", "get_get +getget .get"},
-	{"a$b", "a$b +ab .a .b"},
+	/* snake_case: the whole without its '_' and '$' */
+	{"MAX_SIZE", "maxsize .max .size"},
+	{"get_user_name", "getusername .get .user .name"},
+	{"int32_t", "int32t .int .32 .t"},
+	{"x86_64", "x8664 .x .86 .64"},
+	{"get_get", "getget .get"},
+	{"a$b", "ab .a .b"},
+	{"a__b", "ab .a .b"},
 	/* trimming */
 	{"__init__", "init"},
-	{"_private_name", "private_name +privatename .private .name"},
+	{"_private_name", "privatename .private .name"},
 	{"$HOME", "home"},
 	{"$", ""},
 	{"___ _", ""},
 	/* numbers: whole only, never split; too long is dropped */
 	{"0x1F", "#0x1f"},
-	{"1_000", "#1_000 #+1000"},
+	{"1_000", "#1000"},
 	{"3.14", "#3 #14"},
 	{"12345678901234567890", "#12345678901234567890"},
 	{"123456789012345678901", ""},
@@ -221,14 +220,14 @@ TEST(tokenize_length_limits)
 	ASSERT_INT_EQ(r.n, 1);
 	EXPECT_INT_EQ(strlen(r.tok[0]), CODE_TOKEN_MAX - 1);
 	EXPECT_INT_EQ(r.end[0], 81);
-	/* A cut that would end in '_' drops it, so the token reads back
-	 * as itself. */
+	/* The whole loses its '_' before the cut: CODE_TOKEN_MAX letters,
+	 * which read back as themselves. */
 	memset(text, 'b', 100);
 	text[CODE_TOKEN_MAX - 1] = '_';
 	memset(&r, 0, sizeof(r));
 	ASSERT_INT_EQ(code_tokenize(text, 100, record, &r), 0);
-	EXPECT_INT_EQ(strlen(r.tok[0]), CODE_TOKEN_MAX - 1);
-	EXPECT_TRUE(r.tok[0][CODE_TOKEN_MAX - 2] == 'b');
+	EXPECT_INT_EQ(strlen(r.tok[0]), CODE_TOKEN_MAX);
+	EXPECT_TRUE(strspn(r.tok[0], "b") == CODE_TOKEN_MAX);
 }
 
 /* ---------------------------------------------------------------------- *
@@ -253,7 +252,7 @@ static int reread(void *ctx, int flags, const char *tok, int len, int start,
 		r->end[0] = len;
 		memcpy(r->tok[0], tok, (size_t)len);
 	}
-	r->n += (flags & TOKEN_COLOCATED_MASK) ? 0 : 1;
+	r->n += (flags & TOKEN_PART) ? 0 : 1;
 	return 0;
 }
 
@@ -266,15 +265,15 @@ static int check(void *ctx, int flags, const char *tok, int len, int start,
 	if (len <= 0 || len > CODE_TOKEN_MAX || start < 0 || end <= start ||
 	    (size_t)end > c->len)
 		c->bad++;
-	if (c->n++ == 0 && (flags & TOKEN_COLOCATED_MASK))
+	if (c->n++ == 0 && (flags & TOKEN_PART))
 		c->bad++;
-	if (flags & TOKEN_JOINED)
-		return 0;
+	if (memchr(tok, '_', (size_t)len) || memchr(tok, '$', (size_t)len))
+		c->bad++;
 	/* One identifier whose first token is tok itself. The re-read is
 	 * recorded through reread() so only its first token is kept. */
 	if (code_tokenize(tok, (size_t)len, reread, &r) != 0 || r.n != 1 ||
 	    r.end[0] != len || memcmp(r.tok[0], tok, (size_t)len) != 0 ||
-	    (r.flags[0] & TOKEN_COLOCATED_MASK)) {
+	    (r.flags[0] & TOKEN_PART)) {
 		test_fail(__FILE__, __LINE__, "\"%.*s\" does not read back",
 			  len, tok);
 		c->bad++;
@@ -382,9 +381,9 @@ TEST(query_build_terms)
 	EXPECT_STR_EQ(b.data, "\"getusername\" OR \"get\" OR \"user\" OR "
 			      "\"name\"");
 	buf_free(&b);
-	/* Joined forms are left to FTS5; repeats are dropped. */
+	/* Wholes without their '_'; repeats are dropped. */
 	EXPECT_INT_EQ(code_query_build("MAX_SIZE max Max", 16, &b), 3);
-	EXPECT_STR_EQ(b.data, "\"max_size\" OR \"max\" OR \"size\"");
+	EXPECT_STR_EQ(b.data, "\"maxsize\" OR \"max\" OR \"size\"");
 	buf_free(&b);
 	/* Appends. */
 	buf_puts(&b, "body : (");
