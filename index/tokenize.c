@@ -334,6 +334,72 @@ static size_t plain_word(const char *text, size_t len, size_t i, TokenFn fn,
 	return n;
 }
 
+static inline bool is_join(char c) { return c == '_' || c == '$'; }
+
+/*
+ * The fast path for the next commonest: ASCII letters, '_' and '$' only,
+ * each run between '_' and '$' one word, in lower case ("spin_lock"),
+ * capitals ("GFP_KERNEL") or a capital then lower case ("Foo_bar"), and
+ * followed by an ASCII separator or the end. No case change splits such
+ * a run, so its parts are the runs. Returns the identifier's length when
+ * it is one and its tokens were emitted (*rc the callback's answer, and
+ * none for only '_' and '$'), else 0 and the general path reads it.
+ */
+static size_t word_runs(Scan *s, const char *text, size_t len, size_t i,
+			int *rc)
+{
+	enum { START, LOWER, CAPITAL, CAPITALS } run = START;
+	size_t j, a, b, n = 0, p;
+
+	for (j = i; j < len; j++) {
+		unsigned char ch = (unsigned char)text[j];
+		CharClass cls = byte_class(ch);
+
+		if (cls == CH_LOWER) {
+			if (run == CAPITALS)
+				return 0; /* "HTTPResponse" splits */
+			run = LOWER;
+		} else if (cls == CH_UPPER) {
+			if (run == LOWER)
+				return 0; /* camelCase */
+			run = run == START ? CAPITAL : CAPITALS;
+			ch = (unsigned char)(ch - 'A' + 'a');
+		} else if (cls == CH_JOIN) {
+			run = START;
+		} else {
+			break;
+		}
+		if (j - i == CODE_IDENT_MAX)
+			return 0; /* too long: the general path skips it */
+		s->lower[j - i] = (char)ch;
+	}
+	if (j < len && byte_class((unsigned char)text[j]) != CH_SEP)
+		return 0; /* a digit or a character that may be a letter */
+	for (a = 0; a < j - i && is_join(s->lower[a]); a++)
+		;
+	for (b = j - i; b > a && is_join(s->lower[b - 1]); b--)
+		;
+	if (a == b)
+		return j - i;
+	for (p = a; p < b; p++)
+		if (!is_join(s->lower[p]))
+			s->joined[n++] = s->lower[p];
+	s->start = i;
+	s->nseen = 0;
+	if ((*rc = emit(s, TOKEN_WHOLE, s->joined, n, a, b)) || n == b - a)
+		return j - i; /* one run: its part is the whole */
+	for (p = a; p < b && !*rc;) {
+		size_t q = p;
+
+		while (q < b && !is_join(s->lower[q]))
+			q++;
+		if (q > p)
+			*rc = emit(s, TOKEN_PART, s->lower + p, q - p, p, q);
+		p = q + 1;
+	}
+	return j - i;
+}
+
 static int tokenize(const char *text, size_t len, TokenFn fn, void *ctx,
 		    bool fast)
 {
@@ -357,6 +423,12 @@ static int tokenize(const char *text, size_t len, TokenFn fn, void *ctx,
 			if (rc)
 				return rc;
 			i += n + (i + n < len); /* and the separator */
+			continue;
+		}
+		if (fast && (n = word_runs(&s, text, len, i, &rc))) {
+			if (rc)
+				return rc;
+			i += n + (i + n < len);
 			continue;
 		}
 		cls = char_classify(text + i, len - i, &w);

@@ -320,16 +320,17 @@ static int trace(void *ctx, int flags, const char *tok, int len, int start,
 	return 0;
 }
 
-/* The fast path for plain words gives exactly what the general path
- * gives, on text built from words, code punctuation, case changes,
- * joins, digits, non-ASCII letters and separators, and words around the
- * CODE_TOKEN_MAX cut. */
+/* The fast paths for plain words and words joined by '_' give exactly
+ * what the general path gives, on text built from words, code
+ * punctuation, case changes, joins, digits, non-ASCII letters and
+ * separators, and words around the CODE_TOKEN_MAX cut. */
 TEST(tokenize_fast_path_matches_reference)
 {
 	static const char *const pieces[] = {
 		"self", "Path", "return", "x", "getUser", "HTTP", "max_size",
 		"_", "$", "9", "utf8", " ", "  ", "\n\t", "(", ").", "->",
 		"\xc3\xa9", "\xe2\x80\x9c", "\xff", "Ab", "aB", "Z",
+		"GFP_KERNEL", "Foo_Bar", "__", "spin_lock_", "ABc",
 		/* 64 bytes, the most a token may have, and 65 */
 		"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
 		"abcdefghijkl",
