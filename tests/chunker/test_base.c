@@ -199,3 +199,32 @@ TEST(buf_splice_replaces_a_range_in_place)
 	EXPECT_TRUE(strncmp(b.data, "yabab", 5) == 0 && b.data[2001] == '\0');
 	buf_free(&b);
 }
+
+/* The size of a chunk: characters (not UTF-8 continuation bytes) that
+ * are not ASCII whitespace, at every length around the 240-byte blocks
+ * it is counted in, each byte value in every position. */
+TEST(count_nonspace_counts_characters_not_blank)
+{
+	static const char piece[] = "a \t\n\r\v\f\xc3\xa9\xe2\x80\x94x(";
+	char text[1000];
+	size_t n, i, want;
+
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = piece[(i * 7 + i / 13) % (sizeof(piece) - 1)];
+	for (n = 0; n <= sizeof(text); n++) {
+		for (want = 0, i = 0; i < n; i++) {
+			unsigned char b = (unsigned char)text[i];
+
+			want += (b & 0xC0) != 0x80 && b != ' ' &&
+				(b < 0x09 || b > 0x0D);
+		}
+		if (castls_count_nonspace(text, n) != want) {
+			test_fail(__FILE__, __LINE__, "%zu bytes: %zu, not %zu",
+				  n, castls_count_nonspace(text, n), want);
+			break;
+		}
+	}
+	for (i = 0; i < 256; i++) /* each byte alone */
+		text[i] = (char)i;
+	EXPECT_INT_EQ(castls_count_nonspace(text, 256), 256 - 64 - 6);
+}
