@@ -431,7 +431,8 @@ static const TypingRule cpp_typings[] = {
 #define C_OPAQUE                                                \
 	"compound_statement comment string_literal "            \
 	"concatenated_string initializer_list preproc_include " \
-	"preproc_arg"
+	"preproc_arg preproc_def preproc_function_def "         \
+	"parameter_list argument_list enumerator"
 #define CPP_OPAQUE C_OPAQUE " raw_string_literal template_argument_list"
 
 /* Node types the span walk skips, for speed: nothing inside them can be a
