@@ -36,9 +36,9 @@
  * in the old index's order would sort rather than read it. 19: the
  * spans_parent index holds each child's start, so a parent's first
  * children are read in order. 20: and leaves out top-level spans. 21: an
- * identifier's spelling with '_' or '$' is no full-text term (tokenize.h);
- * a query no longer asks for it, and deleting an older row would leave
- * its postings of it behind. */
+ * identifier's spelling with '_' or '$' is no full-text term (tokenize.h):
+ * deleting a row indexed before would leave that spelling's postings
+ * behind. */
 #define INDEX_SCHEMA_VERSION 21
 #define INDEX_DEFAULT_MAX_FILE (1024u * 1024u) /* bytes */
 #define INDEX_BUSY_TIMEOUT_MS 10000

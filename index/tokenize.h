@@ -40,8 +40,9 @@
  *
  *   An identifier starting (after trimming) with a digit is a number:
  *   "0x1F" -> "0x1f", "1_000" -> "1000", flagged TOKEN_NUMBER and never
- *   split into parts. Numbers, and digit parts,
- *   longer than CODE_NUMBER_MAX bytes are dropped (hashes, blobs).
+ *   split into parts. Numbers, and digit parts, longer than
+ *   CODE_NUMBER_MAX bytes are dropped (hashes, blobs); a number is
+ *   measured with its '_'.
  *
  * Limits
  *
@@ -49,10 +50,9 @@
  *   CODE_TOKEN_MAX bytes: a longer whole or part is truncated at a
  *   character boundary, so the cut token tokenizes back to itself; the
  *   same rule applies on both sides, so a truncated query still meets a
- *   truncated document token. An identifier longer
- *   than CODE_IDENT_MAX bytes is skipped entirely: it is minified code or
- *   data, not a name. Identifiers after it are still read. Numbers are
- *   measured before their '_' are removed.
+ *   truncated document token. An identifier longer than CODE_IDENT_MAX
+ *   bytes is skipped entirely: it is minified code or data, not a name.
+ *   Identifiers after it are still read.
  *
  * FTS5 positions
  *
@@ -92,8 +92,7 @@ enum {
  * Receives one token. tok borrows a scratch buffer valid only during the
  * call; it is not NUL-terminated, len > 0, and it is valid UTF-8.
  * [start, end) are the bytes of text it came from (for the whole, the
- * trimmed identifier). Return 0 to go on, anything else
- * to stop.
+ * trimmed identifier). Return 0 to go on, anything else to stop.
  */
 typedef int (*TokenFn)(void *ctx, int flags, const char *tok, int len,
 		       int start, int end);
