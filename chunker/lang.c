@@ -1248,21 +1248,28 @@ static bool shebang_is_shell(const char *text, size_t len)
 }
 
 /* A marker of LangSpec.markers, its `\ ` unescaped. */
+#define MARKERS_MAX 16
 typedef struct {
 	char text[32];
 	size_t len;
 	bool anchored; /* "^x": x at a line's start, after blanks */
 } Marker;
 
-/* Splits the space-separated list into at most max markers (a marker ends
- * at a space not escaped by `\`); returns how many. */
-static size_t markers_split(const char *list, Marker *out, size_t max)
+/* Splits the space-separated list into at most MARKERS_MAX markers (a
+ * marker ends at a space not escaped by `\`); returns how many. *fits
+ * says none was cut short or left out. */
+static size_t markers_split(const char *list, Marker *out, bool *fits)
 {
 	size_t n = 0;
 
-	for (const char *m = list; *m && n < max;) {
+	*fits = true;
+	for (const char *m = list; *m;) {
 		Marker *k = &out[n];
 
+		if (n == MARKERS_MAX) {
+			*fits = false;
+			break;
+		}
 		k->len = 0;
 		k->anchored = *m == '^';
 		m += k->anchored;
@@ -1271,6 +1278,8 @@ static size_t markers_split(const char *list, Marker *out, size_t max)
 				m++;
 			if (k->len < sizeof(k->text))
 				k->text[k->len++] = *m;
+			else
+				*fits = false;
 		}
 		n += k->len > 0;
 		while (*m == ' ')
@@ -1279,15 +1288,24 @@ static size_t markers_split(const char *list, Marker *out, size_t max)
 	return n;
 }
 
+bool lang__markers_fit(const char *list)
+{
+	Marker m[MARKERS_MAX];
+	bool fits;
+
+	markers_split(list ? list : "", m, &fits);
+	return fits;
+}
+
 /* Whether some line of text shows one of the markers: "^x" at its start
  * after blanks, "x" anywhere in it. A `.h` is read once for this before
  * it is parsed, so each marker costs one pass, not one a line. */
 static bool text_has_marker(const char *text, size_t len, const char *list)
 {
-	Marker m[16];
-	size_t n = markers_split(list, m, 16), i;
+	Marker m[MARKERS_MAX];
+	bool fits, anchored = false;
+	size_t n = markers_split(list, m, &fits), i;
 	const char *p = text, *end = text + len;
-	bool anchored = false;
 
 	/* No marker holds a newline: one found anywhere is inside a line. */
 	for (i = 0; i < n; i++) {

@@ -251,7 +251,8 @@ typedef struct {
 	const char *markers;  /* text only this language has, space-
 			       * separated: "^x" at a line start (after
 			       * blanks), "x" anywhere; `\ ` is a space
-			       * within a marker; 16 of 32 bytes at most */
+			       * within a marker; 16 of 32 bytes at most
+			       * (lang__markers_fit) */
 	const char *siblings; /* extensions of a sibling that decide */
 	/* Files a tool wrote: patterns with `*` for any run of characters,
 	 * of file names (space-separated) and of whole lines (separated by
@@ -261,5 +262,8 @@ typedef struct {
 } LangSpec;
 
 const LangSpec *lang_spec(Lang lang);
+/* Whether a markers list fits what lang_detect reads of it (16 markers
+ * of 32 bytes): a longer one would be cut short, silently. */
+bool lang__markers_fit(const char *list);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "chunker/chunker.h"
+#include "chunker/lang_int.h"
 #include "test.h"
 
 #define LD(path, text) lang_detect(path, text, (text) ? strlen(text) : 0)
@@ -55,6 +56,19 @@ TEST(lang_names_and_lsp_ids)
 }
 
 /* A `.h` is C++ by its text: a line only C++ writes. */
+/* Every language's markers fit what lang_detect reads, and the check
+ * sees a list that does not. */
+TEST(lang_markers_fit_the_reader)
+{
+	for (int l = LANG_NONE + 1; l < LANG_COUNT; l++)
+		if (!lang__markers_fit(lang_spec((Lang)l)->markers))
+			test_fail(__FILE__, __LINE__, "%s: markers too long",
+				  lang_name((Lang)l));
+	EXPECT_TRUE(!lang__markers_fit("a b c d e f g h i j k l m n o p q"));
+	EXPECT_TRUE(!lang__markers_fit("^abcdefghijklmnopqrstuvwxyz0123456"));
+	EXPECT_TRUE(lang__markers_fit("^abcdefghijklmnopqrstuvwxyz012345"));
+}
+
 TEST(lang_detect_header_by_text)
 {
 	EXPECT_INT_EQ(LD("a.h", "int f(void);\n"), LANG_C);
