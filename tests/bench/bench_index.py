@@ -59,6 +59,7 @@ EXTS = {
     "kernel": (".c", ".h"),
 }
 KERNEL_TAR = "/usr/src/linux-source-6.1.tar.xz"
+KERNEL_RUNS = int(os.environ.get("BENCH_KERNEL_RUNS", "1"))
 GOAL_COLD_SHARE = 0.60   # of two-core raw parse throughput
 GOAL_RESCAN_S = 1.0
 GOAL_P99_MS = 20.0
@@ -245,7 +246,7 @@ def main():
 def report(castls, build, sources, work, runs, jobs, nq):
     print("index benchmark: %s, --jobs %s, cold = median of %d runs (the"
           " kernel's: %s) into an empty database (files in the page cache)"
-          % (castls, jobs, runs, os.environ.get("BENCH_KERNEL_RUNS", "1")))
+          % (castls, jobs, runs, KERNEL_RUNS))
     # cpus: CPU time over wall time of the cold run; below BENCH_JOBS
     # when the pipeline stalls or the machine is shared.
     print("%-7s %6s %7s %8s %5s %7s %6s %7s %7s %7s %8s" % (
@@ -258,9 +259,7 @@ def report(castls, build, sources, work, runs, jobs, nq):
         stage(name, src, root)
         db = os.path.join(work, name + ".db")
         times, cpus, parses, rss = [], [], [], 0.0
-        n = int(os.environ.get("BENCH_KERNEL_RUNS", "1")) \
-            if name == "kernel" else runs
-        for _ in range(n):
+        for _ in range(KERNEL_RUNS if name == "kernel" else runs):
             rm_db(db)
             secs, peak, cpu = run_timed([castls, "index", root, "--db", db,
                                          "--jobs", jobs, "--quiet",
