@@ -196,6 +196,19 @@ bool index_checkpoint_due(const Index *ix);
  * any connection of the database may do it. 0 or an error. */
 int index_checkpoint(Index *ix);
 
+/*
+ * The full-text index's writes merge none of its segments in their
+ * commits (a keystroke's would take 10-25 ms now and then): the writer
+ * runs this when it has time. It merges INDEX_MERGE_PAGES leaf pages at
+ * a step (FTS5's 'merge': the level with the most segments, once it has
+ * four), in one transaction, until nothing is left to merge, *stop is
+ * set, another connection waits for the lock, or ms passed; *more says
+ * whether merges are left. CASTLS_EBUSY at once, and nothing done, when
+ * another connection is writing.
+ */
+#define INDEX_MERGE_PAGES 16
+int index_merge(Index *ix, int64_t ms, const atomic_bool *stop, bool *more);
+
 /* Deletes the rows of the file at relpath; 0 also when it had none. */
 int index_file_remove(Index *ix, const char *relpath);
 

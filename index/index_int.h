@@ -37,7 +37,7 @@ enum {
 	ST_FTS_INSERT,
 	ST_FTS_DELETE,
 	ST_META_PUT,
-	ST_FTS_MERGE, /* scan.c: compaction */
+	ST_FTS_MERGE, /* compaction, index_merge */
 	ST_FTS_STRUCTURE,
 	ST_SPAN_GET,	     /* symbols.c: the columns of SPAN_COLUMNS */
 	ST_DEFINITIONS,	     /* symbols.c: HIT_COLUMNS, qualname, text */
@@ -121,6 +121,21 @@ int64_t index__clock_ms(void);
  * write lock now (it stamps every LOCK_WAIT_POLL_MS). */
 bool index__lock_wanted(const Index *ix);
 
+/* The segments on a level that FTS5's 'merge' takes into one (its
+ * 'usermerge', set to this). */
+#define FTS_MERGE_MIN 4
+/* segments.c: one FTS5 'merge' of pages (negative: gather every segment
+ * into one merge first); *more while it found work to do. */
+int index__merge_pages(Index *ix, int pages, bool *more);
+/* The levels and segments of the full-text index's structure record; -1
+ * each when it cannot be read. */
+void index__fts_structure(Index *ix, int64_t *levels, int64_t *segments);
+/* Puts each full-text segment on the level merges of one-page segments
+ * would have (at least), between transactions of ix. Only what merges
+ * cost depends on it: when the database cannot be written (busy past
+ * the timeout, full), it does nothing. */
+void index__fts_relevel(Index *ix);
+
 /* Maps a SQLite result code to a castls code, and keeps its message. */
 int index__db_error(Index *ix, int rc);
 
@@ -132,6 +147,9 @@ uint64_t index__wal_bytes(const char *db_path);
 /* Transactions: begin (immediate, so a second writer waits here) and
  * commit or roll back. */
 int index__begin(Index *ix);
+/* index__begin, but CASTLS_EBUSY at once when another connection holds
+ * the lock, rather than after the busy timeout. */
+int index__begin_unless_busy(Index *ix);
 int index__commit(Index *ix);
 void index__rollback(Index *ix);
 /* Ends the transaction as the work in it went: commits when err is 0,

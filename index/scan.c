@@ -846,52 +846,6 @@ static int mark_scanned(Index *ix, const Walk *w, long long *written)
 #define COMPACT_YIELDS 8
 #define COMPACT_LEVELS 1024
 
-/* The levels and segments of the full-text index's structure record:
- * two varints after its 4-byte cookie (and the 4-byte mark of the second
- * version of the record, where SQLite writes one); -1 each when it cannot
- * be read. */
-static void fts_structure(Index *ix, int64_t *levels, int64_t *segments)
-{
-	static const unsigned char v2[4] = {0xff, 0x00, 0x00, 0x01};
-	sqlite3_stmt *s = index__stmt(ix, ST_FTS_STRUCTURE);
-	const unsigned char *b;
-	int64_t *out[2] = {levels, segments};
-	int n, i = 4;
-
-	*levels = *segments = -1;
-	if (sqlite3_step(s) == SQLITE_ROW && (b = sqlite3_column_blob(s, 0)) &&
-	    (n = sqlite3_column_bytes(s, 0)) > 4) {
-		if (n > 8 && memcmp(b + 4, v2, sizeof(v2)) == 0)
-			i += 4;
-		for (int k = 0; k < 2 && i < n; k++) {
-			int64_t v = 0;
-
-			for (int end = i + 9; i < n && i < end;) {
-				v = (v << 7) | (b[i] & 0x7f);
-				if (!(b[i++] & 0x80))
-					break;
-			}
-			*out[k] = v;
-		}
-	}
-	sqlite3_reset(s);
-}
-
-/* One FTS5 'merge' of pages (negative: gather every segment into one
- * merge first); *more while it found work to do. */
-static int merge_pages(Index *ix, int pages, bool *more)
-{
-	sqlite3_stmt *s = index__stmt(ix, ST_FTS_MERGE);
-	int64_t before = sqlite3_total_changes64(ix->db);
-	int err;
-
-	sqlite3_bind_int(s, 1, pages);
-	err = index__step_done(ix, s);
-	sqlite3_reset(s);
-	*more = sqlite3_total_changes64(ix->db) - before > 1;
-	return err;
-}
-
 /* Records that the full-text index holds no files written since its
  * last compaction. */
 static int mark_compacted(Index *ix)
@@ -908,7 +862,7 @@ static int compact(Walk *w, long long written)
 	bool more = true, wanted;
 	int err = 0, yields = 0, pages;
 
-	fts_structure(ix, &levels, &segments);
+	index__fts_structure(ix, &levels, &segments);
 	if ((written < COMPACT_MIN || written < (long long)w->n / 16) &&
 	    segments <= COMPACT_SEGMENTS)
 		return 0;
@@ -923,7 +877,7 @@ static int compact(Walk *w, long long written)
 		}
 		if (err)
 			break;
-		err = merge_pages(ix, pages, &more);
+		err = index__merge_pages(ix, pages, &more);
 		wanted = index__lock_wanted(ix);
 		if (!err && (!more || wanted ||
 			     index__clock_ms() - began >= COMPACT_TXN_MS)) {
@@ -985,8 +939,8 @@ static int finish_merge(Index *ix, bool first, bool *more)
 	if (err)
 		return err;
 	for (bool gather = first; !err && *more; gather = false) {
-		err = merge_pages(ix, gather ? -COMPACT_PAGES : COMPACT_PAGES,
-				  more);
+		err = index__merge_pages(
+		    ix, gather ? -COMPACT_PAGES : COMPACT_PAGES, more);
 		if (index__clock_ms() - began >= COMPACT_TXN_MS)
 			break;
 	}
@@ -1209,6 +1163,10 @@ int index_scan(Index *ix, int jobs, ScanProgressFn fn, void *ctx,
 
 		err = err ? err : e;
 	}
+	/* The segments this scan wrote, out of the way of the merges of a
+	 * keystroke's (segments.c). */
+	if (!err)
+		index__fts_relevel(ix);
 	if (fn)
 		fn(ctx, &local);
 	for (uint32_t i = 0; i < w.n; i++)

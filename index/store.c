@@ -83,7 +83,9 @@ static const char schema[] =
      * write transaction of a scan then leaves one segment, not a dozen
      * that the merges would read and write again. */
     "INSERT INTO chunks_fts(chunks_fts, rank)"
-    " VALUES('hashsize', 16777216);";
+    " VALUES('hashsize', 16777216);"
+    /* See fts_merges. */
+    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0);";
 
 /* The secondary indexes, apart from the tables: a first load builds
  * them after its rows (index__load). */
@@ -482,9 +484,15 @@ static int create_indexes(Index *ix)
 	return err;
 }
 
-/* Sets FTS5's merge settings: a load's level-0 segments (one a commit)
- * wait for the one merge at its end, up to LOAD_CRISIS_MERGE of them
- * (FTS5 holds 2,000 at most); 4 and 16 are FTS5's defaults. */
+/* Sets FTS5's merge settings. A write's commit merges nothing of its
+ * own (automerge 0): FTS5 would merge 64 pages of segments a level for
+ * every 64 leaves written, in the commit, 10-25 ms of a keystroke's
+ * write now and then. Whoever writes runs index_merge when it has time
+ * instead. A level of FTS_CRISIS_MERGE segments (FTS5's default) is
+ * merged in the commit that fills it: the floor when nobody did. A
+ * load's level-0 segments (one a commit) wait for the one merge at its
+ * end, up to LOAD_CRISIS_MERGE of them (FTS5 holds 2,000 at most). */
+#define FTS_CRISIS_MERGE 16
 #define LOAD_CRISIS_MERGE 1024
 static int fts_merges(Index *ix, int automerge, int crisis)
 {
@@ -492,8 +500,9 @@ static int fts_merges(Index *ix, int automerge, int crisis)
 
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO chunks_fts(chunks_fts, rank)"
-		 " VALUES('automerge', %d), ('crisismerge', %d)",
-		 automerge, crisis);
+		 " VALUES('automerge', %d), ('crisismerge', %d),"
+		 " ('usermerge', %d)",
+		 automerge, crisis, FTS_MERGE_MIN);
 	return exec(ix, sql);
 }
 
@@ -512,7 +521,7 @@ int index__load_end(Index *ix)
 {
 	int err = index__begin(ix);
 
-	return err ? err : index__end(ix, fts_merges(ix, 4, 16));
+	return err ? err : index__end(ix, fts_merges(ix, 0, FTS_CRISIS_MERGE));
 }
 
 int index__load(Index *ix, bool on)
@@ -523,7 +532,7 @@ int index__load(Index *ix, bool on)
 		return err;
 	if (!on) {
 		if (!(err = create_indexes(ix)))
-			err = fts_merges(ix, 4, 16);
+			err = fts_merges(ix, 0, FTS_CRISIS_MERGE);
 		return index__end(ix, err);
 	}
 	for (size_t i = 0; i < NINDEXES && !err; i++) {
@@ -752,12 +761,27 @@ bool index__lock_wanted(const Index *ix)
 	       index__clock_ms() - t <= LOCK_WAIT_FRESH_MS;
 }
 
-static void connection_setup(Index *ix)
+static void busy_setup(Index *ix)
 {
 	if (ix->opt.lock_wait)
 		sqlite3_busy_handler(ix->db, busy_stamp, ix);
 	else
 		sqlite3_busy_timeout(ix->db, (int)busy_ms(ix));
+}
+
+int index__begin_unless_busy(Index *ix)
+{
+	int err;
+
+	sqlite3_busy_handler(ix->db, NULL, NULL);
+	err = index__begin(ix);
+	busy_setup(ix);
+	return err;
+}
+
+static void connection_setup(Index *ix)
+{
+	busy_setup(ix);
 	sqlite3_extended_result_codes(ix->db, 1);
 	sqlite3_trace_v2(ix->db, SQLITE_TRACE_STMT, count_statement, ix);
 }
@@ -827,6 +851,25 @@ static int prepare_all(Index *ix)
 	return 0;
 }
 
+/* An index written before its writes stopped merging (schema 21 had
+ * FTS5's automerge on) is switched over when nobody else writes. */
+static void merges_off(Index *ix)
+{
+	sqlite3_stmt *s;
+	bool on = true;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT v FROM chunks_fts_config"
+			       " WHERE k='automerge'",
+			       -1, &s, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		on = sqlite3_column_int(s, 0) != 0;
+	sqlite3_finalize(s);
+	if (on && index__begin_unless_busy(ix) == 0)
+		index__end(ix, fts_merges(ix, 0, FTS_CRISIS_MERGE));
+}
+
 /* Opens the file, checks it and brings the schema in. Returns 0,
  * CASTLS_ECORRUPT when the file must be rebuilt, or another error. */
 static int open_db(Index *ix)
@@ -882,6 +925,8 @@ static int open_db(Index *ix)
 	 * next open tries again. */
 	if (version != 0 && load_unfinished(ix))
 		index__load(ix, false);
+	else if (version != 0)
+		merges_off(ix);
 	if (version == 0) {
 		if ((err = index__begin(ix)))
 			return err;

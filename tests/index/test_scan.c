@@ -12,6 +12,7 @@
 
 #include "index/index.h"
 #include "index/index_int.h"
+#include "fts_segments.h"
 #include "ixtest.h"
 
 typedef struct {
@@ -1152,19 +1153,20 @@ TEST(scan_cold_build_restores_synchronous)
 typedef struct {
 	Index *ix;
 	/* At the first progress report: the journal mode, the secondary
-	 * indexes there are, and the full-text index's automerge. */
+	 * indexes there are, and the full-text index's crisis merge. */
 	char mode[16];
-	long long indexes, automerge;
+	long long indexes, crisis;
 } ModeSeen;
 
 /* Secondary indexes (the ones SQLite makes for constraints aside). */
 #define SECONDARY_INDEXES                                       \
 	"SELECT count(*) FROM sqlite_schema WHERE type='index'" \
 	" AND name NOT LIKE 'sqlite_%'"
-/* FTS5's setting, its default when never set. */
-#define FTS_AUTOMERGE                                      \
+/* FTS5's setting, its default when never set: a level of this many
+ * segments is merged in the commit that fills it. */
+#define FTS_CRISIS                                         \
 	"SELECT coalesce((SELECT v FROM chunks_fts_config" \
-	" WHERE k='automerge'), 4)"
+	" WHERE k='crisismerge'), 16)"
 
 static void note_journal_mode(void *ctx, const ScanStats *st)
 {
@@ -1176,7 +1178,7 @@ static void note_journal_mode(void *ctx, const ScanStats *st)
 					     -1, &s, NULL) != SQLITE_OK)
 		return;
 	m->indexes = ixt_int(m->ix->db, SECONDARY_INDEXES);
-	m->automerge = ixt_int(m->ix->db, FTS_AUTOMERGE);
+	m->crisis = ixt_int(m->ix->db, FTS_CRISIS);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		snprintf(m->mode, sizeof(m->mode), "%s",
 			 (const char *)sqlite3_column_text(s, 0));
@@ -1210,9 +1212,9 @@ TEST(scan_alone_bypasses_the_log_then_returns_to_it)
 			      0);
 		EXPECT_STR_EQ(m.mode, alone ? "delete" : "wal");
 		EXPECT_INT_EQ(m.indexes, alone ? 0 : 5);
-		EXPECT_INT_EQ(m.automerge, alone ? 0 : 4);
+		EXPECT_INT_EQ(m.crisis, alone ? 1024 : 16);
 		EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
-		EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+		EXPECT_INT_EQ(q_int(&f, FTS_CRISIS), 16);
 		plan = ixt_rows(fdb(&f), "EXPLAIN QUERY PLAN SELECT id"
 					 " FROM spans WHERE name = 'led'");
 		EXPECT_TRUE(strstr(plan, "spans_name") != NULL);
@@ -1258,7 +1260,7 @@ TEST(load_finishes_before_its_last_rows)
 		index__finish_min = finish_min;
 		EXPECT_INT_EQ(st.indexed, 40);
 		EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
-		EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+		EXPECT_INT_EQ(q_int(&f, FTS_CRISIS), 16);
 		for (int i = 0; i < 40; i++) {
 			char sql[128];
 
@@ -1337,13 +1339,13 @@ TEST(open_finishes_a_load_cut_short)
 	ASSERT_INT_EQ(fixture_open_alone(&f, true), 0);
 	ASSERT_INT_EQ(index__load(f.ix, true), 0);
 	EXPECT_INT_EQ(ixt_int(f.ix->db, SECONDARY_INDEXES), 0);
-	EXPECT_INT_EQ(ixt_int(f.ix->db, FTS_AUTOMERGE), 0);
+	EXPECT_INT_EQ(ixt_int(f.ix->db, FTS_CRISIS), 1024);
 	index_close(f.ix);
 	f.ix = NULL;
 	EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 0);
 	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
 	EXPECT_INT_EQ(q_int(&f, SECONDARY_INDEXES), 5);
-	EXPECT_INT_EQ(q_int(&f, FTS_AUTOMERGE), 4);
+	EXPECT_INT_EQ(q_int(&f, FTS_CRISIS), 16);
 	st = rescan(&f);
 	EXPECT_INT_EQ(st.indexed, 1);
 	EXPECT_INT_EQ(fts_integrity(&f), SQLITE_OK);
@@ -1483,7 +1485,8 @@ TEST(scan_compacts_the_full_text_index_after_much_writing)
 }
 
 /* A buffer's writes count as no files written, but each leaves a
- * segment (FTS5's own merges are off here, so that they stay): past
+ * segment (no index_merge here, and FTS5's crisis merge put off, so that
+ * they stay): past
  * COMPACT_SEGMENTS (16), a scan merges them into one, however little it
  * wrote itself. */
 TEST(scan_compacts_the_segments_that_buffer_writes_leave)
@@ -1499,9 +1502,6 @@ TEST(scan_compacts_the_segments_that_buffer_writes_leave)
 	write_modules(&f, 30, "alpha");
 	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
 	EXPECT_INT_EQ(rescan(&f).indexed, 30);
-	ASSERT_INT_EQ(ixt_exec(fdb(&f), "INSERT INTO chunks_fts(chunks_fts,"
-					" rank) VALUES('automerge', 0)"),
-		      0);
 	ASSERT_INT_EQ(ixt_exec(fdb(&f), "INSERT INTO chunks_fts(chunks_fts,"
 					" rank) VALUES('crisismerge', 64)"),
 		      0);
@@ -1583,6 +1583,77 @@ TEST(scan_compaction_adds_no_levels_past_a_thousand)
 	EXPECT_INT_EQ(fts_integrity(&f), 0);
 	EXPECT_INT_EQ(fts_count(&f, "beta"), FILES);
 	EXPECT_INT_EQ(fts_count(&f, "alpha"), 0);
+	fixture_close(&f);
+}
+
+/* The level merges of one-page segments, FTS_MERGE_MIN at a time, would
+ * put a segment of pages on. */
+static int earned_level(int pages)
+{
+	int level = 0;
+
+	for (; pages >= FTS_MERGE_MIN; pages /= FTS_MERGE_MIN)
+		level++;
+	return level;
+}
+
+/* A first index leaves its one full-text segment on the level its size
+ * earns, not on level 1 (where FTS5's merge puts it): a keystroke's
+ * writes, one-page segments on level 0, and their merges then stay
+ * below it. On level 1, the fourth merge of theirs would take it in and
+ * write all of it again, and later ones again, each a level up. */
+TEST(scan_puts_segments_on_the_level_their_size_earns)
+{
+	enum { FILES = 300, WRITES = 40 };
+	atomic_bool stop = false;
+	FtsSegments s;
+	char rel[32], text[128];
+	int id, pages, level, k;
+	bool more;
+	Fixture f;
+
+	fixture_init(&f);
+	for (int i = 0; i < FILES; i++) { /* terms for a few dozen pages */
+		Buf b = {0};
+
+		for (int j = 0; j < 12; j++)
+			buf_printf(
+			    &b,
+			    "def f%d_%d(x):\n    return alpha(x) + g%d_%d\n", i,
+			    j, i, j);
+		snprintf(rel, sizeof(rel), "w%d.py", i);
+		ixt_write(f.root, rel, b.data);
+		buf_free(&b);
+	}
+	ASSERT_INT_EQ(fixture_open_with(&f, 0, 0), 0);
+	EXPECT_INT_EQ(rescan(&f).indexed, FILES);
+	ASSERT_TRUE(fts_segments(fdb(&f), &s));
+	ASSERT_INT_EQ(s.n, 1);
+	id = s.id[0];
+	pages = s.pages[0];
+	level = s.level[0];
+	ASSERT_TRUE(earned_level(pages) >= 2);
+	EXPECT_INT_EQ(level, earned_level(pages));
+
+	for (int i = 0; i < WRITES; i++) {
+		snprintf(text, sizeof(text),
+			 "def f%d(x):\n    return beta%d(x)\n", i % 4, i);
+		snprintf(rel, sizeof(rel), "m%d.py", i % 4);
+		ixt_put_py(f.ix, rel, text, 80);
+		do
+			ASSERT_INT_EQ(index_merge(f.ix, 1000, &stop, &more), 0);
+		while (more);
+	}
+	ASSERT_TRUE(fts_segments(fdb(&f), &s));
+	k = fts_segment_of(&s, id);
+	ASSERT_TRUE(k >= 0); /* never merged again */
+	EXPECT_INT_EQ(s.pages[k], pages);
+	EXPECT_INT_EQ(s.level[k], level);
+	EXPECT_TRUE(fts_fullest_level(&s) < FTS_MERGE_MIN);
+	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	EXPECT_INT_EQ(fts_count(&f, "beta39"), 1);
+	EXPECT_INT_EQ(fts_count(&f, "beta35"), 0);
+	EXPECT_INT_EQ(fts_count(&f, "alpha"), FILES);
 	fixture_close(&f);
 }
 

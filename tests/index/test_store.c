@@ -11,6 +11,7 @@
 
 #include "index/index.h"
 #include "index/index_int.h"
+#include "fts_segments.h"
 #include "ixtest.h"
 
 /* Small enough that every method below is its own chunk. */
@@ -1378,6 +1379,9 @@ TEST(store_open_rebuilds_a_full_text_index_past_its_levels)
 	/* A merge step each time a chunk's postings were written again: a
 	 * level each, until SQLite calls the table corrupt. */
 	q_int(&f, "SELECT 1");
+	ASSERT_INT_EQ(ixt_exec(f.db, "INSERT INTO chunks_fts(chunks_fts, rank)"
+				     " VALUES('automerge', 4)"),
+		      SQLITE_OK); /* as schema 21 had it */
 	for (int i = 0; i < 3000 && !broken; i++)
 		broken = ixt_fts_add_level(f.db) != 0;
 	EXPECT_TRUE(broken);
@@ -1391,6 +1395,85 @@ TEST(store_open_rebuilds_a_full_text_index_past_its_levels)
 	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
 	EXPECT_INT_EQ(status_files(f.ix), 300);
 	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	fixture_close(&f);
+}
+
+/* A buffer's write commits its rows and no merge of the full-text
+ * segments: each leaves one on level 0. index_merge merges them until no
+ * level holds FTS_MERGE_MIN, with every row found as before; while
+ * another connection writes it gives up at once, merging nothing. */
+TEST(store_writes_leave_their_merges_to_index_merge)
+{
+	enum { WRITES = 6 };
+	atomic_bool stop = false;
+	FtsSegments before, after;
+	sqlite3 *other;
+	char text[128];
+	int64_t t0;
+	bool more;
+	Fixture f;
+	int n;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	write_ledgers(&f, 40);
+	EXPECT_INT_EQ(index_scan(f.ix, 2, NULL, NULL, NULL, NULL), 0);
+	q_int(&f, "SELECT 1");
+	ASSERT_TRUE(fts_segments(f.db, &before));
+	for (int i = 0; i < WRITES; i++) {
+		snprintf(text, sizeof(text),
+			 "def typed(x):\n    return word%d(x)\n", i);
+		ASSERT_INT_EQ(put(f.ix, "typed.py", text, NULL), 0);
+	}
+	/* One or two each (FTS5 writes its pending terms out before a row
+	 * id lower than the last), all on level 0: none was merged. */
+	ASSERT_TRUE(fts_segments(f.db, &after));
+	EXPECT_TRUE(after.n >= before.n + WRITES);
+	EXPECT_INT_EQ(fts_fullest_level(&after), after.n);
+	n = after.n;
+
+	other = ixt_db_open(f.db_path);
+	ASSERT_INT_EQ(ixt_exec(other, "BEGIN IMMEDIATE"), SQLITE_OK);
+	t0 = index__clock_ms();
+	EXPECT_INT_EQ(index_merge(f.ix, 1000, &stop, &more), CASTLS_EBUSY);
+	EXPECT_TRUE(index__clock_ms() - t0 < 1000);
+	ASSERT_INT_EQ(ixt_exec(other, "COMMIT"), SQLITE_OK);
+	sqlite3_close(other);
+	ASSERT_TRUE(fts_segments(f.db, &after));
+	EXPECT_INT_EQ(after.n, n);
+
+	do
+		ASSERT_INT_EQ(index_merge(f.ix, 1000, &stop, &more), 0);
+	while (more);
+	ASSERT_TRUE(fts_segments(f.db, &after));
+	EXPECT_TRUE(fts_fullest_level(&after) < FTS_MERGE_MIN);
+	EXPECT_INT_EQ(after.merging, 0);
+	EXPECT_INT_EQ(fts_integrity(&f), 0);
+	EXPECT_INT_EQ(fts_count(&f, "word5"), 1);
+	EXPECT_INT_EQ(fts_count(&f, "word3"), 0);
+	EXPECT_INT_EQ(search_n(f.ix, "word5", 10), 1);
+	fixture_close(&f);
+}
+
+/* An index from before writes stopped merging (schema 21 left FTS5's
+ * automerge on) has it turned off when opened. */
+TEST(store_open_turns_full_text_automerge_off)
+{
+	const char *automerge =
+	    "SELECT v FROM chunks_fts_config WHERE k='automerge'";
+	Fixture f;
+
+	fixture_init(&f);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	fill_and_scan(&f, 2);
+	EXPECT_INT_EQ(q_int(&f, automerge), 0);
+	ASSERT_INT_EQ(ixt_exec(f.db, "INSERT INTO chunks_fts(chunks_fts, rank)"
+				     " VALUES('automerge', 4)"),
+		      SQLITE_OK);
+	EXPECT_INT_EQ(q_int(&f, automerge), 4);
+	index_close(f.ix);
+	ASSERT_INT_EQ(fixture_open(&f), 0);
+	EXPECT_INT_EQ(q_int(&f, automerge), 0);
 	fixture_close(&f);
 }
 
