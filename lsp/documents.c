@@ -524,7 +524,8 @@ typedef struct {
 	uint64_t hash;	    /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
-	bool stopped;	    /* the parse gave up */
+	bool stopped;	    /* gave up for a newer text: the parse, or
+			     * the rows after it */
 	TSTree *parsed;	    /* the tree of text: a copy of the document's
 			     * when it was up to date, else made here and
 			     * offered back to the document */
@@ -586,6 +587,76 @@ static void checkpoint_queue(Server *s, int root)
 	c->job.release = checkpoint_release;
 	s->pools.roots[root]->checkpointing = true;
 	lsp__server_queue(s, &c->job);
+}
+
+/* Merges of a root's full-text segments, which its writes leave to
+ * index_merge: a job at a time, when no document write is queued, up to
+ * MERGE_MS each, in a background thread, stopped at its next step by the
+ * next write queued. A write then waits for one step at most. */
+#define MERGE_MS 20
+
+typedef struct {
+	Job job;
+	int root;
+	atomic_bool stop;
+	bool more; /* merges are left */
+	Index *ix;
+	int err; /* castls code */
+} MergeJob;
+
+static void merge_with(void *arg)
+{
+	MergeJob *m = arg;
+
+	m->err = index_merge(m->ix, MERGE_MS, &m->stop, &m->more);
+}
+
+static void merge_run(Job *j)
+{
+	MergeJob *m = (MergeJob *)j;
+	Root *r = j->pools->roots[m->root];
+
+	if (!(m->ix = lsp__pools_index(j->pools, r, &m->err)))
+		return;
+	castls_run_in_background(merge_with, m);
+	lsp__pools_index_return(r, m->ix);
+	m->ix = NULL;
+}
+
+static void merge_queue(Server *s, int root);
+
+static void merge_done(Job *j)
+{
+	MergeJob *m = (MergeJob *)j;
+	Root *r = j->pools->roots[m->root];
+
+	r->merge_stop = NULL;
+	/* Busy: another connection (a scan) writes; the job after the
+	 * next document write merges. */
+	if (m->err && m->err != CASTLS_EBUSY)
+		lsp__log(j->s, 1, "merging the index of %s: %s", r->path,
+			 castls_strerror(m->err));
+	else if (!m->err && m->more && !atomic_load(&m->stop))
+		merge_queue(j->s, m->root);
+}
+
+static void merge_release(Job *j) { xfree(j); }
+
+static void merge_queue(Server *s, int root)
+{
+	Root *r = s->pools.roots[root];
+	MergeJob *m;
+
+	if (r->merge_stop || r->removed || s->exiting)
+		return;
+	m = xcalloc(1, sizeof(*m));
+	m->root = root;
+	atomic_init(&m->stop, false);
+	m->job.run = merge_run;
+	m->job.done = merge_done;
+	m->job.release = merge_release;
+	r->merge_stop = &m->stop;
+	lsp__server_queue(s, &m->job);
 }
 
 /* On the worker, before the parse: the last rows carried across the
@@ -730,6 +801,10 @@ static void write_run(Job *j)
 	if ((w->generation || w->tree) && !w->parsed &&
 	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
 		write_parse(w, ch);
+	/* A newer text waits, and this one's rows are in: their chunking
+	 * would be replaced at once. The tree goes to the document. */
+	if (w->rows_written && write_should_stop(w))
+		w->stopped = true;
 	if (w->stopped) {
 		lsp__pools_chunker_return(p, ch);
 		lsp__pools_index_return(r, ix);
@@ -737,7 +812,10 @@ static void write_run(Job *j)
 	}
 	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
 	lsp__pools_chunker_return(p, ch);
-	if (w->err == 0) {
+	if (w->err == 0 && w->rows_written && write_should_stop(w)) {
+		chunking_close(&c); /* as above */
+		w->stopped = true;
+	} else if (w->err == 0) {
 		write_chunking(w, ix, &c);
 	} else {
 		rows_free(&w->rows);
@@ -797,6 +875,8 @@ static void write_done(Job *j)
 	lsp__server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
+	if (s->doc_writes == 0)
+		merge_queue(s, w->root);
 	if (w->err) {
 		lsp__log(s, 1, "indexing %s: %s", w->rel,
 			 castls_strerror(w->err));
@@ -900,6 +980,8 @@ static void queue_write(Server *s, Document *d, bool from_disk, bool refresh)
 	w->job.run = write_run;
 	w->job.done = write_done;
 	w->job.release = write_release;
+	if (s->pools.roots[w->root]->merge_stop)
+		atomic_store(s->pools.roots[w->root]->merge_stop, true);
 	if (s->doc_writes++ == 0) {
 		lsp__server_queue(s, &w->job);
 	} else {

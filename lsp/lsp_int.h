@@ -70,6 +70,9 @@ typedef struct {
 	/* Its connections' IndexOptions.lock_wait: a buffer's write goes
 	 * ahead of a scan. */
 	_Atomic int64_t lock_wait;
+	/* The loop's: the stop flag of the root's merge job in flight
+	 * (documents.c), NULL when none. */
+	atomic_bool *merge_stop;
 } Root;
 
 /*

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "chunker/chunker.h"
+#include "fts_segments.h"
 #include "lsp_client.h"
 
 #define EDITS_DEFAULT 1000 /* per document */
@@ -755,6 +756,33 @@ static void doc_free(Doc *d)
 }
 
 /* Waits for the first scan to end, so it does not race the test. */
+/* Whether the server, once idle, leaves no level of the full-text index
+ * with FTS_MERGE_MIN (4) segments: its writes merge nothing themselves,
+ * and a merge job runs between them. Polled for up to INDEX_WAIT_MS. */
+static bool segments_merged(const char *db_path)
+{
+	long long until = now_ms() + INDEX_WAIT_MS;
+	FtsSegments s = {0};
+	sqlite3 *db = NULL;
+	bool ok = false;
+
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_busy_timeout(db, 1000);
+		while (!(ok = fts_segments(db, &s) && s.merging == 0 &&
+			      fts_fullest_level(&s) < 4) &&
+		       now_ms() < until)
+			usleep(POLL_MS * 1000);
+	}
+	sqlite3_close(db);
+	if (!ok)
+		fprintf(stderr,
+			"full-text segments: %d on %d levels, %d on"
+			" the fullest, %d merging\n",
+			s.n, s.levels, fts_fullest_level(&s), s.merging);
+	return ok;
+}
+
 static bool wait_indexed(LspClient *c)
 {
 	for (int i = 0; i < LSP_TIMEOUT_MS / 100; i++) {
@@ -822,6 +850,8 @@ TEST(edits_random_match_fresh_parse)
 				(unsigned long long)seed, docs[i].text.data);
 			break;
 		}
+	/* Thousands of writes, each a segment or two. */
+	EXPECT_TRUE(segments_merged(db));
 	lsp_client_request(c, "shutdown", NULL);
 	lsp_client_notify(c, "exit", NULL);
 	EXPECT_INT_EQ(lsp_client_wait_exit(c, LSP_TIMEOUT_MS), 0);
