@@ -193,16 +193,15 @@ void index__fts_structure(Index *ix, int64_t *levels, int64_t *segments)
  * Levels
  * ---------------------------------------------------------------------- */
 
-/* The level of a segment of pages: the one merges of 4 one-page
- * segments, then of 4 of those, and so on, would have put it on. */
+/* The level of a segment of pages: the one merges of FTS_MERGE_MIN
+ * one-page segments, then of FTS_MERGE_MIN of those, and so on, would
+ * have put it on. */
 static int earned_level(uint64_t pages)
 {
 	int level = 0;
 
-	while (pages >= 4) {
-		pages /= 4;
+	for (; pages >= FTS_MERGE_MIN; pages /= FTS_MERGE_MIN)
 		level++;
-	}
 	return level;
 }
 
