@@ -875,7 +875,7 @@ static void write_done(Job *j)
 	lsp__server_doc_written(s);
 	if (w->checkpoint)
 		checkpoint_queue(s, w->root);
-	if (s->doc_writes == 0)
+	if (s->doc_writes == 0 && !w->err) /* none into a failing index */
 		merge_queue(s, w->root);
 	if (w->err) {
 		lsp__log(s, 1, "indexing %s: %s", w->rel,
