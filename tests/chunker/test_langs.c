@@ -55,7 +55,6 @@ TEST(lang_names_and_lsp_ids)
 	EXPECT_TRUE(!lang_can_use(LANG_JAVA, LANG_PYTHON));
 }
 
-/* A `.h` is C++ by its text: a line only C++ writes. */
 /* Every language's markers fit what lang_detect reads, and the check
  * sees a list that does not. */
 TEST(lang_markers_fit_the_reader)
@@ -69,6 +68,7 @@ TEST(lang_markers_fit_the_reader)
 	EXPECT_TRUE(lang__markers_fit("^abcdefghijklmnopqrstuvwxyz012345"));
 }
 
+/* A `.h` is C++ by its text: a line only C++ writes. */
 TEST(lang_detect_header_by_text)
 {
 	EXPECT_INT_EQ(LD("a.h", "int f(void);\n"), LANG_C);
