@@ -121,6 +121,9 @@ int64_t index__clock_ms(void);
  * write lock now (it stamps every LOCK_WAIT_POLL_MS). */
 bool index__lock_wanted(const Index *ix);
 
+/* FTS5's structure record of chunks_fts: its levels and segments. */
+#define FTS_STRUCTURE_GET "SELECT block FROM chunks_fts_data WHERE id=10"
+#define FTS_STRUCTURE_SET "UPDATE chunks_fts_data SET block=?1 WHERE id=10"
 /* The segments on a level that FTS5's 'merge' takes into one (its
  * 'usermerge', set to this). */
 #define FTS_MERGE_MIN 4

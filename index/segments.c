@@ -234,8 +234,6 @@ static bool relevel(Structure *st)
  * connection until another one commits, and would write it back. */
 void index__fts_relevel(Index *ix)
 {
-	static const char update[] =
-	    "UPDATE chunks_fts_data SET block = ?1 WHERE id = 10";
 	Structure st;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
@@ -254,10 +252,7 @@ void index__fts_relevel(Index *ix)
 		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	}
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db,
-					"SELECT block FROM chunks_fts_data"
-					" WHERE id = 10",
-					-1, &s, NULL);
+		rc = sqlite3_prepare_v2(db, FTS_STRUCTURE_GET, -1, &s, NULL);
 	/* Read again under the lock: another writer may have moved on. */
 	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
 	    structure_decode(sqlite3_column_blob(s, 0),
@@ -268,7 +263,8 @@ void index__fts_relevel(Index *ix)
 	sqlite3_finalize(s);
 	s = NULL;
 	if (rc == SQLITE_OK && rec.len &&
-	    (rc = sqlite3_prepare_v2(db, update, -1, &s, NULL)) == SQLITE_OK) {
+	    (rc = sqlite3_prepare_v2(db, FTS_STRUCTURE_SET, -1, &s, NULL)) ==
+		SQLITE_OK) {
 		sqlite3_bind_blob(s, 1, rec.data, (int)rec.len, SQLITE_STATIC);
 		rc = sqlite3_step(s) == SQLITE_DONE ? SQLITE_OK
 						    : sqlite3_errcode(db);

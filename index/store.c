@@ -226,7 +226,7 @@ static const char *const statements[ST_COUNT] = {
     [ST_FTS_MERGE] =
 	"INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', ?1)",
     /* FTS5's structure record (its row id is 10). */
-    [ST_FTS_STRUCTURE] = "SELECT block FROM chunks_fts_data WHERE id=10",
+    [ST_FTS_STRUCTURE] = FTS_STRUCTURE_GET,
     [ST_SPAN_GET] = "SELECT " SPAN_COLUMNS " FROM spans s JOIN files f"
 		    " ON f.id = s.file_id WHERE s.id=?",
     /* At most 64 spans a name (a name defined more often says little),
