@@ -164,7 +164,10 @@ void chunking_copy(const Chunking *from, Chunking *to);
 void chunking_copy_places(const Chunking *from, Chunking *to);
 
 /* Whether a and b would write the same rows: the same chunks and spans,
- * names and texts included. */
+ * names and texts included. A span's doc is not in its row (it is in the
+ * chunks' text), nor compared: chunking_edit leaves it stale, and each
+ * keystroke in a docstring would send the file's rows through
+ * index_file_put to find nothing to write. */
 bool chunking_equal(const Chunking *a, const Chunking *b);
 
 /*

@@ -57,7 +57,7 @@ static bool span_equal(const Span *a, const Span *b)
 	       a->lines.end == b->lines.end && a->body_start == b->body_start &&
 	       strcmp(a->name, b->name) == 0 &&
 	       strcmp(a->qualname, b->qualname) == 0 &&
-	       strcmp(a->header, b->header) == 0 && strcmp(a->doc, b->doc) == 0;
+	       strcmp(a->header, b->header) == 0;
 }
 
 static bool chunk_equal(const Chunk *a, const Chunk *b)

@@ -761,6 +761,38 @@ TEST(chunking_edit_carries_body_edits)
 	free(text);
 }
 
+/* A keystroke in a docstring: the rows carried across it are the parse's
+ * rows, though the span's doc went stale. */
+TEST(chunking_edit_in_a_docstring_equals_the_parse)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunker *ch = chunker_new(300);
+	uint32_t at = (uint32_t)(strstr(text, "balances per") - text);
+	Buf edited = {0};
+	TSInputEdit e;
+	Chunking c, fresh;
+	bool in_doc = false;
+
+	ASSERT_INT_EQ(
+	    chunker_run(ch, LANG_PYTHON, text, (uint32_t)len, NULL, &c), 0);
+	e = insert_at(text, len, at, "x", &edited);
+	ASSERT_INT_EQ(
+	    chunking_edit(&c, &e, 1, edited.data, (uint32_t)edited.len), 0);
+	ASSERT_INT_EQ(chunker_run(ch, LANG_PYTHON, edited.data,
+				  (uint32_t)edited.len, NULL, &fresh),
+		      0);
+	for (uint32_t i = 0; i < fresh.nspans; i++)
+		in_doc = in_doc || strstr(fresh.spans[i].doc, "xbalances");
+	EXPECT_TRUE(in_doc);
+	EXPECT_TRUE(chunking_equal(&c, &fresh));
+	chunking_close(&fresh);
+	chunking_close(&c);
+	chunker_delete(ch);
+	buf_free(&edited);
+	free(text);
+}
+
 /* chunker_spans_at gives exactly the spans of a full run that contain the
  * byte, with the same parents and lines, at every position of every
  * fixture. */
