@@ -642,8 +642,10 @@ static const SpanRules *rules_for(Chunker *ch, Lang lang)
 	return &ch->rules[lang];
 }
 
-/* Spans and atoms from the syntax tree (or the Markdown section tree). */
-static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
+/* Spans and atoms from the syntax tree (or the Markdown section tree);
+ * the spans are a copy of spans_from's instead when it is given. */
+static void collect(Chunker *ch, Run *r, const TSTree *tree,
+		    const Chunking *spans_from, Chunking *out)
 {
 	uint32_t span_cap = 0;
 	SynTree syn = {0};
@@ -661,16 +663,19 @@ static void collect(Chunker *ch, Run *r, const TSTree *tree, Chunking *out)
 		return;
 	}
 	w.rules = rules_for(ch, out->lang);
-	spans_collect(w.rules, ts_tree_root_node(tree), r->text, UINT32_MAX,
-		      out, &span_cap);
+	if (spans_from)
+		spans_copy(spans_from, out);
+	else
+		spans_collect(w.rules, ts_tree_root_node(tree), r->text,
+			      UINT32_MAX, out, &span_cap);
 	out->had_errors = ts_node_has_error(ts_tree_root_node(tree));
 	w.ts = ts_tree_cursor_new(ts_tree_root_node(tree));
 	atomize(r, &w);
 	ts_tree_cursor_delete(&w.ts);
 }
 
-int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
-		const TSTree *tree, Chunking *out)
+static int run(Chunker *ch, Lang lang, const char *text, uint32_t len,
+	       const TSTree *tree, const Chunking *spans_from, Chunking *out)
 {
 	Run r = {.ch = ch, .text = text, .len = len};
 	TSTree *own = NULL;
@@ -694,7 +699,7 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	}
 	build_tables(&r);
 	if (lang == LANG_MARKDOWN || tree)
-		collect(ch, &r, tree, out);
+		collect(ch, &r, tree, spans_from, out);
 	else /* too long to parse (CHUNKER_PARSE_MAX): lines */
 		push_lines(&r, 0, len, 0);
 	spans_set_lines(out, r.line_starts, r.nlines);
@@ -711,6 +716,49 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	if (own)
 		drop_once(ch, own);
 	return 0;
+}
+
+int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		const TSTree *tree, Chunking *out)
+{
+	return run(ch, lang, text, len, tree, NULL, out);
+}
+
+/* Whether edit e (in the new text's bytes) touches the part of a span of
+ * c before its body: the name and header, or a whole binding. */
+static bool edits_a_header(const Chunking *c, const TSInputEdit *e)
+{
+	for (uint32_t i = 0; i < c->nspans; i++) {
+		const Span *s = &c->spans[i];
+
+		if (e->start_byte <= s->body_start &&
+		    e->new_end_byte >= s->bytes.start)
+			return true;
+	}
+	return false;
+}
+
+int chunker_rerun(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		  const TSTree *tree, const TSTree *old, const TSInputEdit *e,
+		  const Chunking *carried, Chunking *out)
+{
+	TSRange *changed;
+	uint32_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->lang = lang;
+	if (!chunker_language(lang) || rules_for(ch, lang)->reads_names ||
+	    !tree || !old || carried->lang != lang ||
+	    len > CHUNKER_PARSE_MAX ||
+	    ts_node_has_error(ts_tree_root_node(old)) ||
+	    ts_node_has_error(ts_tree_root_node(tree)) ||
+	    edits_a_header(carried, e))
+		return CASTLS_EINVAL;
+	changed = ts_tree_get_changed_ranges(old, tree, &n);
+	scratch__free(changed); /* tree-sitter's allocator */
+	if (n > 0)
+		return CASTLS_EINVAL;
+	return run(ch, lang, text, len, tree, carried, out);
 }
 
 /* Drops the spans that do not contain byte at, renumbering parents (a

@@ -253,6 +253,22 @@ int chunker_run(Chunker *ch, Lang lang, const char *text, uint32_t len,
 		const TSTree *tree, Chunking *out);
 
 /*
+ * chunker_run after one edit e, for the price of its atoms and chunks:
+ * the spans are carried's, which walking the tree for would cost most of
+ * a run. carried is chunker_run's answer for the text before e, carried
+ * across it by chunking_edit; old the tree that answer was made from,
+ * edited with e; tree the parse of text from old. That takes an edit
+ * that changed no syntax (ts_tree_get_changed_ranges finds none; trees
+ * without errors) and falls in no span's header: its spans are the same
+ * but for docs, which stay carried's. Sizes may still move a cut, so the
+ * chunks are made again. Returns 0, or CASTLS_EINVAL for any other edit:
+ * call chunker_run.
+ */
+int chunker_rerun(Chunker *ch, Lang lang, const char *text, uint32_t len,
+		  const TSTree *tree, const TSTree *old, const TSInputEdit *e,
+		  const Chunking *carried, Chunking *out);
+
+/*
  * Only the spans that contain byte `at` (the definitions around a cursor),
  * outermost first, into out->spans; no chunks. Much cheaper than
  * chunker_run on a large file: the walk skips every subtree that does not

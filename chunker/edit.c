@@ -5,7 +5,7 @@
  * new text. The result tiles the new text and says what each chunk holds,
  * but its boundaries are the old ones: a stand-in until the next parse.
  */
-#include "chunker_int.h"
+#include "spans_int.h"
 
 #include <string.h>
 
@@ -13,39 +13,48 @@
  * Copies and comparison
  * ---------------------------------------------------------------------- */
 
+/* The spans of from into to, with their strings when strings. */
+static void copy_spans(const Chunking *from, Chunking *to, bool strings)
+{
+	to->spans = NULL;
+	to->nspans = from->nspans;
+	if (!from->nspans)
+		return;
+	to->spans = xmalloc(from->nspans * sizeof(*to->spans));
+	memcpy(to->spans, from->spans, from->nspans * sizeof(*to->spans));
+	for (uint32_t i = 0; i < from->nspans; i++) {
+		Span *s = &to->spans[i];
+		const Span *f = &from->spans[i];
+
+		s->name = strings ? xstrdup(f->name) : NULL;
+		s->qualname = strings ? xstrdup(f->qualname) : NULL;
+		s->header = strings ? xstrdup(f->header) : NULL;
+		s->doc = strings ? xstrdup(f->doc) : NULL;
+	}
+}
+
 void chunking_copy_places(const Chunking *from, Chunking *to)
 {
 	*to = *from;
 	to->chunks = NULL;
-	to->spans = NULL;
 	if (from->nchunks) {
 		to->chunks = xmalloc(from->nchunks * sizeof(*to->chunks));
 		memcpy(to->chunks, from->chunks,
 		       from->nchunks * sizeof(*to->chunks));
 	}
-	if (from->nspans) {
-		to->spans = xmalloc(from->nspans * sizeof(*to->spans));
-		memcpy(to->spans, from->spans,
-		       from->nspans * sizeof(*to->spans));
-	}
-	for (uint32_t i = 0; i < from->nspans; i++) {
-		Span *s = &to->spans[i];
-
-		s->name = s->qualname = s->header = s->doc = NULL;
-	}
+	copy_spans(from, to, false);
 }
 
 void chunking_copy(const Chunking *from, Chunking *to)
 {
 	chunking_copy_places(from, to);
-	for (uint32_t i = 0; i < from->nspans; i++) {
-		Span *s = &to->spans[i];
+	xfree(to->spans);
+	copy_spans(from, to, true);
+}
 
-		s->name = xstrdup(from->spans[i].name);
-		s->qualname = xstrdup(from->spans[i].qualname);
-		s->header = xstrdup(from->spans[i].header);
-		s->doc = xstrdup(from->spans[i].doc);
-	}
+void spans_copy(const Chunking *from, Chunking *to)
+{
+	copy_spans(from, to, true);
 }
 
 static bool span_equal(const Span *a, const Span *b)

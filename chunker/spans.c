@@ -435,10 +435,12 @@ void span_rules_init(SpanRules *r, Lang lang)
 	r->name_field = xcalloc(i + 1, sizeof(*r->name_field));
 	r->body_field = xcalloc(i + 1, sizeof(*r->body_field));
 	r->ids = xcalloc(i + 1, sizeof(*r->ids));
+	r->reads_names = false;
 	for (i = 0; tl && r->spec->defs[i].type; i++) {
 		const DefRule *d = &r->spec->defs[i];
 
 		row_ids(tl, d, &r->ids[i]);
+		r->reads_names = r->reads_names || d->guard_types;
 
 		r->name_field[i] = ts_language_field_id_for_name(
 		    tl, d->name_field, (uint32_t)strlen(d->name_field));

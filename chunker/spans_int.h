@@ -20,6 +20,9 @@ typedef struct {
 	struct RowIds *ids;    /* row -> the ids of its other fields */
 	/* The ids of the binding rule's name and value fields. */
 	TSFieldId bind_name, bind_value;
+	/* A row compares the text of two names (an include guard's): an
+	 * edit inside a name can make or unmake a definition. */
+	bool reads_names;
 } SpanRules;
 
 #define NAME_PATH_MAX 3 /* fields in a DefRule's name_path */
@@ -49,6 +52,9 @@ void span_rules_free(SpanRules *r);
  * only the spans containing byte `at` are collected. */
 void spans_collect(const SpanRules *r, TSNode root, const char *text,
 		   uint32_t at, Chunking *out, uint32_t *cap);
+
+/* Sets to's spans to a deep copy of from's (edit.c). */
+void spans_copy(const Chunking *from, Chunking *to);
 
 /* Fills in the line ranges of all spans. */
 void spans_set_lines(Chunking *c, const uint32_t *starts, uint32_t nlines);

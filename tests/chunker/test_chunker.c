@@ -793,6 +793,82 @@ TEST(chunking_edit_in_a_docstring_equals_the_parse)
 	free(text);
 }
 
+/* The edit e of text (in edited) through chunker_rerun: its error, and
+ * whether its answer is chunker_run's. */
+static int rerun_edit(Chunker *ch, const char *text, size_t len,
+		      const Buf *edited, TSInputEdit e, bool *same)
+{
+	TSTree *tree = chunker_parse(ch, LANG_PYTHON, text, (uint32_t)len,
+				     NULL);
+	TSTree *old = ts_tree_copy(tree), *now;
+	Chunking c, fast, fresh;
+	int err;
+
+	uint32_t col = 0;
+
+	while (col < e.start_byte && text[e.start_byte - col - 1] != '\n')
+		col++;
+	e.start_point = e.old_end_point = e.new_end_point =
+	    (TSPoint){castls_count_newlines(text, e.start_byte), col};
+	e.new_end_point.column += e.new_end_byte - e.start_byte;
+	chunker_run(ch, LANG_PYTHON, text, (uint32_t)len, tree, &c);
+	*same = false;
+	if (chunking_edit(&c, &e, 1, edited->data, (uint32_t)edited->len)) {
+		err = -1;
+		goto out;
+	}
+	ts_tree_edit(old, &e);
+	now = chunker_parse(ch, LANG_PYTHON, edited->data,
+			    (uint32_t)edited->len, old);
+	err = chunker_rerun(ch, LANG_PYTHON, edited->data,
+			    (uint32_t)edited->len, now, old, &e, &c, &fast);
+	if (!err) {
+		chunker_run(ch, LANG_PYTHON, edited->data,
+			    (uint32_t)edited->len, now, &fresh);
+		*same = chunking_equal(&fast, &fresh);
+		chunking_close(&fresh);
+		chunking_close(&fast);
+	}
+	ts_tree_delete(now);
+out:
+	chunking_close(&c);
+	ts_tree_delete(old);
+	ts_tree_delete(tree);
+	return err;
+}
+
+/* chunker_rerun answers for an edit inside a docstring or a string in a
+ * body, as chunker_run would; not for one in a definition's header (its
+ * name may change) or one that changes the syntax. */
+TEST(chunker_rerun_takes_edits_that_change_no_syntax)
+{
+	size_t len;
+	char *text = test_read_fixture("python/class_split.py", &len);
+	Chunker *ch = chunker_new(300);
+	Buf edited = {0};
+	bool same;
+	TSInputEdit e;
+
+	e = insert_at(text, len,
+		      (uint32_t)(strstr(text, "balances per") - text), "x",
+		      &edited);
+	EXPECT_INT_EQ(rerun_edit(ch, text, len, &edited, e, &same), 0);
+	EXPECT_TRUE(same);
+	e = insert_at(text, len,
+		      (uint32_t)(strstr(text, "def __init__") - text) + 5,
+		      "x", &edited);
+	EXPECT_INT_EQ(rerun_edit(ch, text, len, &edited, e, &same),
+		      CASTLS_EINVAL);
+	e = insert_at(text, len,
+		      (uint32_t)(strstr(text, "self.history = []") - text),
+		      "(", &edited);
+	EXPECT_INT_EQ(rerun_edit(ch, text, len, &edited, e, &same),
+		      CASTLS_EINVAL);
+	chunker_delete(ch);
+	buf_free(&edited);
+	free(text);
+}
+
 /* chunker_spans_at gives exactly the spans of a full run that contain the
  * byte, with the same parents and lines, at every position of every
  * fixture. */

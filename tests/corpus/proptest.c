@@ -1,7 +1,8 @@
 /*
  * proptest.c: property tests of the chunker over real corpora.
  *
- *	proptest_chunker [--lang NAME] [--max-size N] [--every N] DIR...
+ *	proptest_chunker [--lang NAME] [--max-size N] [--every N]
+ *			 [--edits N] DIR...
  *
  * Walks each DIR (following symbolic links, entries in byte order so runs
  * are reproducible), chunks every file of a supported language, or every
@@ -26,6 +27,11 @@
  *     text (whitespace around it aside), or, for a definition chunk, the
  *     definition it holds, a child of that innermost span.
  *
+ * --edits N also makes N one-byte edits (an insertion, then a deletion,
+ * in turn) spread over each parsed file, and checks that wherever
+ * chunker_rerun answers for the edited text, its answer is
+ * chunker_run's; it fails when no edit at all was answered.
+ *
  * --every N checks only every Nth supported file in walk order, for a
  * deterministic sample. Prints a summary; exits 1 naming the first few
  * violations as path:byte, 2 on a usage or corpus error.
@@ -48,12 +54,14 @@ typedef struct {
 	Lang lang;	   /* forced by --lang; LANG_NONE: detect per file */
 	uint32_t max_size; /* non-whitespace characters */
 	uint32_t every;	   /* check every Nth supported file */
+	uint32_t edits;	   /* one-byte edits per file for chunker_rerun */
 } Options;
 
 typedef struct {
 	uint64_t files, bytes, chunks, spans, oversized, had_errors;
 	uint64_t binary, unreadable, sampled_out, violations;
 	uint64_t supported; /* files of a supported language, for --every */
+	uint64_t reruns, refused; /* edits chunker_rerun answered, not */
 } Stats;
 
 /* One file under test, with tables recomputed independently. */
@@ -453,11 +461,106 @@ static void check_chunk_spans(File *f)
 }
 
 /* ---------------------------------------------------------------------- *
+ * Edits: chunker_rerun against chunker_run
+ * ---------------------------------------------------------------------- */
+
+static TSPoint point_at(const File *f, uint32_t off)
+{
+	uint32_t line = line_at(f, off);
+
+	return (TSPoint){line, off - f->line_starts[line]};
+}
+
+/* Edit k of n over f: an insertion of one byte, or a deletion of one,
+ * at an ASCII byte (not a line end) near k/n of the way in; its text in
+ * out. False when there is no such byte. */
+static bool make_edit(const File *f, uint32_t k, uint32_t n, Buf *out,
+		      TSInputEdit *e)
+{
+	uint32_t at = (uint32_t)((uint64_t)f->len * (k + 1) / (n + 1));
+	bool del = k % 2;
+
+	while (at < f->len && (f->text[at] == '\n' || !lead(f->text[at]) ||
+			       (unsigned char)f->text[at] >= 0x80))
+		at++;
+	if (at >= f->len)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->start_byte = e->old_end_byte = e->new_end_byte = at;
+	e->start_point = e->old_end_point = e->new_end_point =
+	    point_at(f, at);
+	out->len = 0;
+	buf_append(out, f->text, at);
+	if (del) {
+		e->old_end_byte++;
+		e->old_end_point.column++;
+		buf_append(out, f->text + at + 1, f->len - at - 1);
+	} else {
+		buf_append(out, "x", 1);
+		buf_append(out, f->text + at, f->len - at);
+		e->new_end_byte++;
+		e->new_end_point.column++;
+	}
+	return true;
+}
+
+static void check_edits(Chunker *ch, File *f, const TSTree *tree, Lang lang,
+			uint32_t n)
+{
+	Buf text = {0};
+
+	for (uint32_t k = 0; k < n; k++) {
+		TSInputEdit e;
+		Chunking carried, fast, fresh;
+		TSTree *old, *now;
+		uint32_t len;
+
+		if (!make_edit(f, k, n, &text, &e))
+			continue;
+		len = (uint32_t)text.len;
+		chunking_copy(f->c, &carried);
+		if (chunking_edit(&carried, &e, 1, text.data, len)) {
+			chunking_close(&carried);
+			f->st->refused++;
+			continue;
+		}
+		old = ts_tree_copy(tree);
+		ts_tree_edit(old, &e);
+		now = chunker_parse(ch, lang, text.data, len, old);
+		if (chunker_rerun(ch, lang, text.data, len, now, old, &e,
+				  &carried, &fast)) {
+			f->st->refused++;
+		} else {
+			f->st->reruns++;
+			if (chunker_run(ch, lang, text.data, len, now,
+					&fresh)) {
+				violation(f, e.start_byte,
+					  "chunker_run failed after an edit");
+			} else {
+				if (!chunking_equal(&fast, &fresh))
+					violation(f, e.start_byte,
+						  "chunker_rerun differs from "
+						  "chunker_run after a %s",
+						  k % 2 ? "deletion"
+							: "insertion");
+				chunking_close(&fresh);
+			}
+			chunking_close(&fast);
+		}
+		chunking_close(&carried);
+		ts_tree_delete(old);
+		ts_tree_delete(now);
+	}
+	buf_free(&text);
+}
+
+/* ---------------------------------------------------------------------- *
  * One file
  * ---------------------------------------------------------------------- */
 
 static void check_file(Chunker *ch, Stats *st, const char *path,
-		       const char *text, uint32_t len, Lang lang)
+		       const char *text, uint32_t len, Lang lang,
+		       uint32_t edits)
 {
 	File f = {.path = path, .text = text, .len = len, .st = st,
 		  .max_size = chunker_max_size(ch)};
@@ -493,6 +596,8 @@ static void check_file(Chunker *ch, Stats *st, const char *path,
 		check_boundaries(&f);
 		check_chunk_spans(&f);
 	}
+	if (f.found == 0 && tree && edits)
+		check_edits(ch, &f, tree, lang, edits);
 	xfree(f.line_starts);
 	xfree(f.node_edge);
 	chunking_close(&c);
@@ -531,7 +636,8 @@ static void visit_file(Chunker *ch, const Options *opt, Stats *st,
 	if (!lang)
 		lang = lang_detect(path, text, len);
 	if (lang && st->supported++ % opt->every == 0)
-		check_file(ch, st, path, text, (uint32_t)len, lang);
+		check_file(ch, st, path, text, (uint32_t)len, lang,
+			   opt->edits);
 	else if (lang)
 		st->sampled_out++;
 	xfree(text);
@@ -603,7 +709,7 @@ static void walk(Chunker *ch, const Options *opt, Stats *st, const char *dir,
 static int usage(void)
 {
 	fprintf(stderr, "usage: proptest_chunker [--lang NAME] "
-			"[--max-size N] [--every N] DIR...\n");
+			"[--max-size N] [--every N] [--edits N] DIR...\n");
 	return 2;
 }
 
@@ -633,6 +739,8 @@ static int parse_args(int argc, char **argv, Options *opt)
 			ok = parse_count(v, &opt->max_size);
 		else if (!strcmp(name, "--every"))
 			ok = parse_count(v, &opt->every);
+		else if (!strcmp(name, "--edits"))
+			ok = parse_count(v, &opt->edits);
 		if (!ok)
 			return -1;
 	}
@@ -641,7 +749,7 @@ static int parse_args(int argc, char **argv, Options *opt)
 
 int main(int argc, char **argv)
 {
-	Options opt = {LANG_NONE, CHUNKER_DEFAULT_MAX_SIZE, 1};
+	Options opt = {LANG_NONE, CHUNKER_DEFAULT_MAX_SIZE, 1, 0};
 	Stats st = {0};
 	Chunker *ch;
 	int first = parse_args(argc, argv, &opt), i;
@@ -677,8 +785,17 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.sampled_out,
 	       (unsigned long long)st.unreadable,
 	       (double)(clock() - t0) / CLOCKS_PER_SEC);
+	if (opt.edits)
+		printf("edits: %llu answered by chunker_rerun, %llu not\n",
+		       (unsigned long long)st.reruns,
+		       (unsigned long long)st.refused);
 	if (st.files == 0) {
 		fprintf(stderr, "proptest_chunker: no file checked\n");
+		return 1;
+	}
+	if (opt.edits && st.reruns == 0) {
+		fprintf(stderr, "proptest_chunker: no edit was answered by "
+				"chunker_rerun\n");
 		return 1;
 	}
 	if (st.violations) {

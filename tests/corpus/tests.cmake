@@ -48,3 +48,20 @@ castls_corpus_test(rust_small 300 --max-size 300 ${CORPUS_DIR}/rust)
 castls_corpus_test(java_small 300 --max-size 300 ${CORPUS_DIR}/java)
 castls_corpus_test(c_small 300 --max-size 300 ${CORPUS_DIR}/c)
 castls_corpus_test(cpp_small 300 --max-size 300 ${CORPUS_DIR}/cpp)
+
+# chunker_rerun against chunker_run after one-byte edits spread over
+# sampled files (C and C++ compare include guards' names, and so are
+# never answered). At a small max_size, where a byte more or less moves
+# the most cuts.
+castls_corpus_test(python_rerun 600
+  --max-size 300 --edits 6 --every 8 ${CORPUS_DIR}/python)
+castls_corpus_test(typescript_rerun 300
+  --max-size 300 --edits 6 --every 2 ${CORPUS_DIR}/ts)
+castls_corpus_test(go_rerun 300
+  --max-size 300 --edits 6 --every 4 ${CORPUS_DIR}/go)
+castls_corpus_test(rust_rerun 300
+  --max-size 300 --edits 6 --every 2 ${CORPUS_DIR}/rust)
+castls_corpus_test(java_rerun 300
+  --max-size 300 --edits 6 --every 2 ${CORPUS_DIR}/java)
+castls_corpus_test(bash_rerun 300
+  --max-size 300 --edits 6 --every 4 --lang bash ${CORPUS_DIR}/bash)
