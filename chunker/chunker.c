@@ -748,8 +748,7 @@ int chunker_rerun(Chunker *ch, Lang lang, const char *text, uint32_t len,
 	memset(out, 0, sizeof(*out));
 	out->lang = lang;
 	if (!chunker_language(lang) || rules_for(ch, lang)->reads_names ||
-	    !tree || !old || carried->lang != lang ||
-	    len > CHUNKER_PARSE_MAX ||
+	    !tree || !old || carried->lang != lang || len > CHUNKER_PARSE_MAX ||
 	    ts_node_has_error(ts_tree_root_node(old)) ||
 	    ts_node_has_error(ts_tree_root_node(tree)) ||
 	    edits_a_header(carried, e))
