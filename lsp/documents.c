@@ -521,6 +521,9 @@ typedef struct {
 			     * the edits and committed before the parse;
 			     * then what this write left in the index */
 	uint64_t rows_hash; /* castls_hash of the text rows are of */
+	bool chunked;	    /* rows are the chunker's answer for their text */
+	bool rerun;	    /* rows were, one edit ago, and tree parses that
+			     * text: chunker_rerun may answer */
 	uint64_t hash;	    /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
@@ -671,6 +674,8 @@ static void write_carried(WriteJob *w, Index *ix)
 
 	if (!w->rows)
 		return;
+	w->rerun = w->chunked && n == 1 && w->nedits == 1 && w->tree;
+	w->chunked = false;
 	if (n == 1) /* a keystroke: the rows it touches are known */
 		chunking_copy_places(w->rows, &before);
 	if (n == 0 || chunking_edit(w->rows, w->edits + w->rows_from, n,
@@ -689,6 +694,7 @@ static void write_carried(WriteJob *w, Index *ix)
 	chunking_close(&before);
 	if (err) {
 		rows_free(&w->rows);
+		w->rerun = false;
 		return;
 	}
 	w->rows_hash = w->hash;
@@ -729,6 +735,7 @@ static void write_chunking(WriteJob *w, Index *ix, Chunking *c)
 		w->rows = xmalloc(sizeof(*w->rows));
 		*w->rows = *c;
 		w->rows_hash = w->hash;
+		w->chunked = true;
 	} else {
 		chunking_close(c);
 	}
@@ -810,7 +817,13 @@ static void write_run(Job *j)
 		lsp__pools_index_return(r, ix);
 		return;
 	}
-	w->err = chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
+	/* After most keystrokes the spans stay what they were, and only
+	 * the chunks are made again. */
+	if (!w->rerun || !w->parsed ||
+	    chunker_rerun(ch, w->lang, w->text, w->len, w->parsed, w->tree,
+			  &w->edits[0], w->rows, &c))
+		w->err =
+		    chunker_run(ch, w->lang, w->text, w->len, w->parsed, &c);
 	lsp__pools_chunker_return(p, ch);
 	if (w->err == 0 && w->rows_written && write_should_stop(w)) {
 		chunking_close(&c); /* as above */
@@ -835,6 +848,7 @@ static void rows_adopt(Document *d, WriteJob *w)
 		return;
 	d->rows = w->rows;
 	d->rows_gen = w->generation;
+	d->rows_chunked = w->chunked;
 	d->rows_hash = w->rows_hash;
 	w->rows = NULL;
 }
@@ -935,6 +949,7 @@ static void rows_lend(Document *d, WriteJob *w)
 		i++;
 	w->rows = d->rows;
 	w->rows_hash = d->rows_hash;
+	w->chunked = d->rows_chunked;
 	w->rows_from = i;
 	d->rows = NULL;
 }

@@ -149,6 +149,8 @@ typedef struct Document {
 			      * has it, or when unknown */
 	uint64_t rows_gen;
 	uint64_t rows_hash; /* castls_hash of the text rows are of */
+	bool rows_chunked;  /* rows are the chunker's answer for their
+			     * text, not carried across edits */
 	atomic_bool *stop;  /* set: the write in flight may give up its
 			     * parse, a newer text is waiting */
 	uint32_t stops;	    /* parses given up in a row */

@@ -799,6 +799,78 @@ static bool wait_indexed(LspClient *c)
 	return false;
 }
 
+/* Types one character at a time, each keystroke written before the next
+ * (the writes after most of them make only the chunks again, keeping the
+ * spans: chunker_rerun); the index rows stay a fresh parse's. */
+TEST(keystrokes_one_at_a_time_keep_fresh_rows)
+{
+	static const char *const py[] = {"python/class_split.py",
+					 "python/big_function.py", NULL};
+	char *scratch = lsp_scratch_new("keys"), *root, *db, *root_uri;
+	const char *args[] = {"serve", "--db", NULL, NULL};
+	LspClient *c;
+	Doc d = {0};
+	cJSON *p, *r;
+	bool ok;
+
+	ASSERT_TRUE(scratch != NULL);
+	rng_state = 20261129;
+	root = join(scratch, "ws");
+	db = join(scratch, "index.db");
+	root_uri = lsp_path_uri(root);
+	mkdir(root, 0755);
+	doc_init(&d, root, "keys.py", "python", py);
+	args[2] = db;
+	c = lsp_client_start(scratch, args);
+	if (!c) {
+		test_fail(__FILE__, __LINE__, "cannot start the server");
+		goto out;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "rootUri", root_uri);
+	cJSON_AddObjectToObject(p, "capabilities");
+	cJSON_AddNumberToObject(
+	    cJSON_AddObjectToObject(p, "initializationOptions"), "maxChunkSize",
+	    MAX_CHUNK);
+	r = lsp_client_call(c, "initialize", p, LSP_TIMEOUT_MS);
+	ok = r && cJSON_HasObjectItem(r, "result");
+	cJSON_Delete(r);
+	CHECK_(ok, goto out, "initialize failed");
+	lsp_client_notify(c, "initialized", cJSON_CreateObject());
+	CHECK_(wait_indexed(c), goto out, "the first scan did not end");
+	open_doc(c, d.uri, &d);
+	d.tree = chunker_parse(d.chunker, d.lang, d.text.data,
+			       (uint32_t)d.text.len, NULL);
+	ok = check_doc(c, &d, db, 0, true);
+	for (int i = 1; ok && i <= 80; i++) {
+		cJSON *changes = cJSON_CreateArray();
+		uint32_t a = random_offset(&d.text);
+
+		/* An insertion, then its deletion: the text stays near the
+		 * fixture's, with its docstrings, strings and names. */
+		if (i % 2)
+			change_model(&d, a, a, "x", 1, changes, true);
+		else
+			change_model(&d, d.undo[d.nundo - 1].at,
+				     d.undo[d.nundo - 1].at + 1, "", 0,
+				     changes, false);
+		send_changes(c, &d, changes);
+		ok = check_doc(c, &d, db, i, false);
+	}
+	lsp_client_request(c, "shutdown", NULL);
+	lsp_client_notify(c, "exit", NULL);
+	EXPECT_INT_EQ(lsp_client_wait_exit(c, LSP_TIMEOUT_MS), 0);
+	CHECK_(!lsp_client_sanitizer_report(c), (void)0,
+	       "sanitizer report:\n%s", lsp_client_stderr(c));
+out:
+	lsp_client_delete(c);
+	doc_free(&d);
+	xfree(root);
+	xfree(db);
+	xfree(root_uri);
+	lsp_scratch_remove(scratch);
+}
+
 TEST(edits_random_match_fresh_parse)
 {
 	static const char *const py[] = {"python/class_split.py",
