@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -501,6 +502,14 @@ void lsp__doc_change(Server *s, const cJSON *params)
  * Index writes
  * ---------------------------------------------------------------------- */
 
+/* Once a keystroke's rows are in, the rest of its write (the parse and
+ * the chunk check) gives the CPU up this often to whatever else is ready
+ * to run: the editor, a reader of the rows just committed, a request.
+ * Running at a lower priority did not do it: Linux lets a running thread
+ * use up its time slice (a few ms) before a thread it woke gets the CPU,
+ * and a reader of the rows waited that long in 1-2% of keystrokes. */
+#define WRITE_YIELD_NS (100 * 1000)
+
 typedef struct {
 	Job job;
 	char *uri, *rel;
@@ -526,6 +535,7 @@ typedef struct {
 			     * text: chunker_rerun may answer */
 	uint64_t hash;	    /* castls_hash of text */
 	bool rows_written;  /* this write committed rows */
+	uint64_t yielded;   /* uv_hrtime of the last write_yield */
 	atomic_bool stop;   /* set by the loop: a newer text waits */
 	bool stopped;	    /* gave up for a newer text: the parse, or
 			     * the rows after it */
@@ -701,10 +711,25 @@ static void write_carried(WriteJob *w, Index *ix)
 	w->rows_written = true;
 }
 
+/* On the worker, in the work after the rows are in: see
+ * WRITE_YIELD_NS. */
+static void write_yield(WriteJob *w)
+{
+	uint64_t now = uv_hrtime();
+
+	if (!w->rows_written || now - w->yielded < WRITE_YIELD_NS)
+		return;
+	sched_yield();
+	w->yielded = now;
+}
+
+/* Whether a newer text waits: asked by the parser every so often and
+ * between the steps after it, each a moment to yield. */
 static bool write_should_stop(void *ctx)
 {
 	WriteJob *w = ctx;
 
+	write_yield(w);
 	return atomic_load_explicit(&w->stop, memory_order_relaxed);
 }
 
@@ -804,6 +829,7 @@ static void write_run(Job *j)
 		return;
 	}
 	write_carried(w, ix);
+	write_yield(w);
 	ch = lsp__pools_chunker(p);
 	if ((w->generation || w->tree) && !w->parsed &&
 	    chunker_language(w->lang) && w->len <= CHUNKER_PARSE_MAX)
