@@ -211,6 +211,54 @@ static bool try_reap(LspClient *c)
 	return true;
 }
 
+bool lsp_client_wait_indexed(LspClient *c)
+{
+	for (int i = 0; i < LSP_TIMEOUT_MS / 100; i++) {
+		cJSON *r =
+		    lsp_client_call(c, "castls/status", NULL, LSP_TIMEOUT_MS);
+		bool idle = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(r, "result"), "indexing"));
+
+		cJSON_Delete(r);
+		if (idle)
+			return true;
+		usleep(100 * 1000);
+	}
+	return false;
+}
+
+LspClient *lsp_client_ready(const char *dir, const char *root,
+			    const char *db, int max_chunk)
+{
+	const char *args[] = {"serve", "--db", db, NULL};
+	LspClient *c = lsp_client_start(dir, args);
+	char *uri = lsp_path_uri(root);
+	cJSON *p, *r;
+	bool ok = c != NULL;
+
+	if (ok) {
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "rootUri", uri);
+		cJSON_AddObjectToObject(p, "capabilities");
+		cJSON_AddNumberToObject(
+		    cJSON_AddObjectToObject(p, "initializationOptions"),
+		    "maxChunkSize", max_chunk);
+		r = lsp_client_call(c, "initialize", p, LSP_TIMEOUT_MS);
+		ok = r && cJSON_HasObjectItem(r, "result");
+		cJSON_Delete(r);
+	}
+	if (ok) {
+		lsp_client_notify(c, "initialized", cJSON_CreateObject());
+		ok = lsp_client_wait_indexed(c);
+	}
+	xfree(uri);
+	if (!ok) {
+		lsp_client_delete(c);
+		return NULL;
+	}
+	return c;
+}
+
 void lsp_client_delete(LspClient *c)
 {
 	if (!c)

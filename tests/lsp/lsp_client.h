@@ -42,6 +42,15 @@ typedef struct LspClient LspClient;
  */
 LspClient *lsp_client_start(const char *dir, const char *const *args);
 
+/* `castls serve --db db` started in dir and initialized on root with
+ * initializationOptions.maxChunkSize max_chunk, after its first scan;
+ * NULL when it cannot be. */
+LspClient *lsp_client_ready(const char *dir, const char *root,
+			    const char *db, int max_chunk);
+
+/* Waits until castls/status says no scan runs; false if none ends. */
+bool lsp_client_wait_indexed(LspClient *c);
+
 /* Kills the child if it still runs (SIGKILL), reaps it, frees c and every
  * queued message. NULL does nothing. */
 void lsp_client_delete(LspClient *c);

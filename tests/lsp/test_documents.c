@@ -261,22 +261,6 @@ static void print_first_difference(const char *got, const char *want)
  * The test
  * ---------------------------------------------------------------------- */
 
-static bool wait_indexed(LspClient *c)
-{
-	for (int i = 0; i < LSP_TIMEOUT_MS / 100; i++) {
-		cJSON *r =
-		    lsp_client_call(c, "castls/status", NULL, LSP_TIMEOUT_MS);
-		bool idle = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(r, "result"), "indexing"));
-
-		cJSON_Delete(r);
-		if (idle)
-			return true;
-		usleep(100 * 1000);
-	}
-	return false;
-}
-
 static cJSON *chunks_of(LspClient *c, const char *uri)
 {
 	cJSON *p = cJSON_CreateObject(), *r, *res;
@@ -308,36 +292,10 @@ static void open_text(LspClient *c, const char *uri, const char *text)
 static LspClient *start(const char *scratch, const char *root,
 			const char *db)
 {
-	const char *args[] = {"serve", "--db", db, NULL};
-	LspClient *c = lsp_client_start(scratch, args);
-	char *uri = lsp_path_uri(root);
-	cJSON *p, *r;
-	bool ok;
+	LspClient *c = lsp_client_ready(scratch, root, db, MAX_CHUNK);
 
-	if (!c) {
-		test_fail(__FILE__, __LINE__, "cannot start the server");
-		xfree(uri);
-		return NULL;
-	}
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "rootUri", uri);
-	cJSON_AddObjectToObject(p, "capabilities");
-	cJSON_AddNumberToObject(
-	    cJSON_AddObjectToObject(p, "initializationOptions"), "maxChunkSize",
-	    MAX_CHUNK);
-	r = lsp_client_call(c, "initialize", p, LSP_TIMEOUT_MS);
-	ok = r && cJSON_HasObjectItem(r, "result");
-	cJSON_Delete(r);
-	xfree(uri);
-	if (ok) {
-		lsp_client_notify(c, "initialized", cJSON_CreateObject());
-		ok = wait_indexed(c);
-	}
-	if (!ok) {
+	if (!c)
 		test_fail(__FILE__, __LINE__, "the server did not start up");
-		lsp_client_delete(c);
-		return NULL;
-	}
 	return c;
 }
 

@@ -755,7 +755,6 @@ static void doc_free(Doc *d)
 	chunker_delete(d->chunker);
 }
 
-/* Waits for the first scan to end, so it does not race the test. */
 /* Whether the server, once idle, leaves no level of the full-text index
  * with FTS_MERGE_MIN (4) segments: its writes merge nothing themselves,
  * and a merge job runs between them. Polled for up to INDEX_WAIT_MS. */
@@ -783,22 +782,6 @@ static bool segments_merged(const char *db_path)
 	return ok;
 }
 
-static bool wait_indexed(LspClient *c)
-{
-	for (int i = 0; i < LSP_TIMEOUT_MS / 100; i++) {
-		cJSON *r =
-		    lsp_client_call(c, "castls/status", NULL, LSP_TIMEOUT_MS);
-		bool idle = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(r, "result"), "indexing"));
-
-		cJSON_Delete(r);
-		if (idle)
-			return true;
-		usleep(100 * 1000);
-	}
-	return false;
-}
-
 /* Types one character at a time, each keystroke written before the next
  * (the writes after most of them make only the chunks again, keeping the
  * spans: chunker_rerun); the index rows stay a fresh parse's. */
@@ -806,38 +789,19 @@ TEST(keystrokes_one_at_a_time_keep_fresh_rows)
 {
 	static const char *const py[] = {"python/class_split.py",
 					 "python/big_function.py", NULL};
-	char *scratch = lsp_scratch_new("keys"), *root, *db, *root_uri;
-	const char *args[] = {"serve", "--db", NULL, NULL};
+	char *scratch = lsp_scratch_new("keys"), *root, *db;
 	LspClient *c;
 	Doc d = {0};
-	cJSON *p, *r;
 	bool ok;
 
 	ASSERT_TRUE(scratch != NULL);
 	rng_state = 20261129;
 	root = join(scratch, "ws");
 	db = join(scratch, "index.db");
-	root_uri = lsp_path_uri(root);
 	mkdir(root, 0755);
 	doc_init(&d, root, "keys.py", "python", py);
-	args[2] = db;
-	c = lsp_client_start(scratch, args);
-	if (!c) {
-		test_fail(__FILE__, __LINE__, "cannot start the server");
-		goto out;
-	}
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "rootUri", root_uri);
-	cJSON_AddObjectToObject(p, "capabilities");
-	cJSON_AddNumberToObject(
-	    cJSON_AddObjectToObject(p, "initializationOptions"), "maxChunkSize",
-	    MAX_CHUNK);
-	r = lsp_client_call(c, "initialize", p, LSP_TIMEOUT_MS);
-	ok = r && cJSON_HasObjectItem(r, "result");
-	cJSON_Delete(r);
-	CHECK_(ok, goto out, "initialize failed");
-	lsp_client_notify(c, "initialized", cJSON_CreateObject());
-	CHECK_(wait_indexed(c), goto out, "the first scan did not end");
+	c = lsp_client_ready(scratch, root, db, MAX_CHUNK);
+	CHECK_(c != NULL, goto out, "the server did not start up");
 	open_doc(c, d.uri, &d);
 	d.tree = chunker_parse(d.chunker, d.lang, d.text.data,
 			       (uint32_t)d.text.len, NULL);
@@ -867,7 +831,6 @@ out:
 	doc_free(&d);
 	xfree(root);
 	xfree(db);
-	xfree(root_uri);
 	lsp_scratch_remove(scratch);
 }
 
@@ -880,40 +843,20 @@ TEST(edits_random_match_fresh_parse)
 	const char *env_n = getenv("CASTLS_EDITS");
 	uint64_t seed = env_seed ? strtoull(env_seed, NULL, 0) : 20240611;
 	int n = env_n ? atoi(env_n) : EDITS_DEFAULT;
-	char *scratch = lsp_scratch_new("edits"), *root, *db, *root_uri;
-	const char *args[] = {"serve", "--db", NULL, NULL};
+	char *scratch = lsp_scratch_new("edits"), *root, *db;
 	LspClient *c;
 	Doc docs[2] = {{0}};
-	cJSON *p, *r;
 	long long t0 = now_ms();
-	bool ok;
 
 	ASSERT_TRUE(scratch != NULL);
 	rng_state = seed ? seed : 1;
 	root = join(scratch, "ws");
 	db = join(scratch, "index.db");
-	root_uri = lsp_path_uri(root);
 	mkdir(root, 0755);
 	doc_init(&docs[0], root, "edit.py", "python", py);
 	doc_init(&docs[1], root, "edit.ts", "typescript", ts);
-	args[2] = db;
-	c = lsp_client_start(scratch, args);
-	if (!c) {
-		test_fail(__FILE__, __LINE__, "cannot start the server");
-		goto out;
-	}
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "rootUri", root_uri);
-	cJSON_AddObjectToObject(p, "capabilities");
-	cJSON_AddNumberToObject(
-	    cJSON_AddObjectToObject(p, "initializationOptions"), "maxChunkSize",
-	    MAX_CHUNK);
-	r = lsp_client_call(c, "initialize", p, LSP_TIMEOUT_MS);
-	ok = r && cJSON_HasObjectItem(r, "result");
-	cJSON_Delete(r);
-	CHECK_(ok, goto out, "initialize failed");
-	lsp_client_notify(c, "initialized", cJSON_CreateObject());
-	CHECK_(wait_indexed(c), goto out, "the first scan did not end");
+	c = lsp_client_ready(scratch, root, db, MAX_CHUNK);
+	CHECK_(c != NULL, goto out, "the server did not start up");
 	for (int i = 0; i < 2; i++)
 		if (!edit_doc(c, &docs[i], db, n)) {
 			fprintf(stderr,
@@ -944,6 +887,5 @@ out:
 		doc_free(&docs[i]);
 	xfree(root);
 	xfree(db);
-	xfree(root_uri);
 	lsp_scratch_remove(scratch);
 }

@@ -63,21 +63,7 @@ static void put(const char *root, const char *rel, const char *text)
 	xfree(p);
 }
 
-static bool wait_indexed(Srv *s)
-{
-	for (long long end = now_ms() + LSP_TIMEOUT_MS; now_ms() < end;) {
-		cJSON *r = lsp_client_call(s->c, "castls/status", NULL,
-					   LSP_TIMEOUT_MS);
-		bool idle = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(r, "result"), "indexing"));
-
-		cJSON_Delete(r);
-		if (idle)
-			return true;
-		usleep(50 * 1000);
-	}
-	return false;
-}
+static bool wait_indexed(Srv *s) { return lsp_client_wait_indexed(s->c); }
 
 /* A scratch directory with an empty root in it, for the files the test
  * puts there before the server starts. */
