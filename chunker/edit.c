@@ -33,7 +33,8 @@ static void copy_spans(const Chunking *from, Chunking *to, bool strings)
 	}
 }
 
-void chunking_copy_places(const Chunking *from, Chunking *to)
+/* from into to, the spans' strings when strings. */
+static void copy(const Chunking *from, Chunking *to, bool strings)
 {
 	*to = *from;
 	to->chunks = NULL;
@@ -42,15 +43,15 @@ void chunking_copy_places(const Chunking *from, Chunking *to)
 		memcpy(to->chunks, from->chunks,
 		       from->nchunks * sizeof(*to->chunks));
 	}
-	copy_spans(from, to, false);
+	copy_spans(from, to, strings);
 }
 
-void chunking_copy(const Chunking *from, Chunking *to)
+void chunking_copy_places(const Chunking *from, Chunking *to)
 {
-	chunking_copy_places(from, to);
-	xfree(to->spans);
-	copy_spans(from, to, true);
+	copy(from, to, false);
 }
+
+void chunking_copy(const Chunking *from, Chunking *to) { copy(from, to, true); }
 
 void spans_copy(const Chunking *from, Chunking *to)
 {
