@@ -67,7 +67,7 @@ static bool get_varint(const unsigned char *b, int n, int *i, uint64_t *v)
 static void put_varint(Buf *out, uint64_t v)
 {
 	unsigned char b[9];
-	int n = 0;
+	int n = 9;
 
 	if (v >> 56) {
 		b[8] = (unsigned char)v;
@@ -77,15 +77,10 @@ static void put_varint(Buf *out, uint64_t v)
 		buf_append(out, (const char *)b, 9);
 		return;
 	}
-	do
-		b[n++] = (unsigned char)(v & 0x7f) | 0x80;
-	while ((v >>= 7) != 0);
-	b[0] &= 0x7f; /* the last group, written first below */
-	while (n > 0) {
-		char c = (char)b[--n];
-
-		buf_append(out, &c, 1);
-	}
+	b[--n] = (unsigned char)(v & 0x7f); /* the last group */
+	while ((v >>= 7) != 0)
+		b[--n] = (unsigned char)(v & 0x7f) | 0x80;
+	buf_append(out, (const char *)b + n, (size_t)(9 - n));
 }
 
 static void structure_free(Structure *st)
